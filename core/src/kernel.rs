@@ -1,0 +1,641 @@
+//! The kernel: the event API a firmware controller or the replay loop calls.
+//!
+//! # Calls
+//!
+//! * [`Kernel::submit`] a job at `now`,
+//! * [`Kernel::complete`] a running job at `now` (early, or at its estimate,
+//!   where the host kills it),
+//! * [`Kernel::schedule`] at `now`: starts what may start, reporting each
+//!   start (and each new or moved reservation) to an [`Observer`],
+//! * [`Kernel::next_wakeup`]: the next instant the host must call
+//!   [`Kernel::schedule`] even if no job arrives or ends: the earliest
+//!   reservation start or estimate expiry after `now`.
+//!
+//! # Event order at one instant `t`
+//!
+//! 1. every completion at `t` ([`Kernel::complete`]);
+//! 2. Conservative: one compression pass (run lazily by the first
+//!    [`Kernel::submit`] or [`Kernel::schedule`] after an early completion);
+//! 3. every submission at `t`, in the host's order (Conservative: each gets
+//!    its reservation as it arrives);
+//! 4. one [`Kernel::schedule`] pass.
+//!
+//! Calls with a `now` earlier than the previous call's are refused. A running
+//! job must be completed by its estimate: [`Kernel::schedule`] refuses to run
+//! while a job is past its estimate ([`KernelError::Overdue`]).
+//!
+//! # Errors, never panics
+//!
+//! Every misuse (unknown job, duplicate id, time going backwards, a full
+//! table, an overflowing time) is returned as a [`KernelError`] and leaves
+//! the kernel as it was.
+//!
+//! # Example
+//!
+//! ```
+//! use backfill_core::{Cluster, Job, Kernel, Policy, Slot};
+//! let cluster = Cluster::single(4)?;
+//! let mut k: Kernel<16, 16, 64> = Kernel::new(cluster, Policy::Easy);
+//! k.submit(0, Job::new(1, 0, 4, 100), &mut ())?;
+//! k.submit(0, Job::new(2, 0, 4, 100), &mut ())?;
+//! let mut started = heapless::Vec::<(u32, Slot), 4>::new();
+//! k.schedule(0, &mut |job: &backfill_core::Job, slot: Slot| { let _ = started.push((job.id, slot)); })?;
+//! assert_eq!(started.len(), 1);              // job 1 runs, job 2 waits
+//! assert_eq!(k.next_wakeup(), Some(100));    // job 1's estimate expires
+//! k.complete(60, 1)?;                        // ... but it ends early
+//! k.schedule(60, &mut ())?;
+//! assert_eq!(k.running().len(), 1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use crate::plan::{Plan, Slot};
+use crate::policy::Policy;
+use crate::profile::ProfileError;
+use crate::types::{Cluster, Job, JobId, Time};
+use heapless::Vec;
+
+/// What went wrong in a kernel call. The kernel is unchanged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KernelError {
+    /// `now` is earlier than the previous call's.
+    TimeWentBackwards {
+        /// The refused time.
+        now: Time,
+        /// The kernel's current time.
+        current: Time,
+    },
+    /// A job with this id is already queued or running.
+    DuplicateJob(JobId),
+    /// No running job has this id.
+    UnknownJob(JobId),
+    /// The wait queue is full (capacity `Q`).
+    QueueFull(JobId),
+    /// The running set is full (capacity `R`).
+    RunningFull(JobId),
+    /// A profile ran out of steps (capacity `B`).
+    ProfileFull,
+    /// No machine can ever run this job (too wide, or its licenses cannot be
+    /// activated anywhere).
+    Unrunnable(JobId),
+    /// The job asks for no processors or has a zero estimate.
+    InvalidJob(JobId),
+    /// The job's submit time is after `now`.
+    SubmitInFuture(JobId),
+    /// A time computation overflowed [`Time`].
+    TimeOverflow,
+    /// A running job is past its estimate and was not completed.
+    Overdue(JobId),
+    /// The kernel's own bookkeeping is inconsistent (a bug): what broke.
+    Internal(&'static str),
+}
+
+impl core::fmt::Display for KernelError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::TimeWentBackwards { now, current } => {
+                write!(f, "time went backwards: {now} < {current}")
+            }
+            Self::DuplicateJob(id) => write!(f, "job {id} is already in the kernel"),
+            Self::UnknownJob(id) => write!(f, "job {id} is not running"),
+            Self::QueueFull(id) => write!(f, "wait queue full, job {id} refused"),
+            Self::RunningFull(id) => write!(f, "running set full, job {id} cannot start"),
+            Self::ProfileFull => f.write_str("availability profile full"),
+            Self::Unrunnable(id) => write!(f, "no machine can ever run job {id}"),
+            Self::InvalidJob(id) => write!(f, "job {id} has no processors or a zero estimate"),
+            Self::SubmitInFuture(id) => write!(f, "job {id} is submitted after now"),
+            Self::TimeOverflow => f.write_str("time overflow"),
+            Self::Overdue(id) => write!(f, "job {id} is past its estimate and still running"),
+            Self::Internal(what) => write!(f, "internal inconsistency: {what}"),
+        }
+    }
+}
+
+impl core::error::Error for KernelError {}
+
+impl From<ProfileError> for KernelError {
+    fn from(e: ProfileError) -> Self {
+        match e {
+            ProfileError::Full => Self::ProfileFull,
+            ProfileError::TimeOverflow => Self::TimeOverflow,
+            ProfileError::Insufficient => Self::Internal("profile: insufficient"),
+            ProfileError::OverRelease => Self::Internal("profile: over-release"),
+            ProfileError::BeforeOrigin => Self::Internal("profile: before origin"),
+            ProfileError::Invariant(_) => Self::Internal("profile invariant"),
+        }
+    }
+}
+
+/// Receives the kernel's decisions. Both methods default to doing nothing;
+/// `()` ignores everything, and any `FnMut(&Job, Slot)` receives the starts.
+pub trait Observer {
+    /// `job` starts now at `slot`.
+    fn started(&mut self, job: &Job, slot: Slot) {
+        let _ = (job, slot);
+    }
+    /// `job` got a reservation at `slot`, or its reservation moved there.
+    fn reserved(&mut self, job: &Job, slot: Slot) {
+        let _ = (job, slot);
+    }
+}
+
+impl Observer for () {}
+
+impl<F: FnMut(&Job, Slot)> Observer for F {
+    fn started(&mut self, job: &Job, slot: Slot) {
+        self(job, slot);
+    }
+}
+
+/// A job in the wait queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueuedJob {
+    /// The job.
+    pub job: Job,
+    /// Its current reservation, if the policy gave it one.
+    pub reservation: Option<Slot>,
+    /// The start time of the first reservation it ever got: the policy's
+    /// guarantee (it must start by then).
+    pub guarantee: Option<Time>,
+}
+
+/// A job that is running.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunningJob {
+    /// The job.
+    pub job: Job,
+    /// Where and when it started; `slot.end()` is when its estimate expires.
+    pub slot: Slot,
+    /// The first reservation it had while waiting, if any.
+    pub guarantee: Option<Time>,
+}
+
+/// What a [`Kernel::schedule`] pass did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pass {
+    /// Jobs started.
+    pub started: u32,
+}
+
+/// The scheduling kernel for a cluster of `M` machines and `L` license pools,
+/// with room for `Q` waiting jobs, `R` running jobs and `B` profile steps per
+/// resource.
+///
+/// `B` must cover every distinct start and end time in the plan: for
+/// Conservative, `2 * Q + R + 1` is always enough; for the others `R + 3`.
+#[derive(Clone, Debug)]
+pub struct Kernel<const Q: usize, const R: usize, const B: usize, const M: usize = 1, const L: usize = 0> {
+    cluster: Cluster<M, L>,
+    policy: Policy,
+    now: Time,
+    queue: Vec<QueuedJob, Q>,
+    running: Vec<RunningJob, R>,
+    plan: Plan<B, M, L>,
+    /// An early completion left gaps the next pass must compress.
+    compress_pending: bool,
+    /// EASY: the job that holds the head reservation (SJF-EASY can replace it).
+    reserved_head: Option<JobId>,
+}
+
+impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
+    Kernel<Q, R, B, M, L>
+{
+    /// An empty kernel at time 0.
+    #[must_use]
+    pub fn new(cluster: Cluster<M, L>, policy: Policy) -> Self {
+        const { assert!(Q > 0 && R > 0, "the queue and running set need room") };
+        let plan = Plan::new(&cluster);
+        Self {
+            cluster,
+            policy,
+            now: 0,
+            queue: Vec::new(),
+            running: Vec::new(),
+            plan,
+            compress_pending: false,
+            reserved_head: None,
+        }
+    }
+
+    /// The policy.
+    #[must_use]
+    pub const fn policy(&self) -> Policy {
+        self.policy
+    }
+
+    /// The cluster.
+    #[must_use]
+    pub const fn cluster(&self) -> &Cluster<M, L> {
+        &self.cluster
+    }
+
+    /// The time of the latest call.
+    #[must_use]
+    pub const fn now(&self) -> Time {
+        self.now
+    }
+
+    /// Waiting jobs, in priority order.
+    #[must_use]
+    pub fn queued(&self) -> &[QueuedJob] {
+        &self.queue
+    }
+
+    /// Running jobs, in start order.
+    #[must_use]
+    pub fn running(&self) -> &[RunningJob] {
+        &self.running
+    }
+
+    /// The plan: what is free on every machine and license pool over time.
+    #[must_use]
+    pub const fn plan(&self) -> &Plan<B, M, L> {
+        &self.plan
+    }
+
+    fn advance(&mut self, now: Time) -> Result<(), KernelError> {
+        if now < self.now {
+            return Err(KernelError::TimeWentBackwards {
+                now,
+                current: self.now,
+            });
+        }
+        if now > self.now {
+            self.now = now;
+            self.plan.advance(now);
+        }
+        Ok(())
+    }
+
+    /// The queue position for `job` under the policy's order (after equals).
+    fn position(&self, job: &Job) -> usize {
+        if self.policy.shortest_first() {
+            let key = (job.estimate, job.submit, job.id);
+            self.queue
+                .partition_point(|q| (q.job.estimate, q.job.submit, q.job.id) <= key)
+        } else {
+            let key = (job.submit, job.id);
+            self.queue.partition_point(|q| (q.job.submit, q.job.id) <= key)
+        }
+    }
+
+    fn contains(&self, id: JobId) -> bool {
+        self.queue.iter().any(|q| q.job.id == id) || self.running.iter().any(|r| r.job.id == id)
+    }
+
+    /// Adds `job` to the wait queue at `now`. Under Conservative it gets its
+    /// reservation at once (reported to `observer`).
+    ///
+    /// # Errors
+    /// [`KernelError::TimeWentBackwards`], [`KernelError::InvalidJob`],
+    /// [`KernelError::SubmitInFuture`], [`KernelError::DuplicateJob`],
+    /// [`KernelError::Unrunnable`], [`KernelError::QueueFull`],
+    /// [`KernelError::ProfileFull`] or [`KernelError::TimeOverflow`]; nothing
+    /// is changed then (but time has advanced to `now`).
+    pub fn submit<O: Observer>(&mut self, now: Time, job: Job, observer: &mut O) -> Result<(), KernelError> {
+        self.advance(now)?;
+        if job.procs == 0 || job.estimate == 0 {
+            return Err(KernelError::InvalidJob(job.id));
+        }
+        if job.submit > now {
+            return Err(KernelError::SubmitInFuture(job.id));
+        }
+        if !self.cluster.runnable(&job) {
+            return Err(KernelError::Unrunnable(job.id));
+        }
+        if self.contains(job.id) {
+            return Err(KernelError::DuplicateJob(job.id));
+        }
+        if self.queue.is_full() {
+            return Err(KernelError::QueueFull(job.id));
+        }
+        self.compress_if_pending(observer)?;
+        let mut entry = QueuedJob {
+            job,
+            reservation: None,
+            guarantee: None,
+        };
+        if self.policy.reserves_all() {
+            let slot = self
+                .plan
+                .earliest(&self.cluster, &job, now)?
+                .ok_or(KernelError::Unrunnable(job.id))?;
+            self.plan.reserve(&job, &slot)?;
+            entry.reservation = Some(slot);
+            entry.guarantee = Some(slot.start);
+            observer.reserved(&job, slot);
+        }
+        let at = self.position(&job);
+        if let Err(entry) = self.queue.insert(at, entry) {
+            // Checked above; undo the reservation all the same.
+            if let Some(slot) = entry.reservation {
+                self.plan.release_from(&job, &slot, now)?;
+            }
+            return Err(KernelError::QueueFull(job.id));
+        }
+        Ok(())
+    }
+
+    /// Removes running job `id` at `now` (it ended, or was killed at its
+    /// estimate) and frees what it held from `now` on.
+    ///
+    /// # Errors
+    /// [`KernelError::TimeWentBackwards`] or [`KernelError::UnknownJob`].
+    pub fn complete(&mut self, now: Time, id: JobId) -> Result<RunningJob, KernelError> {
+        if now < self.now {
+            return Err(KernelError::TimeWentBackwards {
+                now,
+                current: self.now,
+            });
+        }
+        let index = self
+            .running
+            .iter()
+            .position(|r| r.job.id == id)
+            .ok_or(KernelError::UnknownJob(id))?;
+        self.advance(now)?;
+        let done = self.running.remove(index);
+        if done.slot.end() > now {
+            self.plan.release_from(&done.job, &done.slot, now)?;
+            if self.policy.reserves_all() {
+                self.compress_pending = true;
+            }
+        }
+        Ok(done)
+    }
+
+    /// The next instant after `now` at which [`Kernel::schedule`] must be
+    /// called even if nothing arrives or ends: the earliest reservation start
+    /// or estimate expiry. `None` when nothing is pending.
+    #[must_use]
+    pub fn next_wakeup(&self) -> Option<Time> {
+        let expiries = self.running.iter().map(|r| r.slot.end());
+        let reservations = self
+            .queue
+            .iter()
+            .filter_map(|q| q.reservation.map(|s| s.start));
+        expiries.chain(reservations).filter(|&t| t > self.now).min()
+    }
+
+    /// Starts every job the policy lets start at `now`, reporting each to
+    /// `observer`.
+    ///
+    /// # Errors
+    /// [`KernelError::TimeWentBackwards`], [`KernelError::Overdue`] when a
+    /// running job is past its estimate, [`KernelError::RunningFull`],
+    /// [`KernelError::ProfileFull`] or [`KernelError::TimeOverflow`].
+    pub fn schedule<O: Observer>(&mut self, now: Time, observer: &mut O) -> Result<Pass, KernelError> {
+        self.advance(now)?;
+        if let Some(late) = self.running.iter().find(|r| r.slot.end() <= now && r.slot.duration > 0) {
+            return Err(KernelError::Overdue(late.job.id));
+        }
+        self.compress_if_pending(observer)?;
+        match self.policy {
+            Policy::Fcfs => self.pass_in_order(observer, false),
+            Policy::Easy | Policy::SjfEasy => self.pass_in_order(observer, true),
+            Policy::Conservative => self.pass_reserved(observer),
+        }
+    }
+
+    /// Moves queue entry `index` to the running set at `slot` (whose
+    /// resources the plan already holds).
+    fn start(&mut self, index: usize, slot: Slot, observer: &mut impl Observer) -> Result<(), KernelError> {
+        if self.running.is_full() {
+            let id = self.queue.get(index).map_or(0, |q| q.job.id);
+            return Err(KernelError::RunningFull(id));
+        }
+        if index >= self.queue.len() {
+            return Err(KernelError::Internal("start: no such queue entry"));
+        }
+        let entry = self.queue.remove(index);
+        let running = RunningJob {
+            job: entry.job,
+            slot,
+            guarantee: entry.guarantee,
+        };
+        if self.running.push(running).is_err() {
+            return Err(KernelError::Internal("running set full after check"));
+        }
+        observer.started(&entry.job, slot);
+        Ok(())
+    }
+
+    /// FCFS (no backfilling) and EASY / SJF-EASY.
+    ///
+    /// Start from the head while jobs fit now. Then, with backfilling, the
+    /// head gets a reservation at its shadow time, held in the plan while the
+    /// rest of the queue is scanned: a later job starts now if it fits the
+    /// plan over `[now, now + estimate)`, which is exactly "ends by the shadow
+    /// time or uses only processors the head leaves spare".
+    fn pass_in_order(&mut self, observer: &mut impl Observer, backfill: bool) -> Result<Pass, KernelError> {
+        let now = self.now;
+        let mut pass = Pass::default();
+        while let Some(head) = self.queue.first().copied() {
+            match self.plan.fit_now(&self.cluster, &head.job, now)? {
+                Some(slot) => {
+                    self.plan.reserve(&head.job, &slot)?;
+                    if let Err(e) = self.start(0, slot, observer) {
+                        self.plan.release_from(&head.job, &slot, now)?;
+                        return Err(e);
+                    }
+                    pass.started = pass.started.saturating_add(1);
+                }
+                None => break,
+            }
+        }
+        if !backfill {
+            return Ok(pass);
+        }
+        let Some(head) = self.queue.first().copied() else {
+            return Ok(pass);
+        };
+        let shadow = self
+            .plan
+            .earliest(&self.cluster, &head.job, now)?
+            .ok_or(KernelError::Unrunnable(head.job.id))?;
+        if self.reserved_head != Some(head.job.id) {
+            // A shorter job overtook the old head (SJF-EASY): it loses its reservation.
+            if let Some(old) = self.reserved_head {
+                if let Some(entry) = self.queue.iter_mut().find(|q| q.job.id == old) {
+                    entry.reservation = None;
+                }
+            }
+            self.reserved_head = Some(head.job.id);
+        }
+        if head.reservation != Some(shadow) {
+            observer.reserved(&head.job, shadow);
+        }
+        let guaranteed = !self.policy.shortest_first();
+        if let Some(entry) = self.queue.first_mut() {
+            entry.reservation = Some(shadow);
+            if entry.guarantee.is_none() && guaranteed {
+                entry.guarantee = Some(shadow.start);
+            }
+        }
+        self.plan.reserve(&head.job, &shadow)?;
+        let result = self.backfill_behind_head(observer, &mut pass);
+        // The head's reservation lives only during the pass.
+        self.plan.release_from(&head.job, &shadow, now)?;
+        result.map(|()| pass)
+    }
+
+    fn backfill_behind_head(&mut self, observer: &mut impl Observer, pass: &mut Pass) -> Result<(), KernelError> {
+        let now = self.now;
+        let mut index = 1;
+        while let Some(entry) = self.queue.get(index).copied() {
+            if self.plan.most_free_now(now) == 0 {
+                break;
+            }
+            match self.plan.fit_now(&self.cluster, &entry.job, now)? {
+                Some(slot) => {
+                    self.plan.reserve(&entry.job, &slot)?;
+                    if let Err(e) = self.start(index, slot, observer) {
+                        self.plan.release_from(&entry.job, &slot, now)?;
+                        return Err(e);
+                    }
+                    pass.started = pass.started.saturating_add(1);
+                }
+                None => index = index.saturating_add(1),
+            }
+        }
+        Ok(())
+    }
+
+    /// Conservative: start every job whose reservation has come. A job whose
+    /// reservation was missed (the host called late) is re-planned from now.
+    fn pass_reserved(&mut self, observer: &mut impl Observer) -> Result<Pass, KernelError> {
+        let now = self.now;
+        let mut pass = Pass::default();
+        let mut index = 0;
+        while let Some(entry) = self.queue.get(index).copied() {
+            let Some(mut slot) = entry.reservation else {
+                index = index.saturating_add(1);
+                continue;
+            };
+            if slot.start < now {
+                slot = self.replan(index, &entry, observer)?;
+            }
+            if slot.start == now {
+                self.start(index, slot, observer)?;
+                pass.started = pass.started.saturating_add(1);
+            } else {
+                index = index.saturating_add(1);
+            }
+        }
+        Ok(pass)
+    }
+
+    /// Takes queue entry `index` out of the plan and puts it back at its
+    /// earliest start from now, never later than its current reservation.
+    fn replan(&mut self, index: usize, entry: &QueuedJob, observer: &mut impl Observer) -> Result<Slot, KernelError> {
+        let now = self.now;
+        let Some(old) = entry.reservation else {
+            return Err(KernelError::Internal("replan without reservation"));
+        };
+        self.plan.release_from(&entry.job, &old, now)?;
+        let found = self.plan.earliest(&self.cluster, &entry.job, now)?;
+        let slot = match found {
+            // Never later than before (the old place is free again, so the
+            // search cannot do worse unless the old start is in the past).
+            Some(s) if s.start <= old.start || old.start < now => s,
+            _ => Slot { start: old.start.max(now), ..old },
+        };
+        self.plan.reserve(&entry.job, &slot)?;
+        if let Some(e) = self.queue.get_mut(index) {
+            e.reservation = Some(slot);
+        }
+        if slot != old {
+            observer.reserved(&entry.job, slot);
+        }
+        Ok(slot)
+    }
+
+    fn compress_if_pending(&mut self, observer: &mut impl Observer) -> Result<(), KernelError> {
+        if !self.compress_pending {
+            return Ok(());
+        }
+        self.compress_pending = false;
+        for index in 0..self.queue.len() {
+            if let Some(entry) = self.queue.get(index).copied() {
+                if entry.reservation.is_some() {
+                    self.replan(index, &entry, observer)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks the kernel's invariants: every profile is valid; the plan
+    /// equals capacity minus what running jobs (and reservations, for
+    /// Conservative) hold at every step; reservations never lie after the
+    /// guarantee; no running job overlaps `now` wrongly. Costs
+    /// `O(steps * jobs)`: for tests and fuzzing.
+    ///
+    /// # Errors
+    /// [`KernelError::Internal`] naming the first broken invariant.
+    pub fn validate(&self) -> Result<(), KernelError> {
+        self.plan
+            .validate()
+            .map_err(|_| KernelError::Internal("profile invariant"))?;
+        for q in &self.queue {
+            if let (Some(slot), Some(g)) = (q.reservation, q.guarantee) {
+                if slot.start > g {
+                    return Err(KernelError::Internal("reservation later than guarantee"));
+                }
+                if slot.start < self.now && self.policy.reserves_all() {
+                    return Err(KernelError::Internal("reservation in the past"));
+                }
+            }
+            if self.policy.reserves_all() && q.reservation.is_none() {
+                return Err(KernelError::Internal("conservative job without reservation"));
+            }
+        }
+        for (m, machine) in self.cluster.machines().iter().enumerate() {
+            let Some(profile) = self.plan.machine(m) else {
+                return Err(KernelError::Internal("missing machine profile"));
+            };
+            for step in profile.steps() {
+                let held = self.held_at(step.at, |job, slot| {
+                    (usize::from(slot.machine) == m).then_some(job.procs)
+                });
+                if u64::from(step.free).saturating_add(held) != u64::from(machine.cpus) {
+                    return Err(KernelError::Internal("machine profile disagrees with jobs"));
+                }
+            }
+        }
+        for (l, pool) in self.cluster.pools().iter().enumerate() {
+            let Some(profile) = self.plan.license(l) else {
+                return Err(KernelError::Internal("missing license profile"));
+            };
+            for step in profile.steps() {
+                let held = self.held_at(step.at, |job, _| job.licenses.contains(l).then_some(1));
+                if u64::from(step.free).saturating_add(held) != u64::from(pool.count) {
+                    return Err(KernelError::Internal("license profile disagrees with jobs"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Units held at `t` by running jobs and standing reservations, as
+    /// counted by `units`.
+    fn held_at(&self, t: Time, units: impl Fn(&Job, &Slot) -> Option<u32>) -> u64 {
+        let covers = |s: &Slot| s.start <= t && t < s.end();
+        let running = self
+            .running
+            .iter()
+            .filter(|r| covers(&r.slot))
+            .filter_map(|r| units(&r.job, &r.slot));
+        let reserved = self
+            .queue
+            .iter()
+            .filter(|_| self.policy.reserves_all())
+            .filter_map(|q| q.reservation.map(|s| (q.job, s)))
+            .filter(|(_, s)| covers(s))
+            .filter_map(|(j, s)| units(&j, &s));
+        running.chain(reserved).map(u64::from).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,213 @@
+//! Hand-checked schedules: each expected start below was worked out on paper
+//! from the policy rules in the module docs.
+
+use super::*;
+use crate::sim::{JobRecord, SimJob, Simulator, Sink};
+use std::vec::Vec;
+
+#[derive(Default)]
+struct Collect {
+    records: Vec<JobRecord>,
+    reservations: Vec<(Time, JobId, Time)>,
+}
+
+impl Sink for Collect {
+    fn finished(&mut self, record: &JobRecord) {
+        self.records.push(*record);
+    }
+    fn reserved(&mut self, now: Time, job: &Job, slot: Slot) {
+        self.reservations.push((now, job.id, slot.start));
+    }
+}
+
+/// `(id, submit, procs, estimate, runtime)` on one machine of `cpus`.
+fn run(policy: Policy, cpus: u32, jobs: &[(JobId, Time, u32, u32, u32)]) -> Collect {
+    let kernel: Kernel<64, 64, 256> = Kernel::new(Cluster::single(cpus).unwrap(), policy);
+    let mut sim = Simulator::new(kernel);
+    let mut sink = Collect::default();
+    let input = jobs.iter().map(|&(id, submit, procs, estimate, runtime)| SimJob {
+        job: Job::new(id, submit, procs, estimate),
+        runtime,
+    });
+    let outcome = sim.run(input, &mut sink).unwrap();
+    assert_eq!(outcome.finished, jobs.len() as u64);
+    sim.kernel().validate().unwrap();
+    sink
+}
+
+fn starts(c: &Collect) -> Vec<(JobId, Time)> {
+    let mut s: Vec<_> = c.records.iter().map(|r| (r.job.id, r.start())).collect();
+    s.sort_unstable();
+    s
+}
+
+/// J2 cannot start (shadow 100). J3 ends by the shadow time and backfills at
+/// 2. J4 runs past the shadow, but at 100 J2 takes 8 of 10 processors and J4
+/// needs only the 2 spare ones: it backfills at 92, when J3 ends.
+const SHADOW: &[(JobId, Time, u32, u32, u32)] = &[
+    (1, 0, 6, 100, 100),
+    (2, 1, 8, 50, 50),
+    (3, 2, 4, 90, 90),
+    (4, 3, 2, 200, 200),
+];
+
+#[test]
+fn easy_backfills_around_the_shadow_time() {
+    let c = run(Policy::Easy, 10, SHADOW);
+    assert_eq!(starts(&c), [(1, 0), (2, 100), (3, 2), (4, 92)]);
+    // The head's reservation was made at its arrival pass and never moved.
+    let head: Vec<_> = c.reservations.iter().filter(|r| r.1 == 2).collect();
+    assert_eq!(head, [&(1, 2, 100)]);
+    assert_eq!(c.records.iter().find(|r| r.job.id == 2).unwrap().guarantee, Some(100));
+}
+
+#[test]
+fn fcfs_never_backfills() {
+    let c = run(Policy::Fcfs, 10, SHADOW);
+    // J3 needs 4 but only 2 are spare beside J2 in [100, 150).
+    assert_eq!(starts(&c), [(1, 0), (2, 100), (3, 150), (4, 150)]);
+}
+
+#[test]
+fn conservative_reserves_every_job() {
+    let c = run(Policy::Conservative, 10, SHADOW);
+    assert_eq!(starts(&c), [(1, 0), (2, 100), (3, 2), (4, 92)]);
+    let first: Vec<_> = c.reservations.iter().map(|r| (r.1, r.2)).collect();
+    assert_eq!(first, [(1, 0), (2, 100), (3, 2), (4, 92)]);
+}
+
+/// J3 (all 10 processors) arrives behind J2. Conservative reserves it at
+/// [200, 300), so J4 (2 processors for 250 s) cannot fit before 300. EASY
+/// gives J3 no reservation while J2 is the head, so J4 backfills at 3 and J3
+/// waits for J4 to end at 253.
+const DIFFER: &[(JobId, Time, u32, u32, u32)] = &[
+    (1, 0, 6, 100, 100),
+    (2, 1, 8, 100, 100),
+    (3, 2, 10, 100, 100),
+    (4, 3, 2, 250, 250),
+];
+
+#[test]
+fn easy_and_conservative_differ() {
+    let easy = run(Policy::Easy, 10, DIFFER);
+    assert_eq!(starts(&easy), [(1, 0), (2, 100), (3, 253), (4, 3)]);
+    let cons = run(Policy::Conservative, 10, DIFFER);
+    assert_eq!(starts(&cons), [(1, 0), (2, 100), (3, 200), (4, 300)]);
+}
+
+/// J1 was planned until 100 but ends at 40. Compression moves J2 from 100
+/// to 40 and J3 from 150 to 90; nothing moves later.
+#[test]
+fn conservative_compresses_after_an_early_finish() {
+    let c = run(
+        Policy::Conservative,
+        10,
+        &[(1, 0, 10, 100, 40), (2, 1, 10, 50, 50), (3, 2, 5, 30, 30)],
+    );
+    assert_eq!(starts(&c), [(1, 0), (2, 40), (3, 90)]);
+    assert_eq!(
+        c.reservations,
+        [(0, 1, 0), (1, 2, 100), (2, 3, 150), (40, 2, 40), (40, 3, 90)],
+        "(now, job, reserved start)"
+    );
+    for r in &c.records {
+        assert!(r.start() <= r.guarantee.unwrap());
+    }
+}
+
+#[test]
+fn sjf_easy_orders_by_estimate() {
+    let jobs = &[(1, 0, 10, 100, 100), (2, 1, 10, 500, 500), (3, 2, 10, 50, 50)];
+    assert_eq!(starts(&run(Policy::SjfEasy, 10, jobs)), [(1, 0), (2, 150), (3, 100)]);
+    assert_eq!(starts(&run(Policy::Easy, 10, jobs)), [(1, 0), (2, 100), (3, 600)]);
+}
+
+#[test]
+fn jobs_are_killed_at_their_estimate() {
+    let c = run(Policy::Easy, 4, &[(1, 0, 4, 10, 99), (2, 0, 4, 10, 5)]);
+    let r1 = c.records.iter().find(|r| r.job.id == 1).unwrap();
+    assert!(r1.killed);
+    assert_eq!((r1.start(), r1.end), (0, 10));
+    let r2 = c.records.iter().find(|r| r.job.id == 2).unwrap();
+    assert_eq!((r2.start(), r2.end, r2.killed), (10, 15, false));
+}
+
+#[test]
+fn zero_runtime_jobs_finish_at_once() {
+    for policy in Policy::ALL {
+        let c = run(policy, 2, &[(1, 5, 2, 10, 0), (2, 5, 2, 10, 0), (3, 6, 1, 1, 1)]);
+        assert_eq!(starts(&c), [(1, 5), (2, 5), (3, 6)], "{policy}");
+    }
+}
+
+fn kernel(policy: Policy) -> Kernel<4, 4, 32> {
+    Kernel::new(Cluster::single(8).unwrap(), policy)
+}
+
+#[test]
+fn misuse_is_an_error_value() {
+    let mut k = kernel(Policy::Conservative);
+    k.submit(10, Job::new(1, 10, 8, 100), &mut ()).unwrap();
+    assert_eq!(
+        k.submit(9, Job::new(2, 9, 1, 1), &mut ()),
+        Err(KernelError::TimeWentBackwards { now: 9, current: 10 })
+    );
+    assert_eq!(k.submit(10, Job::new(1, 10, 1, 1), &mut ()), Err(KernelError::DuplicateJob(1)));
+    assert_eq!(k.submit(10, Job::new(3, 10, 9, 1), &mut ()), Err(KernelError::Unrunnable(3)));
+    assert_eq!(k.submit(10, Job::new(4, 10, 0, 1), &mut ()), Err(KernelError::InvalidJob(4)));
+    assert_eq!(k.submit(10, Job::new(5, 11, 1, 1), &mut ()), Err(KernelError::SubmitInFuture(5)));
+    assert_eq!(k.complete(10, 1), Err(KernelError::UnknownJob(1)), "queued, not running");
+    assert_eq!(
+        k.submit(10, Job::new(6, 10, 1, u32::MAX), &mut ()),
+        Err(KernelError::TimeOverflow)
+    );
+    k.schedule(10, &mut ()).unwrap();
+    assert_eq!(k.running().len(), 1);
+    assert_eq!(k.schedule(110, &mut ()), Err(KernelError::Overdue(1)));
+    k.complete(110, 1).unwrap();
+    k.validate().unwrap();
+    for id in 10..14 {
+        k.submit(110, Job::new(id, 110, 8, 10), &mut ()).unwrap();
+    }
+    assert_eq!(k.submit(110, Job::new(20, 110, 1, 1), &mut ()), Err(KernelError::QueueFull(20)));
+    k.validate().unwrap();
+}
+
+#[test]
+fn next_wakeup_covers_reservations_and_expiries() {
+    let mut k = kernel(Policy::Conservative);
+    assert_eq!(k.next_wakeup(), None);
+    k.submit(0, Job::new(1, 0, 8, 100), &mut ()).unwrap();
+    k.submit(0, Job::new(2, 0, 8, 50), &mut ()).unwrap();
+    k.schedule(0, &mut ()).unwrap();
+    assert_eq!(k.next_wakeup(), Some(100));
+    k.complete(30, 1).unwrap();
+    k.schedule(30, &mut ()).unwrap();
+    assert_eq!(k.running()[0].job.id, 2);
+    assert_eq!(k.next_wakeup(), Some(80));
+}
+
+#[test]
+fn licenses_and_machines_are_respected() {
+    use crate::types::{LicensePool, LicenseSet, Machine, MachineSet};
+    let cluster: Cluster<2, 1> = Cluster::new(
+        &[Machine { cpus: 4, speed: 1000 }, Machine { cpus: 4, speed: 2000 }],
+        &[LicensePool { count: 1, machines: MachineSet::ALL }],
+    )
+    .unwrap();
+    let mut k: Kernel<8, 8, 32, 2, 1> = Kernel::new(cluster, Policy::Easy);
+    let mut licensed = Job::new(1, 0, 1, 100);
+    licensed.licenses = LicenseSet(1);
+    let mut second = Job::new(2, 0, 1, 100);
+    second.licenses = LicenseSet(1);
+    k.submit(0, licensed, &mut ()).unwrap();
+    k.submit(0, second, &mut ()).unwrap();
+    k.submit(0, Job::new(3, 0, 4, 100), &mut ()).unwrap();
+    let mut started = Vec::new();
+    k.schedule(0, &mut |j: &Job, s: Slot| started.push((j.id, s.machine, s.duration))).unwrap();
+    // Job 1 goes to the fast machine (index 1) and runs 50 s there; job 2
+    // waits for the only license copy; job 3 takes the slow machine whole.
+    assert_eq!(started, [(1, 1, 50), (3, 0, 100)]);
+    assert_eq!(k.queued()[0].reservation.map(|s| s.start), Some(50));
+    k.validate().unwrap();
+}

@@ -1,0 +1,77 @@
+//! A `no_std`, allocation-free, deterministic batch-job backfilling kernel.
+//!
+//! # Layers
+//!
+//! From the bottom up; each layer only uses the ones below it.
+//!
+//! * [`types`]: value types. Time is whole seconds in a `u32`
+//!   ([`Time`], [`Duration`]); a [`Job`] is what the scheduler sees (submit,
+//!   processors, estimate, deadline, licenses, priority); a [`Cluster`] is a
+//!   list of [`Machine`]s (processors, speed) and floating [`LicensePool`]s.
+//!   An SWF system is one machine.
+//! * [`profile`]: the availability [`Profile`] of one resource over time
+//!   (sorted steps, fixed capacity, documented invariants, `validate()`).
+//! * [`plan`]: one profile per machine and license pool; joint earliest fit
+//!   over machines and licenses, yielding a [`Slot`].
+//! * [`policy`] and [`kernel`]: the policies ([`Policy`]) and the
+//!   [`Kernel`], which a firmware controller or the replay loop drives with
+//!   `submit` / `complete` / `schedule` / `next_wakeup`.
+//! * [`sim`]: the deterministic replay loop ([`Simulator`]), killing jobs at
+//!   their estimate, reporting finished jobs to a [`Sink`].
+//! * [`metrics`]: streaming accumulators (wait, bounded slowdown,
+//!   turnaround, utilisation, per job category).
+//!
+//! # Promises
+//!
+//! * No heap: every table has a const-generic capacity (`Q` queued jobs, `R`
+//!   running jobs, `B` profile steps, `M` machines, `L` license pools);
+//!   a full table is a returned error, never a panic or a silent drop.
+//! * No panics on any input: no `unwrap`, no unchecked indexing, checked or
+//!   saturating arithmetic (lints below enforce this outside tests).
+//! * Deterministic: the same calls give the same decisions, bit for bit.
+//!   Decisions use integers only.
+//! * The caller supplies the time; the kernel never reads a clock.
+//!
+//! # Non-goals
+//!
+//! Preemption, job migration, malleable jobs, wall-clock budgets (budgets are
+//! iteration counts, so replays stay reproducible).
+#![no_std]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects,
+        clippy::cast_possible_truncation,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
+
+#[cfg(test)]
+extern crate std;
+
+pub mod kernel;
+pub mod metrics;
+pub mod plan;
+pub mod policy;
+pub mod profile;
+pub mod sim;
+pub mod types;
+
+pub use kernel::{Kernel, KernelError, Observer, Pass, QueuedJob, RunningJob};
+pub use metrics::{Accumulator, Category, CategoryBounds, Metrics};
+pub use plan::{Plan, Slot};
+pub use policy::Policy;
+pub use profile::{Profile, ProfileError, Step};
+pub use sim::{Call, JobRecord, Outcome, SimError, SimErrorKind, SimJob, Simulator, Sink};
+pub use types::{
+    Cluster, ClusterError, Duration, Job, JobId, LicensePool, LicenseSet, Machine, MachineId,
+    MachineSet, Procs, Time, REFERENCE_SPEED,
+};

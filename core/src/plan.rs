@@ -1,0 +1,277 @@
+//! The plan: one availability profile per machine and one per license pool.
+//!
+//! A job placed at a [`Slot`] holds `procs` processors of the slot's machine
+//! and one copy of each license it needs over `[start, start + duration)`,
+//! where the duration is the job's estimate scaled by the machine's speed.
+//! [`Plan::earliest`] finds the earliest slot over all eligible machines: for
+//! one machine, the machine's profile and every needed license profile are
+//! asked in turn for their earliest fit from the current candidate time until
+//! all agree (the candidate only moves later, over finitely many steps, so
+//! this ends). Equal start times go to the fastest machine, then the lowest
+//! index, so farm policies use "the first available most powerful machine".
+
+use crate::profile::{Profile, ProfileError};
+use crate::types::{Cluster, Duration, Job, MachineId, Time};
+use heapless::Vec;
+
+/// Where and when a job runs (or is reserved to run).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Slot {
+    /// Start time.
+    pub start: Time,
+    /// Machine index.
+    pub machine: MachineId,
+    /// How long the job holds its resources there (its estimate, scaled by speed).
+    pub duration: Duration,
+}
+
+impl Slot {
+    /// `start + duration`, saturating (a slot is only built when this fits).
+    #[must_use]
+    pub const fn end(&self) -> Time {
+        self.start.saturating_add(self.duration)
+    }
+}
+
+/// Availability of every machine and license pool of a cluster.
+#[derive(Clone, Debug)]
+pub struct Plan<const B: usize, const M: usize, const L: usize> {
+    machines: Vec<Profile<B>, M>,
+    licenses: Vec<Profile<B>, L>,
+}
+
+impl<const B: usize, const M: usize, const L: usize> Plan<B, M, L> {
+    /// All resources of `cluster` free from time 0.
+    #[must_use]
+    pub fn new(cluster: &Cluster<M, L>) -> Self {
+        let mut machines = Vec::new();
+        for m in cluster.machines() {
+            // Cannot fail: the cluster holds at most M machines.
+            let _ = machines.push(Profile::new(m.cpus));
+        }
+        let mut licenses = Vec::new();
+        for l in cluster.pools() {
+            let _ = licenses.push(Profile::new(l.count));
+        }
+        Self { machines, licenses }
+    }
+
+    /// The processor profile of machine `machine`.
+    #[must_use]
+    pub fn machine(&self, machine: usize) -> Option<&Profile<B>> {
+        self.machines.get(machine)
+    }
+
+    /// The profile of license pool `pool`.
+    #[must_use]
+    pub fn license(&self, pool: usize) -> Option<&Profile<B>> {
+        self.licenses.get(pool)
+    }
+
+    /// Forgets everything before `now` in every profile.
+    pub fn advance(&mut self, now: Time) {
+        for p in self.machines.iter_mut().chain(self.licenses.iter_mut()) {
+            p.advance(now);
+        }
+    }
+
+    /// Earliest start at or after `from` on machine `machine` (which must be
+    /// eligible for `job`), for `duration` seconds.
+    fn earliest_on(
+        &self,
+        job: &Job,
+        machine: usize,
+        from: Time,
+        duration: Duration,
+    ) -> Result<Option<Time>, ProfileError> {
+        let Some(cpus) = self.machines.get(machine) else {
+            return Ok(None);
+        };
+        let mut t = from;
+        loop {
+            let Some(mut next) = cpus.earliest_fit(t, duration, job.procs)? else {
+                return Ok(None);
+            };
+            for (pool, profile) in self.licenses.iter().enumerate() {
+                if job.licenses.contains(pool) {
+                    match profile.earliest_fit(next, duration, 1)? {
+                        Some(at) => next = next.max(at),
+                        None => return Ok(None),
+                    }
+                }
+            }
+            if next == t {
+                return Ok(Some(t));
+            }
+            t = next;
+        }
+    }
+
+    /// The earliest slot at or after `from` over every eligible machine, or
+    /// `None` when no machine can ever run the job.
+    ///
+    /// # Errors
+    /// [`ProfileError::TimeOverflow`] when the search runs past the end of time.
+    pub fn earliest(
+        &self,
+        cluster: &Cluster<M, L>,
+        job: &Job,
+        from: Time,
+    ) -> Result<Option<Slot>, ProfileError> {
+        let mut best: Option<Slot> = None;
+        for &machine in cluster.order() {
+            let index = usize::from(machine);
+            if !cluster.eligible(job, index) {
+                continue;
+            }
+            let Some(duration) = cluster
+                .machines()
+                .get(index)
+                .and_then(|m| m.scale(job.estimate))
+            else {
+                continue;
+            };
+            let limit = best.map_or(Time::MAX, |b| b.start);
+            if let Some(start) = self.earliest_on(job, index, from, duration)? {
+                if best.is_none() || start < limit {
+                    best = Some(Slot {
+                        start,
+                        machine,
+                        duration,
+                    });
+                    if start == from {
+                        break; // nothing can start earlier
+                    }
+                }
+            }
+        }
+        Ok(best)
+    }
+
+    /// A slot starting exactly at `now`, if `job` fits now anywhere.
+    ///
+    /// # Errors
+    /// [`ProfileError::TimeOverflow`] when the job's end does not fit in a [`Time`].
+    pub fn fit_now(
+        &self,
+        cluster: &Cluster<M, L>,
+        job: &Job,
+        now: Time,
+    ) -> Result<Option<Slot>, ProfileError> {
+        for &machine in cluster.order() {
+            let index = usize::from(machine);
+            let Some(cpus) = self.machines.get(index) else {
+                continue;
+            };
+            // Cheap test first: processors free at this instant.
+            if cpus.free_at(now) < job.procs || !cluster.eligible(job, index) {
+                continue;
+            }
+            let Some(duration) = cluster
+                .machines()
+                .get(index)
+                .and_then(|m| m.scale(job.estimate))
+            else {
+                continue;
+            };
+            if !cpus.fits(now, duration, job.procs)? {
+                continue;
+            }
+            let mut licensed = true;
+            for (pool, profile) in self.licenses.iter().enumerate() {
+                if job.licenses.contains(pool) && !profile.fits(now, duration, 1)? {
+                    licensed = false;
+                    break;
+                }
+            }
+            if licensed {
+                return Ok(Some(Slot {
+                    start: now,
+                    machine,
+                    duration,
+                }));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The most processors free at `now` on any one machine.
+    #[must_use]
+    pub fn most_free_now(&self, now: Time) -> u32 {
+        self.machines
+            .iter()
+            .map(|p| p.free_at(now))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Takes the job's resources over the slot; all or nothing.
+    ///
+    /// # Errors
+    /// The first [`ProfileError`]; the plan is unchanged then.
+    pub fn reserve(&mut self, job: &Job, slot: &Slot) -> Result<(), ProfileError> {
+        let machine = usize::from(slot.machine);
+        let cpus = self
+            .machines
+            .get_mut(machine)
+            .ok_or(ProfileError::Insufficient)?;
+        cpus.reserve(slot.start, slot.duration, job.procs)?;
+        for pool in 0..self.licenses.len() {
+            if !job.licenses.contains(pool) {
+                continue;
+            }
+            let result = match self.licenses.get_mut(pool) {
+                Some(p) => p.reserve(slot.start, slot.duration, 1),
+                None => Err(ProfileError::Insufficient),
+            };
+            if let Err(e) = result {
+                // Roll back what was taken; giving back what was just taken cannot fail.
+                for undo in 0..pool {
+                    if job.licenses.contains(undo) {
+                        if let Some(p) = self.licenses.get_mut(undo) {
+                            let _ = p.release(slot.start, slot.duration, 1);
+                        }
+                    }
+                }
+                if let Some(p) = self.machines.get_mut(machine) {
+                    let _ = p.release(slot.start, slot.duration, job.procs);
+                }
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Gives back the job's resources over the part of the slot from `from` on.
+    ///
+    /// # Errors
+    /// The first [`ProfileError`] (only with inconsistent bookkeeping).
+    pub fn release_from(&mut self, job: &Job, slot: &Slot, from: Time) -> Result<(), ProfileError> {
+        let start = slot.start.max(from);
+        let end = slot.end();
+        if end <= start {
+            return Ok(());
+        }
+        let duration = end.saturating_sub(start);
+        if let Some(p) = self.machines.get_mut(usize::from(slot.machine)) {
+            p.release(start, duration, job.procs)?;
+        }
+        for (pool, p) in self.licenses.iter_mut().enumerate() {
+            if job.licenses.contains(pool) {
+                p.release(start, duration, 1)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks every profile's invariants.
+    ///
+    /// # Errors
+    /// The first broken invariant.
+    pub fn validate(&self) -> Result<(), ProfileError> {
+        for p in self.machines.iter().chain(self.licenses.iter()) {
+            p.validate()?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,462 @@
+//! Availability profile: free units of one resource over time, as sorted steps.
+//!
+//! # Background
+//!
+//! Every backfilling policy asks the same two questions of a machine: "how
+//! many processors are free at time `t`?" and "what is the earliest time at or
+//! after `t` when `n` processors stay free for `d` seconds?". A profile answers
+//! both from a step function kept as a sorted, fixed-capacity array of
+//! [`Step`]s. Step `i` says that from `steps[i].at` until `steps[i + 1].at`
+//! (or forever, for the last step) `steps[i].free` units are free. Running
+//! jobs and reservations are subtracted from it with [`Profile::reserve`] and
+//! given back with [`Profile::release`]. Intervals are half-open,
+//! `[start, start + duration)`: a job ending at `t` frees its units at `t`.
+//!
+//! The same type tracks license pools: a pool of `k` copies is a profile with
+//! capacity `k`.
+//!
+//! # Invariants (checked by [`Profile::validate`])
+//!
+//! 1. There is at least one step; step times strictly increase.
+//! 2. No step has more free units than the capacity.
+//! 3. The last step has all units free (every reservation ends).
+//! 4. Canonical form: two neighbouring steps never have the same `free`, so
+//!    reserving and then releasing the same interval restores the profile
+//!    exactly.
+//!
+//! Every operation either succeeds or leaves the profile unchanged and
+//! returns a [`ProfileError`].
+//!
+//! # Example
+//!
+//! ```
+//! use backfill_core::Profile;
+//! let mut p: Profile<8> = Profile::new(10);
+//! p.reserve(0, 100, 6)?;                         // a job on 6 of 10 processors until 100
+//! assert_eq!(p.earliest_fit(0, 50, 4)?, Some(0));  // 4 fit next to it
+//! assert_eq!(p.earliest_fit(0, 50, 5)?, Some(100)); // 5 must wait for it to end
+//! p.release(0, 100, 6)?;
+//! assert_eq!(p.steps().len(), 1);
+//! # Ok::<(), backfill_core::ProfileError>(())
+//! ```
+
+use crate::types::{Duration, Time};
+use heapless::Vec;
+
+/// One step of a profile: from `at` on, `free` units are free.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// Where the step begins.
+    pub at: Time,
+    /// Free units from `at` until the next step.
+    pub free: u32,
+}
+
+/// What went wrong in a profile operation. The profile is unchanged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ProfileError {
+    /// The step array is full (capacity `B` reached).
+    Full,
+    /// Fewer units are free somewhere in the interval than were asked for.
+    Insufficient,
+    /// A release would leave more units free than the capacity.
+    OverRelease,
+    /// `start + duration` does not fit in a [`Time`].
+    TimeOverflow,
+    /// The interval begins before the profile's origin (its first step).
+    BeforeOrigin,
+    /// [`Profile::validate`] found a broken invariant (its number in the module docs).
+    Invariant(u8),
+}
+
+impl core::fmt::Display for ProfileError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Full => f.write_str("profile step capacity exhausted"),
+            Self::Insufficient => f.write_str("not enough free units in the interval"),
+            Self::OverRelease => f.write_str("release exceeds the capacity"),
+            Self::TimeOverflow => f.write_str("interval end overflows the time type"),
+            Self::BeforeOrigin => f.write_str("interval starts before the profile origin"),
+            Self::Invariant(n) => write!(f, "profile invariant {n} broken"),
+        }
+    }
+}
+
+impl core::error::Error for ProfileError {}
+
+/// Free units of one resource over time, with room for `B` steps.
+#[derive(Clone, Debug)]
+pub struct Profile<const B: usize> {
+    steps: Vec<Step, B>,
+    capacity: u32,
+}
+
+impl<const B: usize> Profile<B> {
+    /// A profile with all `capacity` units free from time 0 on.
+    #[must_use]
+    pub fn new(capacity: u32) -> Self {
+        const { assert!(B >= 3, "a profile needs room for at least 3 steps") };
+        let mut steps = Vec::new();
+        // Cannot fail: B >= 3.
+        let _ = steps.push(Step { at: 0, free: capacity });
+        Self { steps, capacity }
+    }
+
+    /// Total units.
+    #[must_use]
+    pub const fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    /// The steps, in time order.
+    #[must_use]
+    pub fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
+    /// The earliest time the profile describes (its first step).
+    #[must_use]
+    pub fn origin(&self) -> Time {
+        self.steps.first().map_or(0, |s| s.at)
+    }
+
+    /// Index of the step in force at `t` (the first step when `t` is before the origin).
+    fn index_at(&self, t: Time) -> usize {
+        self.steps.partition_point(|s| s.at <= t).saturating_sub(1)
+    }
+
+    fn free_of(&self, index: usize) -> u32 {
+        self.steps.get(index).map_or(self.capacity, |s| s.free)
+    }
+
+    fn at_of(&self, index: usize) -> Option<Time> {
+        self.steps.get(index).map(|s| s.at)
+    }
+
+    /// Free units at `t`.
+    #[must_use]
+    pub fn free_at(&self, t: Time) -> u32 {
+        self.free_of(self.index_at(t))
+    }
+
+    /// The fewest free units anywhere in `[start, start + duration)`.
+    ///
+    /// # Errors
+    /// [`ProfileError::TimeOverflow`] when the end does not fit in a [`Time`].
+    pub fn min_free(&self, start: Time, duration: Duration) -> Result<u32, ProfileError> {
+        let end = start
+            .checked_add(duration)
+            .ok_or(ProfileError::TimeOverflow)?;
+        let mut index = self.index_at(start);
+        let mut least = self.free_of(index);
+        loop {
+            index = index.saturating_add(1);
+            match self.at_of(index) {
+                Some(at) if at < end => least = least.min(self.free_of(index)),
+                _ => return Ok(least),
+            }
+        }
+    }
+
+    /// Whether `need` units stay free over `[start, start + duration)`.
+    ///
+    /// # Errors
+    /// [`ProfileError::TimeOverflow`] when the end does not fit in a [`Time`].
+    pub fn fits(&self, start: Time, duration: Duration, need: u32) -> Result<bool, ProfileError> {
+        Ok(self.min_free(start, duration)? >= need)
+    }
+
+    /// The earliest time `t >= from` such that `need` units stay free over
+    /// `[t, t + duration)`; `None` when `need` exceeds the capacity.
+    ///
+    /// # Errors
+    /// [`ProfileError::TimeOverflow`] when a candidate interval's end does not fit.
+    pub fn earliest_fit(
+        &self,
+        from: Time,
+        duration: Duration,
+        need: u32,
+    ) -> Result<Option<Time>, ProfileError> {
+        if need > self.capacity {
+            return Ok(None);
+        }
+        let mut index = self.index_at(from);
+        let mut start = from.max(self.origin());
+        'candidate: loop {
+            let end = start
+                .checked_add(duration)
+                .ok_or(ProfileError::TimeOverflow)?;
+            let mut j = index;
+            loop {
+                if self.free_of(j) < need {
+                    // The window cannot cover step j: restart after it. The
+                    // last step has every unit free, so step j + 1 exists.
+                    let next = j.saturating_add(1);
+                    match self.at_of(next) {
+                        Some(at) => {
+                            start = at;
+                            index = next;
+                            continue 'candidate;
+                        }
+                        None => return Ok(None), // only with a broken profile
+                    }
+                }
+                let next = j.saturating_add(1);
+                match self.at_of(next) {
+                    Some(at) if at < end => j = next,
+                    _ => return Ok(Some(start)),
+                }
+            }
+        }
+    }
+
+    /// Makes sure a step begins exactly at `t` (splitting the step in force),
+    /// returning its index. Needs one free slot when `t` is not a step yet.
+    fn split_at(&mut self, t: Time) -> Result<usize, ProfileError> {
+        let index = self.index_at(t);
+        if self.at_of(index) == Some(t) {
+            return Ok(index);
+        }
+        let free = self.free_of(index);
+        let at = index.saturating_add(1);
+        self.steps
+            .insert(at, Step { at: t, free })
+            .map_err(|_| ProfileError::Full)?;
+        Ok(at)
+    }
+
+    /// How many steps a split at `start` and at `end` would add.
+    fn splits_needed(&self, start: Time, end: Time) -> usize {
+        let missing = |t: Time| usize::from(self.at_of(self.index_at(t)) != Some(t));
+        missing(start).saturating_add(missing(end))
+    }
+
+    /// Adds `delta` (negative: subtract) to every step in `[start, end)`,
+    /// after checking the bounds; then restores canonical form.
+    fn apply(&mut self, start: Time, end: Time, amount: u32, take: bool) -> Result<(), ProfileError> {
+        if start < self.origin() {
+            return Err(ProfileError::BeforeOrigin);
+        }
+        if amount == 0 || start == end {
+            return Ok(());
+        }
+        // Check first, so that failure leaves the profile untouched.
+        let first = self.index_at(start);
+        let mut index = first;
+        loop {
+            let free = self.free_of(index);
+            let ok = if take {
+                free >= amount
+            } else {
+                free.checked_add(amount).is_some_and(|f| f <= self.capacity)
+            };
+            if !ok {
+                return Err(if take {
+                    ProfileError::Insufficient
+                } else {
+                    ProfileError::OverRelease
+                });
+            }
+            index = index.saturating_add(1);
+            match self.at_of(index) {
+                Some(at) if at < end => {}
+                _ => break,
+            }
+        }
+        if self.steps.len().saturating_add(self.splits_needed(start, end)) > B {
+            return Err(ProfileError::Full);
+        }
+        let lo = self.split_at(start)?;
+        let hi = self.split_at(end)?;
+        for step in self.steps.iter_mut().take(hi).skip(lo) {
+            step.free = if take {
+                step.free.saturating_sub(amount)
+            } else {
+                step.free.saturating_add(amount)
+            };
+        }
+        // Canonical form can only break at the two edges.
+        self.merge_with_previous(hi);
+        self.merge_with_previous(lo);
+        Ok(())
+    }
+
+    /// Removes step `index` when it has the same `free` as the step before it.
+    fn merge_with_previous(&mut self, index: usize) {
+        if index == 0 {
+            return;
+        }
+        let previous = index.saturating_sub(1);
+        if self.steps.get(index).is_some() && self.free_of(index) == self.free_of(previous) {
+            self.steps.remove(index);
+        }
+    }
+
+    /// Takes `amount` units over `[start, start + duration)`.
+    ///
+    /// # Errors
+    /// [`ProfileError::Insufficient`], [`ProfileError::Full`],
+    /// [`ProfileError::TimeOverflow`] or [`ProfileError::BeforeOrigin`]; the
+    /// profile is unchanged then.
+    pub fn reserve(&mut self, start: Time, duration: Duration, amount: u32) -> Result<(), ProfileError> {
+        let end = start
+            .checked_add(duration)
+            .ok_or(ProfileError::TimeOverflow)?;
+        self.apply(start, end, amount, true)
+    }
+
+    /// Gives back `amount` units over `[start, start + duration)`. The part of
+    /// the interval before the origin is ignored (it is history).
+    ///
+    /// # Errors
+    /// [`ProfileError::OverRelease`], [`ProfileError::Full`] or
+    /// [`ProfileError::TimeOverflow`]; the profile is unchanged then.
+    pub fn release(&mut self, start: Time, duration: Duration, amount: u32) -> Result<(), ProfileError> {
+        let end = start
+            .checked_add(duration)
+            .ok_or(ProfileError::TimeOverflow)?;
+        let start = start.max(self.origin());
+        if end <= start {
+            return Ok(());
+        }
+        self.apply(start, end, amount, false)
+    }
+
+    /// Forgets everything before `now`: the step in force at `now` becomes the
+    /// first and begins at `now`. Times before the origin cannot be reserved.
+    pub fn advance(&mut self, now: Time) {
+        if now <= self.origin() {
+            return;
+        }
+        let index = self.index_at(now);
+        if index > 0 {
+            self.steps.copy_within(index.., 0);
+            let keep = self.steps.len().saturating_sub(index);
+            self.steps.truncate(keep);
+        }
+        if let Some(first) = self.steps.first_mut() {
+            first.at = now;
+        }
+    }
+
+    /// Checks the invariants listed in the module docs.
+    ///
+    /// # Errors
+    /// [`ProfileError::Invariant`] with the number of the first broken one.
+    pub fn validate(&self) -> Result<(), ProfileError> {
+        if self.steps.is_empty() {
+            return Err(ProfileError::Invariant(1));
+        }
+        for pair in self.steps.windows(2) {
+            if let [a, b] = pair {
+                if a.at >= b.at {
+                    return Err(ProfileError::Invariant(1));
+                }
+                if a.free == b.free {
+                    return Err(ProfileError::Invariant(4));
+                }
+            }
+        }
+        if self.steps.iter().any(|s| s.free > self.capacity) {
+            return Err(ProfileError::Invariant(2));
+        }
+        if self.steps.last().map(|s| s.free) != Some(self.capacity) {
+            return Err(ProfileError::Invariant(3));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn steps<const B: usize>(p: &Profile<B>) -> std::vec::Vec<(Time, u32)> {
+        p.steps().iter().map(|s| (s.at, s.free)).collect()
+    }
+
+    #[test]
+    fn reserve_splits_and_release_merges() {
+        let mut p: Profile<16> = Profile::new(10);
+        p.reserve(5, 10, 3).unwrap();
+        assert_eq!(steps(&p), [(0, 10), (5, 7), (15, 10)]);
+        p.reserve(10, 10, 7).unwrap();
+        assert_eq!(steps(&p), [(0, 10), (5, 7), (10, 0), (15, 3), (20, 10)]);
+        p.validate().unwrap();
+        p.release(5, 10, 3).unwrap();
+        assert_eq!(steps(&p), [(0, 10), (10, 3), (20, 10)]);
+        p.release(10, 10, 7).unwrap();
+        assert_eq!(steps(&p), [(0, 10)]);
+        p.validate().unwrap();
+    }
+
+    #[test]
+    fn adjacent_reservations_merge() {
+        let mut p: Profile<8> = Profile::new(4);
+        p.reserve(0, 10, 2).unwrap();
+        p.reserve(10, 10, 2).unwrap();
+        assert_eq!(steps(&p), [(0, 2), (20, 4)]);
+    }
+
+    #[test]
+    fn earliest_fit_skips_blocked_steps() {
+        let mut p: Profile<16> = Profile::new(10);
+        p.reserve(0, 100, 8).unwrap(); // 2 free until 100
+        p.reserve(120, 30, 9).unwrap(); // 1 free in [120, 150)
+        assert_eq!(p.earliest_fit(0, 10, 2).unwrap(), Some(0));
+        assert_eq!(p.earliest_fit(0, 10, 3).unwrap(), Some(100));
+        assert_eq!(p.earliest_fit(0, 20, 3).unwrap(), Some(100));
+        assert_eq!(p.earliest_fit(0, 21, 3).unwrap(), Some(150), "[100,121) hits the 1-free step");
+        assert_eq!(p.earliest_fit(0, 1, 11).unwrap(), None);
+        assert_eq!(p.earliest_fit(130, 5, 1).unwrap(), Some(130));
+        assert_eq!(p.min_free(90, 40).unwrap(), 1);
+        assert!(p.fits(100, 20, 10).unwrap());
+    }
+
+    #[test]
+    fn half_open_intervals_touch_without_overlap() {
+        let mut p: Profile<8> = Profile::new(1);
+        p.reserve(0, 10, 1).unwrap();
+        assert_eq!(p.earliest_fit(0, 5, 1).unwrap(), Some(10));
+        assert!(p.reserve(9, 1, 1).is_err());
+        p.reserve(10, 1, 1).unwrap();
+    }
+
+    #[test]
+    fn failures_leave_the_profile_unchanged() {
+        let mut p: Profile<4> = Profile::new(4);
+        p.reserve(10, 10, 2).unwrap();
+        let before = steps(&p);
+        assert_eq!(p.reserve(5, 10, 3), Err(ProfileError::Insufficient));
+        assert_eq!(p.release(0, 30, 1), Err(ProfileError::OverRelease));
+        assert_eq!(p.reserve(1, 2, 1), Err(ProfileError::Full));
+        assert_eq!(p.reserve(u32::MAX, 1, 1), Err(ProfileError::TimeOverflow));
+        assert_eq!(steps(&p), before);
+        p.validate().unwrap();
+    }
+
+    #[test]
+    fn advance_drops_history() {
+        let mut p: Profile<8> = Profile::new(4);
+        p.reserve(0, 10, 1).unwrap();
+        p.reserve(10, 10, 2).unwrap();
+        p.advance(12);
+        assert_eq!(steps(&p), [(12, 2), (20, 4)]);
+        assert_eq!(p.reserve(11, 1, 1), Err(ProfileError::BeforeOrigin));
+        // Releasing an interval that began in the past frees only its future part.
+        p.release(10, 10, 2).unwrap();
+        assert_eq!(steps(&p), [(12, 4)]);
+        p.advance(100);
+        assert_eq!(steps(&p), [(100, 4)]);
+    }
+
+    #[test]
+    fn zero_amount_and_zero_duration_are_no_ops() {
+        let mut p: Profile<4> = Profile::new(4);
+        p.reserve(3, 0, 4).unwrap();
+        p.reserve(3, 5, 0).unwrap();
+        assert_eq!(steps(&p), [(0, 4)]);
+        assert_eq!(p.earliest_fit(7, 0, 4).unwrap(), Some(7));
+    }
+}

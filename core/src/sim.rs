@@ -1,0 +1,369 @@
+//! Deterministic replay loop: drives a [`Kernel`] from a list of jobs with
+//! known run times, the way a trace-driven simulator does.
+//!
+//! # Rules
+//!
+//! * Jobs arrive in input order, which must be sorted by submit time
+//!   (otherwise [`SimErrorKind::Unsorted`]); the loop never reorders them.
+//! * A job runs for its actual run time, scaled by its machine's speed, but
+//!   is **killed at its estimate**: it ends at
+//!   `start + min(runtime, estimate)` (on its machine).
+//! * The next instant is the earliest of: the next arrival, the next end of a
+//!   running job, and [`Kernel::next_wakeup`]. At that instant the loop
+//!   applies every completion (in order of end time, then start order), then
+//!   every arrival (input order), then one [`Kernel::schedule`] pass; this is
+//!   the event order of the kernel docs. A job that ends at the instant it
+//!   started (zero run time) is completed at the same instant, and another
+//!   pass follows.
+//! * A job that no machine can run is reported to [`Sink::rejected`] and the
+//!   replay goes on; any other kernel error stops the replay with a
+//!   [`SimError`] naming the time and job.
+//!
+//! Nothing here allocates: the pending-completion heap has the kernel's
+//! running capacity `R`.
+
+use crate::kernel::{Kernel, KernelError, Observer, RunningJob};
+use crate::plan::Slot;
+use crate::types::{Duration, Job, JobId, Time};
+use heapless::binary_heap::{BinaryHeap, Min};
+
+/// A job to replay: what the scheduler sees, and how long it really runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SimJob {
+    /// The job (its `tag` is overwritten with `runtime`).
+    pub job: Job,
+    /// Actual run time on a reference-speed machine.
+    pub runtime: Duration,
+}
+
+/// A finished job, as the replay saw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JobRecord {
+    /// The job.
+    pub job: Job,
+    /// Its actual run time on a reference machine (it may have been killed earlier).
+    pub runtime: Duration,
+    /// Where it ran; `slot.start` is its start and `slot.duration` its
+    /// estimate on that machine.
+    pub slot: Slot,
+    /// When it ended: `start + min(runtime, estimate)` on its machine.
+    pub end: Time,
+    /// Whether it was killed at its estimate.
+    pub killed: bool,
+    /// The start it was guaranteed by its first reservation, if it had one.
+    pub guarantee: Option<Time>,
+}
+
+impl JobRecord {
+    /// Start time.
+    #[must_use]
+    pub const fn start(&self) -> Time {
+        self.slot.start
+    }
+
+    /// `start - submit`.
+    #[must_use]
+    pub const fn wait(&self) -> Duration {
+        self.slot.start.saturating_sub(self.job.submit)
+    }
+
+    /// Effective run time, `end - start`.
+    #[must_use]
+    pub const fn run(&self) -> Duration {
+        self.end.saturating_sub(self.slot.start)
+    }
+
+    /// `end - submit`.
+    #[must_use]
+    pub const fn turnaround(&self) -> Duration {
+        self.end.saturating_sub(self.job.submit)
+    }
+
+    /// `(wait + max(run, 10)) / max(run, 10)`, run being the effective run time.
+    #[must_use]
+    pub fn bounded_slowdown(&self) -> f64 {
+        let run = f64::from(self.run().max(crate::metrics::SLOWDOWN_BOUND));
+        (f64::from(self.wait()) + run) / run
+    }
+}
+
+/// Which kernel call [`Sink::after_call`] reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Call {
+    /// [`Kernel::submit`].
+    Submit,
+    /// [`Kernel::complete`].
+    Complete,
+    /// [`Kernel::schedule`].
+    Schedule,
+}
+
+/// Receives what happens in a replay. Only [`Sink::finished`] is required.
+pub trait Sink {
+    /// A job finished.
+    fn finished(&mut self, record: &JobRecord);
+    /// A job was refused at submission (no machine can run it).
+    fn rejected(&mut self, job: &Job, error: KernelError) {
+        let _ = (job, error);
+    }
+    /// A job started at `slot` (at `now`).
+    fn started(&mut self, job: &Job, slot: Slot) {
+        let _ = (job, slot);
+    }
+    /// A job got or moved a reservation at `now`.
+    fn reserved(&mut self, now: Time, job: &Job, slot: Slot) {
+        let _ = (now, job, slot);
+    }
+    /// Called just before each kernel call (to time it, say).
+    fn before_call(&mut self) {}
+    /// Called just after each kernel call.
+    fn after_call(&mut self, call: Call) {
+        let _ = call;
+    }
+}
+
+/// Why a replay stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SimErrorKind {
+    /// The kernel refused a call.
+    Kernel(KernelError),
+    /// A job's submit time is earlier than the one before it.
+    Unsorted,
+}
+
+/// A replay stopped at `time` because of `kind`, concerning job `job`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SimError {
+    /// Simulated time.
+    pub time: Time,
+    /// The job concerned, if one.
+    pub job: Option<JobId>,
+    /// What went wrong.
+    pub kind: SimErrorKind,
+}
+
+impl core::fmt::Display for SimError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "replay stopped at t={}", self.time)?;
+        if let Some(id) = self.job {
+            write!(f, " (job {id})")?;
+        }
+        match self.kind {
+            SimErrorKind::Kernel(e) => write!(f, ": {e}"),
+            SimErrorKind::Unsorted => f.write_str(": jobs are not sorted by submit time"),
+        }
+    }
+}
+
+impl core::error::Error for SimError {}
+
+/// Totals of a finished replay.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// Jobs accepted by the kernel.
+    pub submitted: u64,
+    /// Jobs refused at submission.
+    pub rejected: u64,
+    /// Jobs that finished (equals `submitted` after a complete replay).
+    pub finished: u64,
+    /// Jobs killed at their estimate.
+    pub killed: u64,
+    /// Longest wait queue seen.
+    pub max_queue: usize,
+    /// Kernel calls made.
+    pub calls: u64,
+    /// Time of the last event.
+    pub last_time: Time,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Pending {
+    end: Time,
+    order: u64,
+    id: JobId,
+}
+
+/// A kernel plus the pending-completion heap the replay needs.
+#[derive(Debug)]
+pub struct Simulator<const Q: usize, const R: usize, const B: usize, const M: usize = 1, const L: usize = 0> {
+    kernel: Kernel<Q, R, B, M, L>,
+    pending: BinaryHeap<Pending, Min, R>,
+    starts: u64,
+    /// A copy of the cluster's machines, to scale run times while the kernel is borrowed.
+    machines: heapless::Vec<crate::types::Machine, M>,
+}
+
+struct Forward<'a, S, const R: usize> {
+    sink: &'a mut S,
+    pending: &'a mut BinaryHeap<Pending, Min, R>,
+    starts: &'a mut u64,
+    now: Time,
+    machines: &'a [crate::types::Machine],
+    overflow: Option<JobId>,
+}
+
+impl<S: Sink, const R: usize> Observer for Forward<'_, S, R> {
+    fn started(&mut self, job: &Job, slot: Slot) {
+        let scaled = self
+            .machines
+            .get(usize::from(slot.machine))
+            .and_then(|m| m.scale(job.tag))
+            .unwrap_or(Duration::MAX);
+        let end = slot.start.saturating_add(scaled.min(slot.duration));
+        *self.starts = self.starts.saturating_add(1);
+        let pending = Pending {
+            end,
+            order: *self.starts,
+            id: job.id,
+        };
+        if self.pending.push(pending).is_err() {
+            self.overflow = Some(job.id);
+        }
+        self.sink.started(job, slot);
+    }
+
+    fn reserved(&mut self, job: &Job, slot: Slot) {
+        self.sink.reserved(self.now, job, slot);
+    }
+}
+
+impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
+    Simulator<Q, R, B, M, L>
+{
+    /// A simulator around a fresh kernel.
+    #[must_use]
+    pub fn new(kernel: Kernel<Q, R, B, M, L>) -> Self {
+        let mut machines = heapless::Vec::new();
+        for m in kernel.cluster().machines() {
+            // Cannot fail: the cluster holds at most M machines.
+            let _ = machines.push(*m);
+        }
+        Self {
+            kernel,
+            pending: BinaryHeap::new(),
+            starts: 0,
+            machines,
+        }
+    }
+
+    /// The kernel (its state after a replay, say).
+    #[must_use]
+    pub const fn kernel(&self) -> &Kernel<Q, R, B, M, L> {
+        &self.kernel
+    }
+
+    /// Replays `jobs` to the end, reporting to `sink`.
+    ///
+    /// # Errors
+    /// [`SimError`] when the input is unsorted or the kernel refuses a call
+    /// for another reason than an unrunnable job.
+    pub fn run<I, S>(&mut self, jobs: I, sink: &mut S) -> Result<Outcome, SimError>
+    where
+        I: IntoIterator<Item = SimJob>,
+        S: Sink,
+    {
+        let mut jobs = jobs.into_iter().peekable();
+        let mut outcome = Outcome::default();
+        let mut last_submit: Time = 0;
+        loop {
+            let next_submit = jobs.peek().map(|j| j.job.submit);
+            let next_end = self.pending.peek().map(|p| p.end);
+            let wakeup = self.kernel.next_wakeup();
+            let Some(now) = [next_submit, next_end, wakeup].into_iter().flatten().min() else {
+                break;
+            };
+            let err = |kind, job| SimError { time: now, job, kind };
+            if now < self.kernel.now() {
+                let job = jobs.peek().map(|j| j.job.id);
+                return Err(err(SimErrorKind::Unsorted, job));
+            }
+            outcome.last_time = now;
+            // 1. Completions at `now`.
+            while let Some(done) = self.pending.peek().copied().filter(|p| p.end <= now) {
+                let _ = self.pending.pop();
+                sink.before_call();
+                let result = self.kernel.complete(now, done.id);
+                sink.after_call(Call::Complete);
+                outcome.calls = outcome.calls.saturating_add(1);
+                let running = result.map_err(|e| err(SimErrorKind::Kernel(e), Some(done.id)))?;
+                let record = self.record(&running, now);
+                outcome.finished = outcome.finished.saturating_add(1);
+                if record.killed {
+                    outcome.killed = outcome.killed.saturating_add(1);
+                }
+                sink.finished(&record);
+            }
+            // 2-3. Arrivals at `now` (compression happens inside the first call).
+            while let Some(next) = jobs.next_if(|j| j.job.submit <= now) {
+                if next.job.submit < last_submit {
+                    return Err(err(SimErrorKind::Unsorted, Some(next.job.id)));
+                }
+                last_submit = next.job.submit;
+                let mut job = next.job;
+                job.tag = next.runtime;
+                sink.before_call();
+                // `Kernel::submit` only reserves (Conservative); it starts nothing.
+                let result = self
+                    .kernel
+                    .submit(now, job, &mut ReserveOnly { sink: &mut *sink, now });
+                sink.after_call(Call::Submit);
+                outcome.calls = outcome.calls.saturating_add(1);
+                match result {
+                    Ok(()) => outcome.submitted = outcome.submitted.saturating_add(1),
+                    Err(e @ (KernelError::Unrunnable(_) | KernelError::InvalidJob(_))) => {
+                        outcome.rejected = outcome.rejected.saturating_add(1);
+                        sink.rejected(&job, e);
+                    }
+                    Err(e) => return Err(err(SimErrorKind::Kernel(e), Some(job.id))),
+                }
+            }
+            outcome.max_queue = outcome.max_queue.max(self.kernel.queued().len());
+            // 4. One scheduling pass.
+            let mut forward = Forward {
+                sink: &mut *sink,
+                pending: &mut self.pending,
+                starts: &mut self.starts,
+                now,
+                machines: &self.machines,
+                overflow: None,
+            };
+            forward.sink.before_call();
+            let result = self.kernel.schedule(now, &mut forward);
+            forward.sink.after_call(Call::Schedule);
+            outcome.calls = outcome.calls.saturating_add(1);
+            if let Some(id) = forward.overflow {
+                return Err(err(SimErrorKind::Kernel(KernelError::RunningFull(id)), Some(id)));
+            }
+            result.map_err(|e| err(SimErrorKind::Kernel(e), None))?;
+        }
+        Ok(outcome)
+    }
+
+    fn record(&self, running: &RunningJob, end: Time) -> JobRecord {
+        let scaled = self
+            .machines
+            .get(usize::from(running.slot.machine))
+            .and_then(|m| m.scale(running.job.tag))
+            .unwrap_or(Duration::MAX);
+        JobRecord {
+            job: running.job,
+            runtime: running.job.tag,
+            slot: running.slot,
+            end,
+            killed: scaled > running.slot.duration,
+            guarantee: running.guarantee,
+        }
+    }
+}
+
+struct ReserveOnly<'a, S> {
+    sink: &'a mut S,
+    now: Time,
+}
+
+impl<S: Sink> Observer for ReserveOnly<'_, S> {
+    fn reserved(&mut self, job: &Job, slot: Slot) {
+        self.sink.reserved(self.now, job, slot);
+    }
+}

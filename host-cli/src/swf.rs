@@ -1,0 +1,1 @@
+//! SWF reader (being written).
