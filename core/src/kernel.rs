@@ -184,7 +184,13 @@ pub struct Pass {
 /// `B` must cover every distinct start and end time in the plan: for
 /// Conservative, `2 * Q + R + 1` is always enough; for the others `R + 3`.
 #[derive(Clone, Debug)]
-pub struct Kernel<const Q: usize, const R: usize, const B: usize, const M: usize = 1, const L: usize = 0> {
+pub struct Kernel<
+    const Q: usize,
+    const R: usize,
+    const B: usize,
+    const M: usize = 1,
+    const L: usize = 0,
+> {
     cluster: Cluster<M, L>,
     policy: Policy,
     now: Time,
@@ -193,6 +199,10 @@ pub struct Kernel<const Q: usize, const R: usize, const B: usize, const M: usize
     plan: Plan<B, M, L>,
     /// An early completion left gaps the next pass must compress.
     compress_pending: bool,
+    /// Intervals freed since the last compression pass ended.
+    freed_since_pass: Freed,
+    /// Intervals freed during the last compression pass.
+    freed_in_last_pass: Freed,
     /// EASY: the job that holds the head reservation (SJF-EASY can replace it).
     reserved_head: Option<JobId>,
 }
@@ -213,6 +223,8 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             running: Vec::new(),
             plan,
             compress_pending: false,
+            freed_since_pass: Freed::new(),
+            freed_in_last_pass: Freed::new(),
             reserved_head: None,
         }
     }
@@ -275,7 +287,8 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
                 .partition_point(|q| (q.job.estimate, q.job.submit, q.job.id) <= key)
         } else {
             let key = (job.submit, job.id);
-            self.queue.partition_point(|q| (q.job.submit, q.job.id) <= key)
+            self.queue
+                .partition_point(|q| (q.job.submit, q.job.id) <= key)
         }
     }
 
@@ -292,7 +305,12 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     /// [`KernelError::Unrunnable`], [`KernelError::QueueFull`],
     /// [`KernelError::ProfileFull`] or [`KernelError::TimeOverflow`]; nothing
     /// is changed then (but time has advanced to `now`).
-    pub fn submit<O: Observer>(&mut self, now: Time, job: Job, observer: &mut O) -> Result<(), KernelError> {
+    pub fn submit<O: Observer>(
+        &mut self,
+        now: Time,
+        job: Job,
+        observer: &mut O,
+    ) -> Result<(), KernelError> {
         self.advance(now)?;
         if job.procs == 0 || job.estimate == 0 {
             return Err(KernelError::InvalidJob(job.id));
@@ -359,6 +377,8 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             self.plan.release_from(&done.job, &done.slot, now)?;
             if self.policy.reserves_all() {
                 self.compress_pending = true;
+                let most = self.plan.most_free_between(now, done.slot.end());
+                self.freed_since_pass.add(now, done.slot.end(), most);
             }
         }
         Ok(done)
@@ -384,9 +404,17 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     /// [`KernelError::TimeWentBackwards`], [`KernelError::Overdue`] when a
     /// running job is past its estimate, [`KernelError::RunningFull`],
     /// [`KernelError::ProfileFull`] or [`KernelError::TimeOverflow`].
-    pub fn schedule<O: Observer>(&mut self, now: Time, observer: &mut O) -> Result<Pass, KernelError> {
+    pub fn schedule<O: Observer>(
+        &mut self,
+        now: Time,
+        observer: &mut O,
+    ) -> Result<Pass, KernelError> {
         self.advance(now)?;
-        if let Some(late) = self.running.iter().find(|r| r.slot.end() <= now && r.slot.duration > 0) {
+        if let Some(late) = self
+            .running
+            .iter()
+            .find(|r| r.slot.end() <= now && r.slot.duration > 0)
+        {
             return Err(KernelError::Overdue(late.job.id));
         }
         self.compress_if_pending(observer)?;
@@ -399,7 +427,12 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
 
     /// Moves queue entry `index` to the running set at `slot` (whose
     /// resources the plan already holds).
-    fn start(&mut self, index: usize, slot: Slot, observer: &mut impl Observer) -> Result<(), KernelError> {
+    fn start(
+        &mut self,
+        index: usize,
+        slot: Slot,
+        observer: &mut impl Observer,
+    ) -> Result<(), KernelError> {
         if self.running.is_full() {
             let id = self.queue.get(index).map_or(0, |q| q.job.id);
             return Err(KernelError::RunningFull(id));
@@ -427,7 +460,11 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     /// rest of the queue is scanned: a later job starts now if it fits the
     /// plan over `[now, now + estimate)`, which is exactly "ends by the shadow
     /// time or uses only processors the head leaves spare".
-    fn pass_in_order(&mut self, observer: &mut impl Observer, backfill: bool) -> Result<Pass, KernelError> {
+    fn pass_in_order(
+        &mut self,
+        observer: &mut impl Observer,
+        backfill: bool,
+    ) -> Result<Pass, KernelError> {
         let now = self.now;
         let mut pass = Pass::default();
         while let Some(head) = self.queue.first().copied() {
@@ -479,7 +516,11 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         result.map(|()| pass)
     }
 
-    fn backfill_behind_head(&mut self, observer: &mut impl Observer, pass: &mut Pass) -> Result<(), KernelError> {
+    fn backfill_behind_head(
+        &mut self,
+        observer: &mut impl Observer,
+        pass: &mut Pass,
+    ) -> Result<(), KernelError> {
         let now = self.now;
         let mut index = 1;
         while let Some(entry) = self.queue.get(index).copied() {
@@ -513,7 +554,10 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
                 continue;
             };
             if slot.start < now {
-                slot = self.replan(index, &entry, observer)?;
+                let old = slot;
+                slot = self.replan(index, &entry, None, observer)?;
+                let most = self.plan.most_free_between(old.start, old.end());
+                self.freed_since_pass.add(old.start, old.end(), most);
             }
             if slot.start == now {
                 self.start(index, slot, observer)?;
@@ -527,20 +571,41 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
 
     /// Takes queue entry `index` out of the plan and puts it back at its
     /// earliest start from now, never later than its current reservation.
-    fn replan(&mut self, index: usize, entry: &QueuedJob, observer: &mut impl Observer) -> Result<Slot, KernelError> {
+    /// `freed` bounds the search: the job can only have become movable by a
+    /// window that overlaps an interval freed since it was last placed (see
+    /// [`Kernel::compress_if_pending`]); `None` searches everything.
+    fn replan(
+        &mut self,
+        index: usize,
+        entry: &QueuedJob,
+        freed: Option<&Freed>,
+        observer: &mut impl Observer,
+    ) -> Result<Slot, KernelError> {
         let now = self.now;
         let Some(old) = entry.reservation else {
             return Err(KernelError::Internal("replan without reservation"));
         };
-        self.plan.release_from(&entry.job, &old, now)?;
-        let found = self.plan.earliest(&self.cluster, &entry.job, now)?;
-        let slot = match found {
-            // Never later than before (the old place is free again, so the
-            // search cannot do worse unless the old start is in the past).
-            Some(s) if s.start <= old.start || old.start < now => s,
-            _ => Slot { start: old.start.max(now), ..old },
+        let slot = if old.start >= now {
+            // Look for an earlier place without touching the plan; most jobs
+            // cannot move, and then nothing is changed.
+            match self.earliest_into(&entry.job, &old, freed)? {
+                Some(earlier) => {
+                    self.plan.release_from(&entry.job, &old, now)?;
+                    self.plan.reserve(&entry.job, &earlier)?;
+                    earlier
+                }
+                None => return Ok(old),
+            }
+        } else {
+            // A missed reservation (the host called late): re-plan from now.
+            self.plan.release_from(&entry.job, &old, now)?;
+            let slot = self
+                .plan
+                .earliest(&self.cluster, &entry.job, now)?
+                .ok_or(KernelError::Unrunnable(entry.job.id))?;
+            self.plan.reserve(&entry.job, &slot)?;
+            slot
         };
-        self.plan.reserve(&entry.job, &slot)?;
         if let Some(e) = self.queue.get_mut(index) {
             e.reservation = Some(slot);
         }
@@ -550,18 +615,84 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         Ok(slot)
     }
 
+    /// The earliest slot before `own.start` for a job that holds `own`,
+    /// among windows overlapping one of the `freed` intervals (all windows
+    /// when `freed` is `None`).
+    fn earliest_into(&self, job: &Job, own: &Slot, freed: Option<&Freed>) -> Result<Option<Slot>, KernelError> {
+        let now = self.now;
+        let Some(freed) = freed else {
+            return Ok(self
+                .plan
+                .earliest_before(&self.cluster, job, own, now, own.start)?);
+        };
+        // A window [s, s + d) overlaps [a, b) when a - d < s < b; `d` is the
+        // job's longest duration on any machine.
+        let reach = self
+            .cluster
+            .machines()
+            .iter()
+            .filter_map(|m| m.scale(job.estimate))
+            .max()
+            .unwrap_or(Time::MAX);
+        let mut best: Option<Slot> = None;
+        for &(a, b, most) in freed.intervals() {
+            if most < job.procs {
+                continue; // no point of [a, b) ever had room for it since
+            }
+            let limit = own.start.min(b).min(best.map_or(Time::MAX, |s| s.start));
+            let from = now.max(a.saturating_sub(reach));
+            if from >= limit {
+                continue;
+            }
+            if let Some(slot) = self.plan.earliest_before(&self.cluster, job, own, from, limit)? {
+                best = Some(slot);
+            }
+        }
+        Ok(best)
+    }
+
+    /// One compression pass: every reserved job, in queue order, moves to
+    /// its earliest feasible start if that is earlier.
+    ///
+    /// Pruning, exact: when a job was last placed (at its submission, or in
+    /// the previous pass) no earlier start fitted. Time passing frees
+    /// nothing, so an earlier window can only fit now if it overlaps capacity
+    /// freed since then: an early completion (`[now, estimated end)`) or a
+    /// job that moved (its old slot). Every queued job was placed after the
+    /// previous pass began, so the search looks only at windows overlapping
+    /// an interval freed since then (a few intervals, or their hull).
     fn compress_if_pending(&mut self, observer: &mut impl Observer) -> Result<(), KernelError> {
         if !self.compress_pending {
             return Ok(());
         }
         self.compress_pending = false;
+        let mut freed = self.freed_in_last_pass.clone();
+        freed.extend(&self.freed_since_pass);
+        self.freed_since_pass = Freed::new();
+        let mut freed_in_pass = Freed::new();
         for index in 0..self.queue.len() {
-            if let Some(entry) = self.queue.get(index).copied() {
-                if entry.reservation.is_some() {
-                    self.replan(index, &entry, observer)?;
+            let Some(entry) = self.queue.get(index).copied() else {
+                continue;
+            };
+            let Some(old) = entry.reservation else {
+                continue;
+            };
+            match self.replan(index, &entry, Some(&freed), observer) {
+                Ok(slot) if slot != old => {
+                    let from = old.start.max(self.now);
+                    let most = self.plan.most_free_between(from, old.end());
+                    freed_in_pass.add(from, old.end(), most);
+                    freed.add(from, old.end(), most);
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    // Jobs after this one were not examined: search fully next time.
+                    self.freed_since_pass.add(self.now, Time::MAX, u32::MAX);
+                    return Err(e);
                 }
             }
         }
+        self.freed_in_last_pass = freed_in_pass;
         Ok(())
     }
 
@@ -587,7 +718,9 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
                 }
             }
             if self.policy.reserves_all() && q.reservation.is_none() {
-                return Err(KernelError::Internal("conservative job without reservation"));
+                return Err(KernelError::Internal(
+                    "conservative job without reservation",
+                ));
             }
         }
         for (m, machine) in self.cluster.machines().iter().enumerate() {
@@ -634,6 +767,60 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             .filter(|(_, s)| covers(s))
             .filter_map(|(j, s)| units(&j, &s));
         running.chain(reserved).map(u64::from).sum()
+    }
+}
+
+/// A short list of time intervals `[a, b)` where capacity was freed, each
+/// with the most processors free anywhere in it when it was added (on any
+/// machine). When full, it collapses to one interval covering them all, with
+/// the largest of those maxima: a superset is always safe for compression's
+/// pruning, only slower.
+///
+/// Why the maximum may be kept although the plan changes: a window that fits
+/// now and overlaps `[a, b)` has `need` processors free at its points in
+/// `[a, b)`. Where no capacity was freed after the interval was added, free
+/// processors only went down since, so the recorded maximum is at least
+/// `need`; where capacity was freed later, the window also overlaps that
+/// later interval and is found through it.
+#[derive(Clone, Debug, Default)]
+struct Freed {
+    intervals: Vec<(Time, Time, u32), 8>,
+}
+
+impl Freed {
+    fn new() -> Self {
+        Self::default()
+    }
+
+    fn intervals(&self) -> &[(Time, Time, u32)] {
+        &self.intervals
+    }
+
+    fn add(&mut self, a: Time, b: Time, most: u32) {
+        if a >= b {
+            return;
+        }
+        if let Some(hit) = self
+            .intervals
+            .iter_mut()
+            .find(|(x, y, _)| a <= *y && *x <= b)
+        {
+            *hit = (hit.0.min(a), hit.1.max(b), hit.2.max(most));
+            return;
+        }
+        if self.intervals.push((a, b, most)).is_err() {
+            let lo = self.intervals.iter().map(|i| i.0).fold(a, Time::min);
+            let hi = self.intervals.iter().map(|i| i.1).fold(b, Time::max);
+            let top = self.intervals.iter().map(|i| i.2).fold(most, u32::max);
+            self.intervals.clear();
+            let _ = self.intervals.push((lo, hi, top));
+        }
+    }
+
+    fn extend(&mut self, other: &Self) {
+        for &(a, b, most) in other.intervals() {
+            self.add(a, b, most);
+        }
     }
 }
 

@@ -123,7 +123,9 @@ impl Accumulator {
         let slowdown = record.bounded_slowdown();
         self.count = self.count.saturating_add(1);
         self.wait = self.wait.saturating_add(u64::from(record.wait()));
-        self.turnaround = self.turnaround.saturating_add(u64::from(record.turnaround()));
+        self.turnaround = self
+            .turnaround
+            .saturating_add(u64::from(record.turnaround()));
         self.slowdown += slowdown;
         if slowdown > self.worst_slowdown {
             self.worst_slowdown = slowdown;
@@ -133,7 +135,10 @@ impl Accumulator {
         if record.killed {
             self.killed = self.killed.saturating_add(1);
         }
-        self.first_submit = Some(self.first_submit.map_or(record.job.submit, |t| t.min(record.job.submit)));
+        self.first_submit = Some(
+            self.first_submit
+                .map_or(record.job.submit, |t| t.min(record.job.submit)),
+        );
         self.last_end = Some(self.last_end.map_or(record.end, |t| t.max(record.end)));
     }
 
@@ -218,7 +223,9 @@ impl Metrics {
     #[must_use]
     pub fn category(&self, category: Category) -> &Accumulator {
         // `index()` is always < 4.
-        self.by_category.get(category.index()).unwrap_or(&self.overall)
+        self.by_category
+            .get(category.index())
+            .unwrap_or(&self.overall)
     }
 }
 

@@ -148,6 +148,93 @@ impl<const B: usize, const M: usize, const L: usize> Plan<B, M, L> {
         Ok(best)
     }
 
+    /// A slot for `job`, which holds `own` in the plan, that starts at or
+    /// after `from` and strictly before `limit`, as if `own` were given back
+    /// first; `None` when there is none. The plan is not changed: this is how
+    /// compression tests whether a reservation can move earlier.
+    ///
+    /// # Errors
+    /// [`ProfileError::TimeOverflow`] when the search runs past the end of time.
+    pub fn earliest_before(
+        &self,
+        cluster: &Cluster<M, L>,
+        job: &Job,
+        own: &Slot,
+        from: Time,
+        limit: Time,
+    ) -> Result<Option<Slot>, ProfileError> {
+        let mut best: Option<Slot> = None;
+        let mut limit = limit;
+        for &machine in cluster.order() {
+            let index = usize::from(machine);
+            if !cluster.eligible(job, index) {
+                continue;
+            }
+            let (Some(cpus), Some(duration)) = (
+                self.machines.get(index),
+                cluster
+                    .machines()
+                    .get(index)
+                    .and_then(|m| m.scale(job.estimate)),
+            ) else {
+                continue;
+            };
+            // The job holds its processors on its own machine, and one copy
+            // of each license, from `own.start` on.
+            let cpu_held = if machine == own.machine {
+                own.start
+            } else {
+                Time::MAX
+            };
+            // On a slower machine the window outlasts the held licenses; it is
+            // then checked without that credit (never wrong, at worst a move
+            // to a slower machine is missed and the reservation stays).
+            let license_held = if duration <= own.duration {
+                own.start
+            } else {
+                Time::MAX
+            };
+            let mut t = from;
+            let found = 'search: loop {
+                let Some(mut next) =
+                    cpus.earliest_fit_before(t, duration, job.procs, cpu_held, limit)?
+                else {
+                    break 'search None;
+                };
+                for (pool, profile) in self.licenses.iter().enumerate() {
+                    if job.licenses.contains(pool) {
+                        match profile.earliest_fit_before(
+                            next,
+                            duration,
+                            1,
+                            license_held,
+                            limit,
+                        )? {
+                            Some(at) => next = next.max(at),
+                            None => break 'search None,
+                        }
+                    }
+                }
+                if next == t {
+                    break 'search Some(t);
+                }
+                t = next;
+            };
+            if let Some(start) = found {
+                best = Some(Slot {
+                    start,
+                    machine,
+                    duration,
+                });
+                limit = start;
+                if start == from {
+                    break;
+                }
+            }
+        }
+        Ok(best)
+    }
+
     /// A slot starting exactly at `now`, if `job` fits now anywhere.
     ///
     /// # Errors
@@ -193,6 +280,16 @@ impl<const B: usize, const M: usize, const L: usize> Plan<B, M, L> {
             }
         }
         Ok(None)
+    }
+
+    /// The most processors free anywhere in `[start, end)` on any machine.
+    #[must_use]
+    pub fn most_free_between(&self, start: Time, end: Time) -> u32 {
+        self.machines
+            .iter()
+            .map(|p| p.max_free(start, end))
+            .max()
+            .unwrap_or(0)
     }
 
     /// The most processors free at `now` on any one machine.

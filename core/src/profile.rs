@@ -99,7 +99,10 @@ impl<const B: usize> Profile<B> {
         const { assert!(B >= 3, "a profile needs room for at least 3 steps") };
         let mut steps = Vec::new();
         // Cannot fail: B >= 3.
-        let _ = steps.push(Step { at: 0, free: capacity });
+        let _ = steps.push(Step {
+            at: 0,
+            free: capacity,
+        });
         Self { steps, capacity }
     }
 
@@ -159,6 +162,23 @@ impl<const B: usize> Profile<B> {
         }
     }
 
+    /// The most free units anywhere in `[start, end)` (0 when empty).
+    #[must_use]
+    pub fn max_free(&self, start: Time, end: Time) -> u32 {
+        if end <= start {
+            return 0;
+        }
+        let mut index = self.index_at(start);
+        let mut most = self.free_of(index);
+        loop {
+            index = index.saturating_add(1);
+            match self.at_of(index) {
+                Some(at) if at < end => most = most.max(self.free_of(index)),
+                _ => return most,
+            }
+        }
+    }
+
     /// Whether `need` units stay free over `[start, start + duration)`.
     ///
     /// # Errors
@@ -211,6 +231,61 @@ impl<const B: usize> Profile<B> {
         }
     }
 
+    /// The earliest `t` in `[from, limit)` such that `need` units stay free
+    /// over `[t, t + duration)` truncated at `held_from`; `None` when there is
+    /// none.
+    ///
+    /// This answers "can a job that already holds `need` units over
+    /// `[held_from, held_from + duration)` move earlier?" without touching
+    /// the profile: for a start `t < held_from`, the part of the window from
+    /// `held_from` on lies inside the job's own reservation, where at least
+    /// `need` units are free once it is given back. So only
+    /// `[t, min(t + duration, held_from))` needs checking, with `limit <=
+    /// held_from`. Pass `held_from = Time::MAX` for a resource the job does
+    /// not hold.
+    ///
+    /// # Errors
+    /// [`ProfileError::TimeOverflow`] when a candidate interval's end does not fit.
+    pub fn earliest_fit_before(
+        &self,
+        from: Time,
+        duration: Duration,
+        need: u32,
+        held_from: Time,
+        limit: Time,
+    ) -> Result<Option<Time>, ProfileError> {
+        let mut start = from.max(self.origin());
+        let mut index = self.index_at(start);
+        'candidate: loop {
+            if start >= limit {
+                return Ok(None);
+            }
+            let end = start
+                .checked_add(duration)
+                .ok_or(ProfileError::TimeOverflow)?
+                .min(held_from);
+            let mut j = index;
+            loop {
+                if self.free_of(j) < need {
+                    let next = j.saturating_add(1);
+                    match self.at_of(next) {
+                        Some(at) => {
+                            start = at;
+                            index = next;
+                            continue 'candidate;
+                        }
+                        None => return Ok(None),
+                    }
+                }
+                let next = j.saturating_add(1);
+                match self.at_of(next) {
+                    Some(at) if at < end => j = next,
+                    _ => return Ok(Some(start)),
+                }
+            }
+        }
+    }
+
     /// Makes sure a step begins exactly at `t` (splitting the step in force),
     /// returning its index. Needs one free slot when `t` is not a step yet.
     fn split_at(&mut self, t: Time) -> Result<usize, ProfileError> {
@@ -234,7 +309,13 @@ impl<const B: usize> Profile<B> {
 
     /// Adds `delta` (negative: subtract) to every step in `[start, end)`,
     /// after checking the bounds; then restores canonical form.
-    fn apply(&mut self, start: Time, end: Time, amount: u32, take: bool) -> Result<(), ProfileError> {
+    fn apply(
+        &mut self,
+        start: Time,
+        end: Time,
+        amount: u32,
+        take: bool,
+    ) -> Result<(), ProfileError> {
         if start < self.origin() {
             return Err(ProfileError::BeforeOrigin);
         }
@@ -264,7 +345,12 @@ impl<const B: usize> Profile<B> {
                 _ => break,
             }
         }
-        if self.steps.len().saturating_add(self.splits_needed(start, end)) > B {
+        if self
+            .steps
+            .len()
+            .saturating_add(self.splits_needed(start, end))
+            > B
+        {
             return Err(ProfileError::Full);
         }
         let lo = self.split_at(start)?;
@@ -299,7 +385,12 @@ impl<const B: usize> Profile<B> {
     /// [`ProfileError::Insufficient`], [`ProfileError::Full`],
     /// [`ProfileError::TimeOverflow`] or [`ProfileError::BeforeOrigin`]; the
     /// profile is unchanged then.
-    pub fn reserve(&mut self, start: Time, duration: Duration, amount: u32) -> Result<(), ProfileError> {
+    pub fn reserve(
+        &mut self,
+        start: Time,
+        duration: Duration,
+        amount: u32,
+    ) -> Result<(), ProfileError> {
         let end = start
             .checked_add(duration)
             .ok_or(ProfileError::TimeOverflow)?;
@@ -312,7 +403,12 @@ impl<const B: usize> Profile<B> {
     /// # Errors
     /// [`ProfileError::OverRelease`], [`ProfileError::Full`] or
     /// [`ProfileError::TimeOverflow`]; the profile is unchanged then.
-    pub fn release(&mut self, start: Time, duration: Duration, amount: u32) -> Result<(), ProfileError> {
+    pub fn release(
+        &mut self,
+        start: Time,
+        duration: Duration,
+        amount: u32,
+    ) -> Result<(), ProfileError> {
         let end = start
             .checked_add(duration)
             .ok_or(ProfileError::TimeOverflow)?;
@@ -407,7 +503,11 @@ mod tests {
         assert_eq!(p.earliest_fit(0, 10, 2).unwrap(), Some(0));
         assert_eq!(p.earliest_fit(0, 10, 3).unwrap(), Some(100));
         assert_eq!(p.earliest_fit(0, 20, 3).unwrap(), Some(100));
-        assert_eq!(p.earliest_fit(0, 21, 3).unwrap(), Some(150), "[100,121) hits the 1-free step");
+        assert_eq!(
+            p.earliest_fit(0, 21, 3).unwrap(),
+            Some(150),
+            "[100,121) hits the 1-free step"
+        );
         assert_eq!(p.earliest_fit(0, 1, 11).unwrap(), None);
         assert_eq!(p.earliest_fit(130, 5, 1).unwrap(), Some(130));
         assert_eq!(p.min_free(90, 40).unwrap(), 1);

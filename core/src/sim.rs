@@ -186,7 +186,13 @@ struct Pending {
 
 /// A kernel plus the pending-completion heap the replay needs.
 #[derive(Debug)]
-pub struct Simulator<const Q: usize, const R: usize, const B: usize, const M: usize = 1, const L: usize = 0> {
+pub struct Simulator<
+    const Q: usize,
+    const R: usize,
+    const B: usize,
+    const M: usize = 1,
+    const L: usize = 0,
+> {
     kernel: Kernel<Q, R, B, M, L>,
     pending: BinaryHeap<Pending, Min, R>,
     starts: u64,
@@ -273,7 +279,11 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             let Some(now) = [next_submit, next_end, wakeup].into_iter().flatten().min() else {
                 break;
             };
-            let err = |kind, job| SimError { time: now, job, kind };
+            let err = |kind, job| SimError {
+                time: now,
+                job,
+                kind,
+            };
             if now < self.kernel.now() {
                 let job = jobs.peek().map(|j| j.job.id);
                 return Err(err(SimErrorKind::Unsorted, job));
@@ -304,9 +314,14 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
                 job.tag = next.runtime;
                 sink.before_call();
                 // `Kernel::submit` only reserves (Conservative); it starts nothing.
-                let result = self
-                    .kernel
-                    .submit(now, job, &mut ReserveOnly { sink: &mut *sink, now });
+                let result = self.kernel.submit(
+                    now,
+                    job,
+                    &mut ReserveOnly {
+                        sink: &mut *sink,
+                        now,
+                    },
+                );
                 sink.after_call(Call::Submit);
                 outcome.calls = outcome.calls.saturating_add(1);
                 match result {
@@ -333,7 +348,10 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             forward.sink.after_call(Call::Schedule);
             outcome.calls = outcome.calls.saturating_add(1);
             if let Some(id) = forward.overflow {
-                return Err(err(SimErrorKind::Kernel(KernelError::RunningFull(id)), Some(id)));
+                return Err(err(
+                    SimErrorKind::Kernel(KernelError::RunningFull(id)),
+                    Some(id),
+                ));
             }
             result.map_err(|e| err(SimErrorKind::Kernel(e), None))?;
         }

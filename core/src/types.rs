@@ -288,9 +288,18 @@ mod tests {
     fn machines_are_ordered_fastest_first() {
         let c: Cluster<3, 0> = Cluster::new(
             &[
-                Machine { cpus: 4, speed: 1000 },
-                Machine { cpus: 4, speed: 2000 },
-                Machine { cpus: 4, speed: 2000 },
+                Machine {
+                    cpus: 4,
+                    speed: 1000,
+                },
+                Machine {
+                    cpus: 4,
+                    speed: 2000,
+                },
+                Machine {
+                    cpus: 4,
+                    speed: 2000,
+                },
             ],
             &[],
         )
@@ -304,8 +313,14 @@ mod tests {
         let c: Cluster<2, 2> = Cluster::new(
             &[Machine::new(4), Machine::new(8)],
             &[
-                LicensePool { count: 1, machines: MachineSet(0b01) },
-                LicensePool { count: 0, machines: MachineSet::ALL },
+                LicensePool {
+                    count: 1,
+                    machines: MachineSet(0b01),
+                },
+                LicensePool {
+                    count: 0,
+                    machines: MachineSet::ALL,
+                },
             ],
         )
         .unwrap();
@@ -313,7 +328,10 @@ mod tests {
         assert!(!c.eligible(&job, 0));
         assert!(c.eligible(&job, 1));
         job.licenses = LicenseSet(0b01);
-        assert!(!c.runnable(&job), "pool 0 only on machine 0, which is too small");
+        assert!(
+            !c.runnable(&job),
+            "pool 0 only on machine 0, which is too small"
+        );
         job.procs = 2;
         assert!(c.eligible(&job, 0) && !c.eligible(&job, 1));
         job.licenses = LicenseSet(0b10);
@@ -324,8 +342,14 @@ mod tests {
 
     #[test]
     fn speed_scales_durations_up() {
-        let fast = Machine { cpus: 1, speed: 2000 };
-        let slow = Machine { cpus: 1, speed: 300 };
+        let fast = Machine {
+            cpus: 1,
+            speed: 2000,
+        };
+        let slow = Machine {
+            cpus: 1,
+            speed: 300,
+        };
         assert_eq!(fast.scale(11), Some(6));
         assert_eq!(slow.scale(3), Some(10));
         assert_eq!(slow.scale(u32::MAX), None);
@@ -334,8 +358,14 @@ mod tests {
 
     #[test]
     fn bad_clusters_are_refused() {
-        assert_eq!(Cluster::<1, 0>::new(&[], &[]).unwrap_err(), ClusterError::Empty);
-        assert_eq!(Cluster::<1, 0>::single(0).unwrap_err(), ClusterError::BadMachine(0));
+        assert_eq!(
+            Cluster::<1, 0>::new(&[], &[]).unwrap_err(),
+            ClusterError::Empty
+        );
+        assert_eq!(
+            Cluster::<1, 0>::single(0).unwrap_err(),
+            ClusterError::BadMachine(0)
+        );
         assert_eq!(
             Cluster::<1, 0>::new(&[Machine::new(1), Machine::new(1)], &[]).unwrap_err(),
             ClusterError::TooMany

@@ -1,1 +1,5 @@
-fn main() {}
+//! `host-cli`: replay SWF traces through the backfill kernel.
+
+fn main() -> std::process::ExitCode {
+    backfill_cli::cli::main()
+}

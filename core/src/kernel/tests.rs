@@ -25,10 +25,12 @@ fn run(policy: Policy, cpus: u32, jobs: &[(JobId, Time, u32, u32, u32)]) -> Coll
     let kernel: Kernel<64, 64, 256> = Kernel::new(Cluster::single(cpus).unwrap(), policy);
     let mut sim = Simulator::new(kernel);
     let mut sink = Collect::default();
-    let input = jobs.iter().map(|&(id, submit, procs, estimate, runtime)| SimJob {
-        job: Job::new(id, submit, procs, estimate),
-        runtime,
-    });
+    let input = jobs
+        .iter()
+        .map(|&(id, submit, procs, estimate, runtime)| SimJob {
+            job: Job::new(id, submit, procs, estimate),
+            runtime,
+        });
     let outcome = sim.run(input, &mut sink).unwrap();
     assert_eq!(outcome.finished, jobs.len() as u64);
     sim.kernel().validate().unwrap();
@@ -58,7 +60,10 @@ fn easy_backfills_around_the_shadow_time() {
     // The head's reservation was made at its arrival pass and never moved.
     let head: Vec<_> = c.reservations.iter().filter(|r| r.1 == 2).collect();
     assert_eq!(head, [&(1, 2, 100)]);
-    assert_eq!(c.records.iter().find(|r| r.job.id == 2).unwrap().guarantee, Some(100));
+    assert_eq!(
+        c.records.iter().find(|r| r.job.id == 2).unwrap().guarantee,
+        Some(100)
+    );
 }
 
 #[test]
@@ -107,7 +112,13 @@ fn conservative_compresses_after_an_early_finish() {
     assert_eq!(starts(&c), [(1, 0), (2, 40), (3, 90)]);
     assert_eq!(
         c.reservations,
-        [(0, 1, 0), (1, 2, 100), (2, 3, 150), (40, 2, 40), (40, 3, 90)],
+        [
+            (0, 1, 0),
+            (1, 2, 100),
+            (2, 3, 150),
+            (40, 2, 40),
+            (40, 3, 90)
+        ],
         "(now, job, reserved start)"
     );
     for r in &c.records {
@@ -117,9 +128,19 @@ fn conservative_compresses_after_an_early_finish() {
 
 #[test]
 fn sjf_easy_orders_by_estimate() {
-    let jobs = &[(1, 0, 10, 100, 100), (2, 1, 10, 500, 500), (3, 2, 10, 50, 50)];
-    assert_eq!(starts(&run(Policy::SjfEasy, 10, jobs)), [(1, 0), (2, 150), (3, 100)]);
-    assert_eq!(starts(&run(Policy::Easy, 10, jobs)), [(1, 0), (2, 100), (3, 600)]);
+    let jobs = &[
+        (1, 0, 10, 100, 100),
+        (2, 1, 10, 500, 500),
+        (3, 2, 10, 50, 50),
+    ];
+    assert_eq!(
+        starts(&run(Policy::SjfEasy, 10, jobs)),
+        [(1, 0), (2, 150), (3, 100)]
+    );
+    assert_eq!(
+        starts(&run(Policy::Easy, 10, jobs)),
+        [(1, 0), (2, 100), (3, 600)]
+    );
 }
 
 #[test]
@@ -135,7 +156,11 @@ fn jobs_are_killed_at_their_estimate() {
 #[test]
 fn zero_runtime_jobs_finish_at_once() {
     for policy in Policy::ALL {
-        let c = run(policy, 2, &[(1, 5, 2, 10, 0), (2, 5, 2, 10, 0), (3, 6, 1, 1, 1)]);
+        let c = run(
+            policy,
+            2,
+            &[(1, 5, 2, 10, 0), (2, 5, 2, 10, 0), (3, 6, 1, 1, 1)],
+        );
         assert_eq!(starts(&c), [(1, 5), (2, 5), (3, 6)], "{policy}");
     }
 }
@@ -150,13 +175,32 @@ fn misuse_is_an_error_value() {
     k.submit(10, Job::new(1, 10, 8, 100), &mut ()).unwrap();
     assert_eq!(
         k.submit(9, Job::new(2, 9, 1, 1), &mut ()),
-        Err(KernelError::TimeWentBackwards { now: 9, current: 10 })
+        Err(KernelError::TimeWentBackwards {
+            now: 9,
+            current: 10
+        })
     );
-    assert_eq!(k.submit(10, Job::new(1, 10, 1, 1), &mut ()), Err(KernelError::DuplicateJob(1)));
-    assert_eq!(k.submit(10, Job::new(3, 10, 9, 1), &mut ()), Err(KernelError::Unrunnable(3)));
-    assert_eq!(k.submit(10, Job::new(4, 10, 0, 1), &mut ()), Err(KernelError::InvalidJob(4)));
-    assert_eq!(k.submit(10, Job::new(5, 11, 1, 1), &mut ()), Err(KernelError::SubmitInFuture(5)));
-    assert_eq!(k.complete(10, 1), Err(KernelError::UnknownJob(1)), "queued, not running");
+    assert_eq!(
+        k.submit(10, Job::new(1, 10, 1, 1), &mut ()),
+        Err(KernelError::DuplicateJob(1))
+    );
+    assert_eq!(
+        k.submit(10, Job::new(3, 10, 9, 1), &mut ()),
+        Err(KernelError::Unrunnable(3))
+    );
+    assert_eq!(
+        k.submit(10, Job::new(4, 10, 0, 1), &mut ()),
+        Err(KernelError::InvalidJob(4))
+    );
+    assert_eq!(
+        k.submit(10, Job::new(5, 11, 1, 1), &mut ()),
+        Err(KernelError::SubmitInFuture(5))
+    );
+    assert_eq!(
+        k.complete(10, 1),
+        Err(KernelError::UnknownJob(1)),
+        "queued, not running"
+    );
     assert_eq!(
         k.submit(10, Job::new(6, 10, 1, u32::MAX), &mut ()),
         Err(KernelError::TimeOverflow)
@@ -169,7 +213,10 @@ fn misuse_is_an_error_value() {
     for id in 10..14 {
         k.submit(110, Job::new(id, 110, 8, 10), &mut ()).unwrap();
     }
-    assert_eq!(k.submit(110, Job::new(20, 110, 1, 1), &mut ()), Err(KernelError::QueueFull(20)));
+    assert_eq!(
+        k.submit(110, Job::new(20, 110, 1, 1), &mut ()),
+        Err(KernelError::QueueFull(20))
+    );
     k.validate().unwrap();
 }
 
@@ -191,8 +238,20 @@ fn next_wakeup_covers_reservations_and_expiries() {
 fn licenses_and_machines_are_respected() {
     use crate::types::{LicensePool, LicenseSet, Machine, MachineSet};
     let cluster: Cluster<2, 1> = Cluster::new(
-        &[Machine { cpus: 4, speed: 1000 }, Machine { cpus: 4, speed: 2000 }],
-        &[LicensePool { count: 1, machines: MachineSet::ALL }],
+        &[
+            Machine {
+                cpus: 4,
+                speed: 1000,
+            },
+            Machine {
+                cpus: 4,
+                speed: 2000,
+            },
+        ],
+        &[LicensePool {
+            count: 1,
+            machines: MachineSet::ALL,
+        }],
     )
     .unwrap();
     let mut k: Kernel<8, 8, 32, 2, 1> = Kernel::new(cluster, Policy::Easy);
@@ -204,7 +263,10 @@ fn licenses_and_machines_are_respected() {
     k.submit(0, second, &mut ()).unwrap();
     k.submit(0, Job::new(3, 0, 4, 100), &mut ()).unwrap();
     let mut started = Vec::new();
-    k.schedule(0, &mut |j: &Job, s: Slot| started.push((j.id, s.machine, s.duration))).unwrap();
+    k.schedule(0, &mut |j: &Job, s: Slot| {
+        started.push((j.id, s.machine, s.duration))
+    })
+    .unwrap();
     // Job 1 goes to the fast machine (index 1) and runs 50 s there; job 2
     // waits for the only license copy; job 3 takes the slow machine whole.
     assert_eq!(started, [(1, 1, 50), (3, 0, 100)]);

@@ -47,9 +47,9 @@ pub enum SwfErrorKind {
     /// A data line could not be parsed; the field is in [`SwfError::field`].
     Line(LineErrorKind),
     /// A value that the scheduler needs as `u32` (submit time, run time,
-    /// processors, requested time, user) is larger than `u32::MAX`; the field
-    /// is in [`SwfError::field`].
-    ValueTooLarge {
+    /// processors, requested time, user) is larger than `u32::MAX` (or, in a
+    /// hand-built record, below `-1`); the field is in [`SwfError::field`].
+    ValueOutOfRange {
         /// The value as written.
         value: i64,
     },
@@ -65,7 +65,7 @@ impl fmt::Display for SwfErrorKind {
             Self::InvalidUtf8 => f.write_str("invalid UTF-8"),
             Self::LineTooLong { limit } => write!(f, "line longer than {limit} bytes"),
             Self::Line(kind) => write!(f, "{kind}"),
-            Self::ValueTooLarge { value } => {
+            Self::ValueOutOfRange { value } => {
                 write!(f, "value {value} is out of range (0 to {})", u32::MAX)
             }
         }
@@ -133,7 +133,9 @@ mod tests {
             file: "t.swf".into(),
             line: Some(3),
             field: Some(2),
-            kind: SwfErrorKind::ValueTooLarge { value: 4_294_967_296 },
+            kind: SwfErrorKind::ValueOutOfRange {
+                value: 4_294_967_296,
+            },
         };
         assert_eq!(
             e.to_string(),

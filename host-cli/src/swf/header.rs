@@ -105,25 +105,25 @@ impl TextField {
 /// The typed `u64` fields of [`SwfHeader`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum CountField {
-    MaxProcs,
-    MaxNodes,
-    MaxJobs,
-    MaxRecords,
+    Procs,
+    Nodes,
+    Jobs,
+    Records,
 }
 
 impl CountField {
     fn slot(self, h: &mut SwfHeader) -> &mut Option<u64> {
         match self {
-            Self::MaxProcs => &mut h.max_procs,
-            Self::MaxNodes => &mut h.max_nodes,
-            Self::MaxJobs => &mut h.max_jobs,
-            Self::MaxRecords => &mut h.max_records,
+            Self::Procs => &mut h.max_procs,
+            Self::Nodes => &mut h.max_nodes,
+            Self::Jobs => &mut h.max_jobs,
+            Self::Records => &mut h.max_records,
         }
     }
 
     /// Whether 0 means "not known" (a machine of zero processors or nodes).
     fn zero_is_absent(self) -> bool {
-        matches!(self, Self::MaxProcs | Self::MaxNodes)
+        matches!(self, Self::Procs | Self::Nodes)
     }
 }
 
@@ -191,13 +191,13 @@ impl HeaderParser {
             None
         };
         let count_field = if is("MaxProcs") {
-            Some(CountField::MaxProcs)
+            Some(CountField::Procs)
         } else if is("MaxNodes") {
-            Some(CountField::MaxNodes)
+            Some(CountField::Nodes)
         } else if is("MaxJobs") {
-            Some(CountField::MaxJobs)
+            Some(CountField::Jobs)
         } else if is("MaxRecords") {
-            Some(CountField::MaxRecords)
+            Some(CountField::Records)
         } else {
             None
         };
@@ -277,7 +277,9 @@ fn split_key(body: &str) -> Option<(&str, &str)> {
 /// The leading decimal integer of `value`, which must be followed by nothing,
 /// whitespace or `(`.
 fn leading_u64(value: &str) -> Option<u64> {
-    let end = value.find(|c: char| !c.is_ascii_digit()).unwrap_or(value.len());
+    let end = value
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(value.len());
     let (digits, rest) = value.split_at(end);
     if digits.is_empty() || !(rest.is_empty() || rest.starts_with([' ', '\t', '('])) {
         return None;
@@ -326,12 +328,18 @@ mod tests {
         ]);
         assert_eq!(h.version.as_deref(), Some("2.2"));
         assert_eq!(h.computer.as_deref(), Some("IBM SP2"));
-        assert_eq!(h.installation.as_deref(), Some("Cornell Theory Center (CTC)"));
+        assert_eq!(
+            h.installation.as_deref(),
+            Some("Cornell Theory Center (CTC)")
+        );
         assert_eq!(h.max_jobs, Some(79302));
         assert_eq!(h.max_records, Some(79302));
         assert_eq!(h.unix_start_time, Some(835_823_160));
         assert_eq!(h.time_zone_string.as_deref(), Some("US/Eastern"));
-        assert_eq!(h.start_time.as_deref(), Some("Wed Jun 26 17:06:00 EDT 1996"));
+        assert_eq!(
+            h.start_time.as_deref(),
+            Some("Wed Jun 26 17:06:00 EDT 1996")
+        );
         assert_eq!(h.end_time.as_deref(), Some("Sat May 31 23:11:26 EDT 1997"));
         assert_eq!(h.max_nodes, Some(338));
         assert_eq!(h.max_procs, Some(338));
@@ -346,14 +354,20 @@ mod tests {
             h.values("information").collect::<Vec<_>>(),
             vec!["http://www.tc.cornell.edu/\nhttp://www.cs.huji.ac.il/labs/parallel/workload/"]
         );
-        assert_eq!(h.values("Queue").collect::<Vec<_>>(), vec!["1 DSI", "2 astro"]);
+        assert_eq!(
+            h.values("Queue").collect::<Vec<_>>(),
+            vec!["1 DSI", "2 astro"]
+        );
         assert_eq!(h.values("TimeZone").collect::<Vec<_>>(), vec!["-18000"]);
         assert!(!h.is_empty());
     }
 
     #[test]
     fn max_procs_with_free_text_and_lists() {
-        let h = parse(&["; MaxProcs: 1664 (72, 1368, 224)", "; MaxNodes: 184  ( 6,  171,   7)"]);
+        let h = parse(&[
+            "; MaxProcs: 1664 (72, 1368, 224)",
+            "; MaxNodes: 184  ( 6,  171,   7)",
+        ]);
         assert_eq!(h.max_procs, Some(1664));
         assert_eq!(h.max_nodes, Some(184));
         assert!(h.other.is_empty());
@@ -372,9 +386,20 @@ mod tests {
         assert_eq!(h.max_jobs, Some(0));
         assert_eq!(
             h.other,
-            vec![("MaxProcs".into(), "0".into()), ("MaxNodes".into(), "0".into())]
+            vec![
+                ("MaxProcs".into(), "0".into()),
+                ("MaxNodes".into(), "0".into())
+            ]
         );
-        for bad in ["", "many", "-5", "12.5", "1e3", "338abc", "99999999999999999999999"] {
+        for bad in [
+            "",
+            "many",
+            "-5",
+            "12.5",
+            "1e3",
+            "338abc",
+            "99999999999999999999999",
+        ] {
             let line = format!("; MaxProcs: {bad}");
             let h = parse(&[&line]);
             assert_eq!(h.max_procs, None, "{bad}");
@@ -401,12 +426,20 @@ mod tests {
 
     #[test]
     fn repeated_typed_keys_keep_first() {
-        let h = parse(&["; MaxProcs: 10", "; MaxProcs: 20", "; Version: 1", "; Version: 2"]);
+        let h = parse(&[
+            "; MaxProcs: 10",
+            "; MaxProcs: 20",
+            "; Version: 1",
+            "; Version: 2",
+        ]);
         assert_eq!(h.max_procs, Some(10));
         assert_eq!(h.version.as_deref(), Some("1"));
         assert_eq!(
             h.other,
-            vec![("MaxProcs".into(), "20".into()), ("Version".into(), "2".into())]
+            vec![
+                ("MaxProcs".into(), "20".into()),
+                ("Version".into(), "2".into())
+            ]
         );
     }
 
@@ -419,7 +452,10 @@ mod tests {
         ]);
         assert_eq!(
             h.notes,
-            vec!["Curie is composed of 3 types of nodes\nsee: http://www-hpc.cea.fr/", "second"]
+            vec![
+                "Curie is composed of 3 types of nodes\nsee: http://www-hpc.cea.fr/",
+                "second"
+            ]
         );
         assert!(h.other.is_empty());
     }
@@ -439,7 +475,10 @@ mod tests {
         assert_eq!(
             h.other,
             vec![
-                ("".into(), "--- SWF file converted from SACCT ---\nsecond line".into()),
+                (
+                    "".into(),
+                    "--- SWF file converted from SACCT ---\nsecond line".into()
+                ),
                 ("".into(), "after a blank comment".into()),
                 ("".into(), "after a data line".into()),
             ]

@@ -1,7 +1,7 @@
 //! One SWF data line: its 18 integer fields, parsed and printed.
 //!
 //! This module knows the syntax of a data line only; what the fields mean for
-//! the scheduler is decided in [`super::select`].
+//! the scheduler is decided in [`super::select()`].
 
 use core::fmt;
 
@@ -34,7 +34,10 @@ pub const FIELD_NAMES: [&str; FIELD_COUNT] = [
 /// The name of 1-based SWF field `field`, or `None` outside `1..=18`.
 #[must_use]
 pub fn field_name(field: usize) -> Option<&'static str> {
-    field.checked_sub(1).and_then(|i| FIELD_NAMES.get(i)).copied()
+    field
+        .checked_sub(1)
+        .and_then(|i| FIELD_NAMES.get(i))
+        .copied()
 }
 
 /// Writes `field N (name)`, or `field N` when `N` is not an SWF field (19
@@ -168,7 +171,9 @@ impl SwfRecord {
     /// The value of 1-based SWF field `field`, or `None` outside `1..=18`.
     #[must_use]
     pub fn field(&self, field: usize) -> Option<i64> {
-        field.checked_sub(1).and_then(|i| self.fields().get(i).copied())
+        field
+            .checked_sub(1)
+            .and_then(|i| self.fields().get(i).copied())
     }
 
     /// Whether this line records a piece of a checkpointed or swapped job
@@ -199,31 +204,32 @@ impl SwfRecord {
     pub fn parse_line(line: &str) -> Result<SwfRecord, LineError> {
         let line = line.strip_suffix('\n').unwrap_or(line);
         let line = line.strip_suffix('\r').unwrap_or(line);
+        // Splitting at ASCII bytes keeps every token valid UTF-8.
+        let mut tokens = line
+            .as_bytes()
+            .split(|&b| b == b' ' || b == b'\t')
+            .filter(|t| !t.is_empty());
         let mut values = [0_i64; FIELD_COUNT];
-        let mut found = 0_usize;
-        for token in line.split([' ', '\t']).filter(|t| !t.is_empty()) {
-            let field = found + 1;
-            match values.get_mut(found) {
-                Some(slot) => {
-                    *slot = parse_field(token, field).map_err(|kind| LineError {
-                        field: Some(field),
-                        kind,
-                    })?;
-                }
-                None => {
-                    let total = line.split([' ', '\t']).filter(|t| !t.is_empty()).count();
-                    return Err(LineError {
-                        field: Some(FIELD_COUNT + 1),
-                        kind: LineErrorKind::FieldCount { found: total },
-                    });
-                }
-            }
-            found += 1;
+        for (index, slot) in values.iter_mut().enumerate() {
+            let field = index + 1;
+            let Some(token) = tokens.next() else {
+                return Err(LineError {
+                    field: Some(field),
+                    kind: LineErrorKind::FieldCount { found: index },
+                });
+            };
+            *slot = parse_field(token, field).map_err(|kind| LineError {
+                field: Some(field),
+                kind,
+            })?;
         }
-        if found < FIELD_COUNT {
+        let extra = tokens.count();
+        if extra > 0 {
             return Err(LineError {
-                field: Some(found + 1),
-                kind: LineErrorKind::FieldCount { found },
+                field: Some(FIELD_COUNT + 1),
+                kind: LineErrorKind::FieldCount {
+                    found: FIELD_COUNT + extra,
+                },
             });
         }
         Ok(SwfRecord::from_fields(values))
@@ -242,31 +248,46 @@ impl fmt::Display for SwfRecord {
 }
 
 /// Parses one token as SWF field `field` (1-based).
-fn parse_field(token: &str, field: usize) -> Result<i64, LineErrorKind> {
+fn parse_field(token: &[u8], field: usize) -> Result<i64, LineErrorKind> {
     let value = match parse_integer(token) {
         Some(Ok(v)) => v,
-        Some(Err(())) => return Err(LineErrorKind::OutOfRange { text: shorten(token) }),
+        Some(Err(())) => {
+            return Err(LineErrorKind::OutOfRange {
+                text: shorten(token),
+            })
+        }
         None if DECIMAL_FIELDS.contains(&field) => parse_decimal(token)?,
-        None => return Err(LineErrorKind::NotAnInteger { text: shorten(token) }),
+        None => {
+            return Err(LineErrorKind::NotAnInteger {
+                text: shorten(token),
+            })
+        }
     };
     if value < -1 && field != STATUS_FIELD {
-        return Err(LineErrorKind::Negative { text: shorten(token) });
+        return Err(LineErrorKind::Negative {
+            text: shorten(token),
+        });
     }
     Ok(value)
 }
 
 /// `None` if `token` is not `[+-]?[0-9]+`; `Some(Err(()))` if it is but does
 /// not fit in `i64`.
-fn parse_integer(token: &str) -> Option<Result<i64, ()>> {
-    let (negative, digits) = match token.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, token.strip_prefix('+').unwrap_or(token)),
+fn parse_integer(token: &[u8]) -> Option<Result<i64, ()>> {
+    let (negative, digits) = match token {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        _ => (false, token),
     };
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    if digits.is_empty() {
         return None;
     }
     let mut value: i64 = 0;
-    for b in digits.bytes() {
+    let mut overflow = false;
+    for &b in digits {
+        if !b.is_ascii_digit() {
+            return None;
+        }
         let d = i64::from(b - b'0');
         let next = value.checked_mul(10).and_then(|v| {
             if negative {
@@ -277,34 +298,40 @@ fn parse_integer(token: &str) -> Option<Result<i64, ()>> {
         });
         match next {
             Some(v) => value = v,
-            None => return Some(Err(())),
+            None => overflow = true,
         }
     }
-    Some(Ok(value))
+    Some(if overflow { Err(()) } else { Ok(value) })
 }
 
 /// Parses decimal or exponent notation (fields 6 and 7 only), rounded to the
 /// nearest integer.
-fn parse_decimal(token: &str) -> Result<i64, LineErrorKind> {
+fn parse_decimal(token: &[u8]) -> Result<i64, LineErrorKind> {
     let numeric_chars = token
-        .bytes()
-        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
+        .iter()
+        .all(|&b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
     // The character check keeps out "inf", "NaN" and the like, which
     // `f64::from_str` would accept.
-    let parsed = if numeric_chars && token.bytes().any(|b| b.is_ascii_digit()) {
-        token.parse::<f64>().ok()
+    let parsed = if numeric_chars && token.iter().any(u8::is_ascii_digit) {
+        std::str::from_utf8(token)
+            .ok()
+            .and_then(|t| t.parse::<f64>().ok())
     } else {
         None
     };
     let Some(x) = parsed else {
-        return Err(LineErrorKind::NotANumber { text: shorten(token) });
+        return Err(LineErrorKind::NotANumber {
+            text: shorten(token),
+        });
     };
     let rounded = x.round();
     // -2^63 is exact in f64; 2^63 is the first value beyond i64::MAX.
     const LOW: f64 = -9_223_372_036_854_775_808.0;
     const HIGH: f64 = 9_223_372_036_854_775_808.0;
     if !(LOW..HIGH).contains(&rounded) {
-        return Err(LineErrorKind::OutOfRange { text: shorten(token) });
+        return Err(LineErrorKind::OutOfRange {
+            text: shorten(token),
+        });
     }
     #[allow(clippy::cast_possible_truncation)]
     Ok(rounded as i64)
@@ -315,9 +342,10 @@ const MAX_ERROR_TEXT: usize = 40;
 
 /// The token for an error message, cut to [`MAX_ERROR_TEXT`] bytes (at a
 /// character boundary) with `...` appended when cut.
-fn shorten(token: &str) -> String {
+fn shorten(token: &[u8]) -> String {
+    let token = String::from_utf8_lossy(token);
     if token.len() <= MAX_ERROR_TEXT {
-        return token.to_owned();
+        return token.into_owned();
     }
     let mut end = MAX_ERROR_TEXT;
     while !token.is_char_boundary(end) {
@@ -375,13 +403,24 @@ impl fmt::Display for LineErrorKind {
                 write!(f, "missing: found {found} fields, expected {FIELD_COUNT}")
             }
             Self::FieldCount { found } => {
-                write!(f, "extra field: found {found} fields, expected {FIELD_COUNT}")
+                write!(
+                    f,
+                    "extra field: found {found} fields, expected {FIELD_COUNT}"
+                )
             }
             Self::NotAnInteger { text } | Self::Negative { text } => {
-                write!(f, "expected an integer >= -1, found '{}'", text.escape_debug())
+                write!(
+                    f,
+                    "expected an integer >= -1, found '{}'",
+                    text.escape_debug()
+                )
             }
             Self::NotANumber { text } => {
-                write!(f, "expected a number >= -1, found '{}'", text.escape_debug())
+                write!(
+                    f,
+                    "expected a number >= -1, found '{}'",
+                    text.escape_debug()
+                )
             }
             Self::OutOfRange { text } => {
                 write!(f, "number out of range, found '{}'", text.escape_debug())
@@ -522,7 +561,10 @@ mod tests {
         let e = err(&format!("{LINE} 5"));
         assert_eq!(e.field, Some(19));
         assert_eq!(e.kind, LineErrorKind::FieldCount { found: 19 });
-        assert_eq!(e.to_string(), "field 19: extra field: found 19 fields, expected 18");
+        assert_eq!(
+            e.to_string(),
+            "field 19: extra field: found 19 fields, expected 18"
+        );
         let e = err(&format!("{LINE} 5 x 7 8"));
         assert_eq!(e.kind, LineErrorKind::FieldCount { found: 22 });
     }
@@ -544,7 +586,9 @@ mod tests {
     #[test]
     fn non_numeric_fields() {
         for field in 1..=18 {
-            for bad in ["abc", "1x", "--1", "-", "+", "0x10", "1,5", ";", "∞", "nan", "inf"] {
+            for bad in [
+                "abc", "1x", "--1", "-", "+", "0x10", "1,5", ";", "∞", "nan", "inf",
+            ] {
                 let e = err(&with_field(field, bad));
                 assert_eq!(e.field, Some(field), "{field} {bad}");
                 if DECIMAL_FIELDS.contains(&field) {
@@ -568,7 +612,12 @@ mod tests {
         );
         let e = err(&with_field(2, "10.0"));
         assert_eq!(e.field, Some(2));
-        assert_eq!(e.kind, LineErrorKind::NotAnInteger { text: "10.0".into() });
+        assert_eq!(
+            e.kind,
+            LineErrorKind::NotAnInteger {
+                text: "10.0".into()
+            }
+        );
         for field in (1..=18).filter(|f| !DECIMAL_FIELDS.contains(f)) {
             assert_eq!(err(&with_field(field, "2.00")).field, Some(field));
         }
@@ -593,14 +642,23 @@ mod tests {
         }
         // Rounded values obey the same rules as integers.
         let e = err(&with_field(6, "-2.5"));
-        assert_eq!(e.kind, LineErrorKind::Negative { text: "-2.5".into() });
+        assert_eq!(
+            e.kind,
+            LineErrorKind::Negative {
+                text: "-2.5".into()
+            }
+        );
         assert_eq!(
             err(&with_field(7, "1e300")).kind,
-            LineErrorKind::OutOfRange { text: "1e300".into() }
+            LineErrorKind::OutOfRange {
+                text: "1e300".into()
+            }
         );
         assert_eq!(
             err(&with_field(7, "1e999")).kind,
-            LineErrorKind::OutOfRange { text: "1e999".into() }
+            LineErrorKind::OutOfRange {
+                text: "1e999".into()
+            }
         );
         for bad in ["1.2.3", "e5", ".", "1e", "--1.0", "inf", "NaN", "infinity"] {
             assert_eq!(
@@ -621,7 +679,10 @@ mod tests {
             let r = SwfRecord::parse_line(&with_field(field, "-1")).unwrap();
             assert_eq!(r.field(field), Some(-1));
             for other in (1..=18).filter(|&o| o != field) {
-                assert_eq!(r.field(other), SwfRecord::parse_line(LINE).unwrap().field(other));
+                assert_eq!(
+                    r.field(other),
+                    SwfRecord::parse_line(LINE).unwrap().field(other)
+                );
             }
         }
         let all = vec!["-1"; 18].join(" ");
@@ -660,7 +721,11 @@ mod tests {
         assert_eq!(r.submit, 4_294_967_296);
         let r = SwfRecord::parse_line(&with_field(2, "9223372036854775807")).unwrap();
         assert_eq!(r.submit, i64::MAX);
-        for big in ["9223372036854775808", "18446744073709551616", "99999999999999999999999999"] {
+        for big in [
+            "9223372036854775808",
+            "18446744073709551616",
+            "99999999999999999999999999",
+        ] {
             for field in 1..=18 {
                 let e = err(&with_field(field, big));
                 assert_eq!(e.field, Some(field));
@@ -681,7 +746,9 @@ mod tests {
     fn long_and_odd_tokens_are_shortened_and_escaped() {
         let long = "x".repeat(1000);
         let e = err(&with_field(1, &long));
-        let LineErrorKind::NotAnInteger { text } = &e.kind else { panic!("{e:?}") };
+        let LineErrorKind::NotAnInteger { text } = &e.kind else {
+            panic!("{e:?}")
+        };
         assert_eq!(text.len(), MAX_ERROR_TEXT + 3);
         let multibyte = "é".repeat(100);
         let e = err(&with_field(1, &multibyte));
@@ -695,7 +762,15 @@ mod tests {
 
     #[test]
     fn partial_execution_statuses() {
-        for (status, partial) in [(-1, false), (0, false), (1, false), (2, true), (3, true), (4, true), (5, false)] {
+        for (status, partial) in [
+            (-1, false),
+            (0, false),
+            (1, false),
+            (2, true),
+            (3, true),
+            (4, true),
+            (5, false),
+        ] {
             let r = SwfRecord::parse_line(&with_field(11, &status.to_string())).unwrap();
             assert_eq!(r.is_partial_execution(), partial, "{status}");
         }
@@ -718,8 +793,9 @@ mod tests {
         let alphabet = b"0123456789 -+.eE\t\r\n;x\xff";
         for _ in 0..20_000 {
             let len = (rng.next() % 80) as usize;
-            let bytes: Vec<u8> =
-                (0..len).map(|_| alphabet[(rng.next() % alphabet.len() as u64) as usize]).collect();
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| alphabet[(rng.next() % alphabet.len() as u64) as usize])
+                .collect();
             let s = String::from_utf8_lossy(&bytes);
             if let Err(e) = SwfRecord::parse_line(&s) {
                 let _ = e.to_string();

@@ -154,7 +154,9 @@ fn read_lines(name: &str, mut reader: impl BufRead, gzip: bool) -> Result<Loaded
         bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
         bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
         if bytes.len() > MAX_LINE_BYTES {
-            return Err(line_error(SwfErrorKind::LineTooLong { limit: MAX_LINE_BYTES }));
+            return Err(line_error(SwfErrorKind::LineTooLong {
+                limit: MAX_LINE_BYTES,
+            }));
         }
         if line_no == 1 {
             bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
@@ -277,7 +279,10 @@ mod tests {
         let e = load_str(&input).unwrap_err();
         assert_eq!(e.line, Some(3));
         assert_eq!(e.field, Some(4));
-        assert!(matches!(e.kind, SwfErrorKind::Line(LineErrorKind::FieldCount { found: 3 })));
+        assert!(matches!(
+            e.kind,
+            SwfErrorKind::Line(LineErrorKind::FieldCount { found: 3 })
+        ));
         assert_eq!(
             e.to_string(),
             "test.swf:3: field 4 (run time): missing: found 3 fields, expected 18"
@@ -292,7 +297,10 @@ mod tests {
 
         let e = load_str(&format!("{LINE1} 7\n")).unwrap_err();
         assert_eq!(e.field, Some(19));
-        assert!(e.to_string().contains("found 19 fields, expected 18"), "{e}");
+        assert!(
+            e.to_string().contains("found 19 fields, expected 18"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -329,7 +337,10 @@ mod tests {
             let mut input = vec![b' '; MAX_LINE_BYTES + 1];
             input.extend_from_slice(ending.as_bytes());
             let e = load_reader("x.swf", input.as_slice()).unwrap_err();
-            assert!(matches!(e.kind, SwfErrorKind::LineTooLong { .. }), "{ending:?}");
+            assert!(
+                matches!(e.kind, SwfErrorKind::LineTooLong { .. }),
+                "{ending:?}"
+            );
             assert_eq!(e.line, Some(1));
         }
     }
@@ -361,9 +372,15 @@ mod tests {
         let gz = gzip(sample().repeat(50).as_bytes());
         for cut in [gz.len() - 1, gz.len() - 8, gz.len() / 2, 11, 2] {
             let e = load_reader("t.swf.gz", &gz[..cut]).unwrap_err();
-            assert!(matches!(e.kind, SwfErrorKind::TruncatedGzip(_)), "cut {cut}: {e}");
+            assert!(
+                matches!(e.kind, SwfErrorKind::TruncatedGzip(_)),
+                "cut {cut}: {e}"
+            );
             assert_eq!(e.line, None);
-            assert!(e.to_string().starts_with("t.swf.gz: truncated gzip stream"), "{e}");
+            assert!(
+                e.to_string().starts_with("t.swf.gz: truncated gzip stream"),
+                "{e}"
+            );
         }
     }
 
@@ -385,16 +402,23 @@ mod tests {
         for (what, input) in [("crc", bad_crc), ("data", bad_data), ("header", bad_header)] {
             let e = load_reader("c.swf.gz", input.as_slice()).unwrap_err();
             assert!(
-                matches!(e.kind, SwfErrorKind::CorruptGzip(_) | SwfErrorKind::TruncatedGzip(_)),
+                matches!(
+                    e.kind,
+                    SwfErrorKind::CorruptGzip(_) | SwfErrorKind::TruncatedGzip(_)
+                ),
                 "{what}: {e}"
             );
             assert!(e.to_string().starts_with("c.swf.gz: "), "{e}");
         }
         // Trailing garbage after a complete member.
         let mut trailing = gz;
-        trailing.extend_from_slice(b"garbage");
+        trailing.extend_from_slice(b"this is not a gzip member");
         let e = load_reader("c.swf.gz", trailing.as_slice()).unwrap_err();
         assert!(matches!(e.kind, SwfErrorKind::CorruptGzip(_)), "{e}");
+        // Too short to be a member header at all: reported as truncated.
+        trailing.truncate(trailing.len() - 20);
+        let e = load_reader("c.swf.gz", trailing.as_slice()).unwrap_err();
+        assert!(matches!(e.kind, SwfErrorKind::TruncatedGzip(_)), "{e}");
     }
 
     #[test]
@@ -405,7 +429,10 @@ mod tests {
         bad[crc_at] ^= 0xff;
         let e = load_reader("c.swf.gz", bad.as_slice()).unwrap_err();
         assert!(matches!(e.kind, SwfErrorKind::CorruptGzip(_)), "{e}");
-        assert!(e.to_string().starts_with("c.swf.gz: corrupt gzip stream: "), "{e}");
+        assert!(
+            e.to_string().starts_with("c.swf.gz: corrupt gzip stream: "),
+            "{e}"
+        );
     }
 
     #[test]
@@ -423,9 +450,14 @@ mod tests {
         let missing = dir.join("missing.swf");
         let e = load(&missing).unwrap_err();
         assert!(matches!(e.kind, SwfErrorKind::Open(_)));
-        assert!(e.to_string().starts_with(&format!("{}: cannot open: ", missing.display())));
+        assert!(e
+            .to_string()
+            .starts_with(&format!("{}: cannot open: ", missing.display())));
         let e = load(&dir).unwrap_err(); // a directory opens but cannot be read
-        assert!(matches!(e.kind, SwfErrorKind::Read(_) | SwfErrorKind::Open(_)), "{e}");
+        assert!(
+            matches!(e.kind, SwfErrorKind::Read(_) | SwfErrorKind::Open(_)),
+            "{e}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -448,7 +480,15 @@ mod tests {
                 let line = if n % 1000 == 0 {
                     format!("; comment {n}\n")
                 } else {
-                    format!("{} {} 0 {} {} -1 -1 -1 {} -1 1 {} -1 -1 -1 -1 -1 -1\n", n, n * 3, n % 7, 1 + n % 64, n % 99, n % 50)
+                    format!(
+                        "{} {} 0 {} {} -1 -1 -1 {} -1 1 {} -1 -1 -1 -1 -1 -1\n",
+                        n,
+                        n * 3,
+                        n % 7,
+                        1 + n % 64,
+                        n % 99,
+                        n % 50
+                    )
                 };
                 self.pending.extend_from_slice(line.as_bytes());
                 self.pos = 0;
@@ -464,7 +504,12 @@ mod tests {
     #[test]
     fn million_line_input() {
         let lines = 1_000_000;
-        let gen = Generated { next: 0, lines, pending: Vec::new(), pos: 0 };
+        let gen = Generated {
+            next: 0,
+            lines,
+            pending: Vec::new(),
+            pos: 0,
+        };
         let t = load_reader("big.swf", BufReader::new(gen)).unwrap();
         assert_eq!(t.comment_lines, 1000);
         assert_eq!(t.records.len(), 999_000);

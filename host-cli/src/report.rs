@@ -1,0 +1,484 @@
+//! Reports: what a replay or `info` prints, as a table or JSON, and the
+//! per-job CSV.
+
+use crate::replay::{MachineSource, Prepared, RunResult};
+use crate::swf::{SkipReason, SwfHeader};
+use backfill_core::{Accumulator, Category, CategoryBounds, JobRecord};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::io::Write;
+
+/// One row of the metrics table.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct MetricsRow {
+    /// `all` or a category label (SN, SW, LN, LW).
+    pub set: String,
+    /// Jobs in the set.
+    pub jobs: u64,
+    /// Mean wait (s).
+    pub mean_wait: f64,
+    /// Mean bounded slowdown (10 s bound).
+    pub mean_bounded_slowdown: f64,
+    /// Mean turnaround (s).
+    pub mean_turnaround: f64,
+    /// Worst bounded slowdown.
+    pub worst_bounded_slowdown: f64,
+    /// Jobs killed at their estimate.
+    pub killed: u64,
+}
+
+impl MetricsRow {
+    fn new(set: &str, acc: &Accumulator) -> Self {
+        Self {
+            set: set.to_owned(),
+            jobs: acc.count,
+            mean_wait: acc.mean_wait(),
+            mean_bounded_slowdown: acc.mean_slowdown(),
+            mean_turnaround: acc.mean_turnaround(),
+            worst_bounded_slowdown: acc.worst_slowdown,
+            killed: acc.killed,
+        }
+    }
+}
+
+/// Counts of what was read and what became of it.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Accounting {
+    /// Data lines in the file.
+    pub records_read: u64,
+    /// Job lines in the window.
+    pub jobs_in_window: u64,
+    /// Partial-execution lines in the window (not jobs).
+    pub partial_execution_lines: u64,
+    /// Jobs not run, by reason.
+    pub skipped: Vec<(String, u64)>,
+    /// Jobs the kernel refused.
+    pub rejected_by_kernel: u64,
+    /// Jobs scheduled and finished.
+    pub scheduled: u64,
+    /// Jobs out of submit order in the file (sorted before the replay).
+    pub out_of_order: u64,
+}
+
+/// The report of one replay.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ReplayReport {
+    /// Trace name.
+    pub trace: String,
+    /// Policy.
+    pub policy: String,
+    /// `user` or `exact`.
+    pub estimates: String,
+    /// Load factor.
+    pub load: f64,
+    /// Machine processors.
+    pub machine_procs: u32,
+    /// Where the machine size came from.
+    pub machine_source: MachineSource,
+    /// Window: skipped job lines.
+    pub skip: u64,
+    /// Window: job lines taken.
+    pub first: Option<u64>,
+    /// Category bounds: short run time limit (s).
+    pub short_max: u32,
+    /// Category bounds: narrow processor limit.
+    pub narrow_max: u32,
+    /// What was read and what became of it.
+    pub accounting: Accounting,
+    /// Overall, then SN, SW, LN, LW.
+    pub metrics: Vec<MetricsRow>,
+    /// Utilisation over first submit to last end.
+    pub utilisation: f64,
+    /// Longest wait queue.
+    pub max_queue: usize,
+    /// Kernel calls.
+    pub kernel_calls: u64,
+    /// Wall time of the replay (s), parse excluded.
+    pub replay_seconds: f64,
+    /// Wall time including reading the trace (s).
+    pub total_seconds: f64,
+    /// Slowest single kernel call (µs).
+    pub slowest_call_us: f64,
+    /// Which call that was.
+    pub slowest_call: String,
+}
+
+/// Builds the report of a replay.
+#[must_use]
+pub fn replay_report(
+    prepared: &Prepared,
+    result: &RunResult,
+    bounds: CategoryBounds,
+    skip: u64,
+    first: Option<u64>,
+    total_seconds: f64,
+) -> ReplayReport {
+    let m = &result.metrics;
+    let mut metrics = vec![MetricsRow::new("all", &m.overall)];
+    metrics.extend(
+        Category::ALL
+            .iter()
+            .map(|&c| MetricsRow::new(c.label(), m.category(c))),
+    );
+    ReplayReport {
+        trace: prepared.name.clone(),
+        policy: result.policy.name().to_owned(),
+        estimates: format!("{:?}", prepared.shaping.estimates).to_lowercase(),
+        load: prepared.shaping.load,
+        machine_procs: prepared.machine_procs,
+        machine_source: prepared.machine_source,
+        skip,
+        first,
+        short_max: bounds.short_max,
+        narrow_max: bounds.narrow_max,
+        accounting: accounting(prepared, result),
+        metrics,
+        utilisation: m.overall.utilisation(u64::from(prepared.machine_procs)),
+        max_queue: result.outcome.max_queue,
+        kernel_calls: result.outcome.calls,
+        replay_seconds: result.wall.as_secs_f64(),
+        total_seconds,
+        slowest_call_us: result.slowest_call.0.as_secs_f64() * 1e6,
+        slowest_call: result
+            .slowest_call
+            .1
+            .map_or_else(|| "-".to_owned(), |c| format!("{c:?}").to_lowercase()),
+    }
+}
+
+fn accounting(prepared: &Prepared, result: &RunResult) -> Accounting {
+    Accounting {
+        records_read: prepared.records_read,
+        jobs_in_window: prepared.jobs_in_window,
+        partial_execution_lines: prepared.skipped.get(SkipReason::PartialExecution),
+        skipped: SkipReason::ALL
+            .iter()
+            .filter(|&&r| r != SkipReason::PartialExecution)
+            .map(|&r| (r.label().to_owned(), prepared.skipped.get(r)))
+            .collect(),
+        rejected_by_kernel: result.rejected.len() as u64,
+        scheduled: result.outcome.finished,
+        out_of_order: prepared.out_of_order,
+    }
+}
+
+fn window_text(skip: u64, first: Option<u64>) -> String {
+    match (skip, first) {
+        (0, None) => "whole trace".to_owned(),
+        (s, None) => format!("jobs after the first {s}"),
+        (0, Some(n)) => format!("first {n} jobs"),
+        (s, Some(n)) => format!("{n} jobs after the first {s}"),
+    }
+}
+
+/// Formats a replay report as a plain-text table.
+#[must_use]
+pub fn replay_table(r: &ReplayReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "trace        {}", r.trace);
+    let _ = writeln!(
+        out,
+        "machine      {} processors ({})",
+        r.machine_procs,
+        match r.machine_source {
+            MachineSource::Option => "--procs",
+            MachineSource::MaxProcs => "header MaxProcs",
+            MachineSource::MaxNodes => "header MaxNodes",
+            MachineSource::WidestJob => "no size in header: widest job",
+            MachineSource::Synthetic => "synthetic",
+        }
+    );
+    let _ = writeln!(
+        out,
+        "policy       {}   estimates {}   load x{}   window {}",
+        r.policy,
+        r.estimates,
+        r.load,
+        window_text(r.skip, r.first)
+    );
+    let a = &r.accounting;
+    let _ = writeln!(
+        out,
+        "jobs         {} data lines read; {} job lines in window; {} scheduled",
+        a.records_read, a.jobs_in_window, a.scheduled
+    );
+    if a.partial_execution_lines > 0 {
+        let _ = writeln!(
+            out,
+            "             {} partial-execution lines (status 2/3/4) are not jobs",
+            a.partial_execution_lines
+        );
+    }
+    for (reason, count) in &a.skipped {
+        if *count > 0 {
+            let _ = writeln!(out, "  skipped    {count:>8}  {reason}");
+        }
+    }
+    if a.rejected_by_kernel > 0 {
+        let _ = writeln!(
+            out,
+            "  rejected   {:>8}  refused by the kernel (no machine can run it)",
+            a.rejected_by_kernel
+        );
+    }
+    if a.out_of_order > 0 {
+        let _ = writeln!(
+            out,
+            "             {} jobs were out of submit order in the file and were sorted",
+            a.out_of_order
+        );
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "{:<5} {:>8} {:>12} {:>10} {:>14} {:>12} {:>7}",
+        "set", "jobs", "mean wait s", "mean bsld", "mean turnar. s", "worst bsld", "killed"
+    );
+    for row in &r.metrics {
+        let _ = writeln!(
+            out,
+            "{:<5} {:>8} {:>12.1} {:>10.2} {:>14.1} {:>12.1} {:>7}",
+            row.set,
+            row.jobs,
+            row.mean_wait,
+            row.mean_bounded_slowdown,
+            row.mean_turnaround,
+            row.worst_bounded_slowdown,
+            row.killed
+        );
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "utilisation  {:.2}%   max queue {}   kernel calls {}",
+        r.utilisation * 100.0,
+        r.max_queue,
+        r.kernel_calls
+    );
+    let _ = writeln!(
+        out,
+        "wall time    {:.3} s replay, {:.3} s with reading; slowest kernel call {:.1} µs ({})",
+        r.replay_seconds, r.total_seconds, r.slowest_call_us, r.slowest_call
+    );
+    out
+}
+
+/// One row of `--jobs-out`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct JobRow {
+    /// The trace's job number.
+    pub job_id: u64,
+    /// Submit time (after load scaling).
+    pub submit: u32,
+    /// Start time.
+    pub start: u32,
+    /// End time.
+    pub end: u32,
+    /// Wait (s).
+    pub wait: u32,
+    /// Effective run time (s).
+    pub run: u32,
+    /// Estimate the scheduler saw (s).
+    pub estimate: u32,
+    /// Processors.
+    pub procs: u32,
+    /// Bounded slowdown.
+    pub bounded_slowdown: f64,
+    /// SN, SW, LN or LW.
+    pub category: &'static str,
+}
+
+/// Writes one CSV row per scheduled job, in trace order (by job id).
+///
+/// # Errors
+/// I/O and CSV errors.
+pub fn write_jobs_csv<W: Write>(
+    out: W,
+    prepared: &Prepared,
+    records: &[JobRecord],
+    bounds: CategoryBounds,
+) -> Result<(), csv::Error> {
+    let mut sorted: Vec<&JobRecord> = records.iter().collect();
+    sorted.sort_by_key(|r| r.job.id);
+    let mut writer = csv::Writer::from_writer(out);
+    for r in sorted {
+        let number = prepared
+            .trace_jobs
+            .get(r.job.id as usize)
+            .map_or(u64::from(r.job.id), |t| t.number);
+        writer.serialize(JobRow {
+            job_id: number,
+            submit: r.job.submit,
+            start: r.start(),
+            end: r.end,
+            wait: r.wait(),
+            run: r.run(),
+            estimate: r.job.estimate,
+            procs: r.job.procs,
+            bounded_slowdown: r.bounded_slowdown(),
+            category: bounds.classify(r.runtime, r.job.procs).label(),
+        })?;
+    }
+    writer.flush()?;
+    Ok(())
+}
+
+/// What `host-cli info` reports.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct InfoReport {
+    /// Trace name.
+    pub trace: String,
+    /// Header fields.
+    pub header: SwfHeader,
+    /// Machine size used for the too-wide rule.
+    pub machine_procs: u32,
+    /// Where it came from.
+    pub machine_source: MachineSource,
+    /// Window.
+    pub skip: u64,
+    /// Window.
+    pub first: Option<u64>,
+    /// Counts.
+    pub accounting: Accounting,
+    /// Runnable jobs counted in the category table.
+    pub jobs_counted: u64,
+    /// Category bounds.
+    pub short_max: u32,
+    /// Category bounds.
+    pub narrow_max: u32,
+    /// Percent of counted jobs per category (SN, SW, LN, LW).
+    pub categories: Vec<(String, u64, f64)>,
+    /// Reading time (s).
+    pub read_seconds: f64,
+}
+
+/// Builds the `info` report from a prepared trace.
+#[must_use]
+pub fn info_report(
+    prepared: &Prepared,
+    header: &SwfHeader,
+    bounds: CategoryBounds,
+    skip: u64,
+    first: Option<u64>,
+    read_seconds: f64,
+) -> InfoReport {
+    let mut counts = [0u64; 4];
+    for j in &prepared.trace_jobs {
+        counts[bounds.classify(j.runtime, j.procs).index()] += 1;
+    }
+    let total: u64 = counts.iter().sum();
+    let categories = Category::ALL
+        .iter()
+        .map(|c| {
+            let n = counts[c.index()];
+            let pct = if total == 0 {
+                0.0
+            } else {
+                100.0 * n as f64 / total as f64
+            };
+            (c.label().to_owned(), n, pct)
+        })
+        .collect();
+    let accounting = Accounting {
+        records_read: prepared.records_read,
+        jobs_in_window: prepared.jobs_in_window,
+        partial_execution_lines: prepared.skipped.get(SkipReason::PartialExecution),
+        skipped: SkipReason::ALL
+            .iter()
+            .filter(|&&r| r != SkipReason::PartialExecution)
+            .map(|&r| (r.label().to_owned(), prepared.skipped.get(r)))
+            .collect(),
+        rejected_by_kernel: 0,
+        scheduled: prepared.trace_jobs.len() as u64,
+        out_of_order: prepared.out_of_order,
+    };
+    InfoReport {
+        trace: prepared.name.clone(),
+        header: header.clone(),
+        machine_procs: prepared.machine_procs,
+        machine_source: prepared.machine_source,
+        skip,
+        first,
+        accounting,
+        jobs_counted: total,
+        short_max: bounds.short_max,
+        narrow_max: bounds.narrow_max,
+        categories,
+        read_seconds,
+    }
+}
+
+/// Formats the `info` report as text; the category table follows the
+/// selective-reservation paper's Tables 3-6 (percent, two decimals).
+#[must_use]
+pub fn info_table(r: &InfoReport) -> String {
+    let mut out = String::new();
+    let h = &r.header;
+    let _ = writeln!(out, "trace        {}", r.trace);
+    let field = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".to_owned());
+    let num = |v: Option<u64>| v.map_or_else(|| "-".to_owned(), |v| v.to_string());
+    let _ = writeln!(out, "version      {}", field(&h.version));
+    let _ = writeln!(out, "computer     {}", field(&h.computer));
+    let _ = writeln!(out, "installation {}", field(&h.installation));
+    let _ = writeln!(
+        out,
+        "period       {} -> {}",
+        field(&h.start_time),
+        field(&h.end_time)
+    );
+    let _ = writeln!(
+        out,
+        "MaxProcs     {}   MaxNodes {}   MaxJobs {}   MaxRecords {}   UnixStartTime {}",
+        num(h.max_procs),
+        num(h.max_nodes),
+        num(h.max_jobs),
+        num(h.max_records),
+        h.unix_start_time
+            .map_or_else(|| "-".to_owned(), |v| v.to_string())
+    );
+    let _ = writeln!(
+        out,
+        "machine      {} processors ({:?})",
+        r.machine_procs, r.machine_source
+    );
+    let _ = writeln!(out, "window       {}", window_text(r.skip, r.first));
+    let a = &r.accounting;
+    let _ = writeln!(
+        out,
+        "jobs         {} data lines; {} job lines in window; {} runnable",
+        a.records_read, a.jobs_in_window, a.scheduled
+    );
+    if a.partial_execution_lines > 0 {
+        let _ = writeln!(
+            out,
+            "             {} partial-execution lines (status 2/3/4) are not jobs",
+            a.partial_execution_lines
+        );
+    }
+    for (reason, count) in &a.skipped {
+        let _ = writeln!(out, "  skipped    {count:>8}  {reason}");
+    }
+    if a.out_of_order > 0 {
+        let _ = writeln!(
+            out,
+            "             {} jobs out of submit order in the file (sorted for replay)",
+            a.out_of_order
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\ncategories ({} jobs; short <= {} s, narrow <= {} processors)",
+        r.jobs_counted, r.short_max, r.narrow_max
+    );
+    let pct = |label: &str| {
+        r.categories
+            .iter()
+            .find(|c| c.0 == label)
+            .map_or(0.0, |c| c.2)
+    };
+    let _ = writeln!(out, "       {:>8} {:>8}", "N", "W");
+    let _ = writeln!(out, "  S    {:>7.2}% {:>7.2}%", pct("SN"), pct("SW"));
+    let _ = writeln!(out, "  L    {:>7.2}% {:>7.2}%", pct("LN"), pct("LW"));
+    let _ = writeln!(out, "\nread in {:.3} s", r.read_seconds);
+    out
+}
