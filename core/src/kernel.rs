@@ -390,10 +390,15 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     #[must_use]
     pub fn next_wakeup(&self) -> Option<Time> {
         let expiries = self.running.iter().map(|r| r.slot.end());
-        let reservations = self
-            .queue
-            .iter()
-            .filter_map(|q| q.reservation.map(|s| s.start));
+        // EASY's only reservation, the head's shadow time, is a running
+        // job's estimated end (or now), so only reserve-all policies need
+        // the queue scanned.
+        let queue: &[QueuedJob] = if self.policy.reserves_all() {
+            &self.queue
+        } else {
+            &[]
+        };
+        let reservations = queue.iter().filter_map(|q| q.reservation.map(|s| s.start));
         expiries.chain(reservations).filter(|&t| t > self.now).min()
     }
 
@@ -618,7 +623,12 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     /// The earliest slot before `own.start` for a job that holds `own`,
     /// among windows overlapping one of the `freed` intervals (all windows
     /// when `freed` is `None`).
-    fn earliest_into(&self, job: &Job, own: &Slot, freed: Option<&Freed>) -> Result<Option<Slot>, KernelError> {
+    fn earliest_into(
+        &self,
+        job: &Job,
+        own: &Slot,
+        freed: Option<&Freed>,
+    ) -> Result<Option<Slot>, KernelError> {
         let now = self.now;
         let Some(freed) = freed else {
             return Ok(self
@@ -644,7 +654,10 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             if from >= limit {
                 continue;
             }
-            if let Some(slot) = self.plan.earliest_before(&self.cluster, job, own, from, limit)? {
+            if let Some(slot) = self
+                .plan
+                .earliest_before(&self.cluster, job, own, from, limit)?
+            {
                 best = Some(slot);
             }
         }

@@ -203,13 +203,7 @@ impl<const B: usize, const M: usize, const L: usize> Plan<B, M, L> {
                 };
                 for (pool, profile) in self.licenses.iter().enumerate() {
                     if job.licenses.contains(pool) {
-                        match profile.earliest_fit_before(
-                            next,
-                            duration,
-                            1,
-                            license_held,
-                            limit,
-                        )? {
+                        match profile.earliest_fit_before(next, duration, 1, license_held, limit)? {
                             Some(at) => next = next.max(at),
                             None => break 'search None,
                         }

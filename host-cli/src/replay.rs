@@ -44,8 +44,10 @@ pub enum MachineSource {
     MaxProcs,
     /// The header's `MaxNodes` (no `MaxProcs`).
     MaxNodes,
-    /// No header size: the widest job in the window.
-    WidestJob,
+    /// No header size: the most processors the log's own recorded schedule
+    /// (submit + wait, run time) had in use at once, or the widest job if
+    /// larger: the smallest machine the site's real schedule fitted on.
+    PeakUsage,
     /// The synthetic workload's machine.
     Synthetic,
 }
@@ -145,7 +147,7 @@ impl From<swf::SwfError> for CliError {
 }
 
 /// The machine size for a trace: `--procs`, else `MaxProcs`, else
-/// `MaxNodes`, else the widest job of the window (reported as such).
+/// `MaxNodes`; `None` when the header has neither (see [`peak_usage`]).
 #[must_use]
 pub fn machine_size(trace: &LoadedTrace, window: &Window) -> Option<(u32, MachineSource)> {
     if let Some(p) = window.procs {
@@ -162,6 +164,36 @@ pub fn machine_size(trace: &LoadedTrace, window: &Window) -> Option<(u32, Machin
     None
 }
 
+/// The most processors in use at once in the log's recorded schedule: each
+/// job line with a known submit, wait and run time holds its allocated
+/// processors (field 5, else field 8) over `[submit + wait, submit + wait +
+/// run)`. Lines without those fields do not count.
+#[must_use]
+pub fn peak_usage(trace: &LoadedTrace) -> u32 {
+    let mut events: Vec<(i64, i64)> = Vec::new();
+    for (_, r) in &trace.records {
+        let procs = if r.allocated_procs > 0 {
+            r.allocated_procs
+        } else {
+            r.requested_procs
+        };
+        if r.is_partial_execution() || r.submit < 0 || r.wait < 0 || r.run <= 0 || procs <= 0 {
+            continue;
+        }
+        let start = r.submit.saturating_add(r.wait);
+        events.push((start, procs));
+        events.push((start.saturating_add(r.run), -procs));
+    }
+    // Ends sort before starts at the same instant (half-open intervals).
+    events.sort_unstable();
+    let (mut now, mut peak) = (0i64, 0i64);
+    for (_, delta) in events {
+        now = now.saturating_add(delta);
+        peak = peak.max(now);
+    }
+    u32::try_from(peak).unwrap_or(u32::MAX)
+}
+
 /// Applies the window, SWF rules, estimates and load to a loaded trace.
 ///
 /// # Errors
@@ -175,11 +207,14 @@ pub fn prepare(
     let (procs, source) = match machine_size(trace, window) {
         Some(found) => found,
         None => {
-            // No size anywhere: take every job as it is, then size the
-            // machine to the widest one.
+            // No size anywhere: the smallest machine on which the log's
+            // own schedule fitted.
             let all = swf::select(trace, window.skip, window.first, u32::MAX)?;
             let widest = all.jobs.iter().map(|j| j.procs).max().unwrap_or(1);
-            (widest, MachineSource::WidestJob)
+            (
+                peak_usage(trace).max(widest).max(1),
+                MachineSource::PeakUsage,
+            )
         }
     };
     let workload = swf::select(trace, window.skip, window.first, procs)?;

@@ -184,7 +184,7 @@ pub fn replay_table(r: &ReplayReport) -> String {
             MachineSource::Option => "--procs",
             MachineSource::MaxProcs => "header MaxProcs",
             MachineSource::MaxNodes => "header MaxNodes",
-            MachineSource::WidestJob => "no size in header: widest job",
+            MachineSource::PeakUsage => "no size in header: peak use in the log's own schedule",
             MachineSource::Synthetic => "synthetic",
         }
     );
