@@ -49,7 +49,7 @@
 //! ```
 
 use crate::plan::{Plan, Slot};
-use crate::policy::Policy;
+use crate::policy::{Policy, SlowdownAverage, Threshold};
 use crate::profile::ProfileError;
 use crate::types::{Cluster, Job, JobId, Time};
 use heapless::Vec;
@@ -205,6 +205,8 @@ pub struct Kernel<
     freed_in_last_pass: Freed,
     /// EASY: the job that holds the head reservation (SJF-EASY can replace it).
     reserved_head: Option<JobId>,
+    /// Selective with adaptive thresholds: completed jobs' bounded slowdowns.
+    average: SlowdownAverage,
 }
 
 impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
@@ -226,6 +228,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             freed_since_pass: Freed::new(),
             freed_in_last_pass: Freed::new(),
             reserved_head: None,
+            average: SlowdownAverage::default(),
         }
     }
 
@@ -373,9 +376,22 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             .ok_or(KernelError::UnknownJob(id))?;
         self.advance(now)?;
         let done = self.running.remove(index);
+        if let Policy::Selective(Threshold::Adaptive {
+            well_estimated_only,
+            ..
+        }) = self.policy
+        {
+            let run = now.saturating_sub(done.slot.start);
+            // Well estimated: ran at least half its estimate (a job killed
+            // at its estimate ran all of it).
+            if !well_estimated_only || run.saturating_mul(2) >= done.slot.duration {
+                self.average
+                    .add(done.slot.start.saturating_sub(done.job.submit), run);
+            }
+        }
         if done.slot.end() > now {
             self.plan.release_from(&done.job, &done.slot, now)?;
-            if self.policy.reserves_all() {
+            if self.policy.keeps_reservations() {
                 self.compress_pending = true;
                 let most = self.plan.most_free_between(now, done.slot.end());
                 self.freed_since_pass.add(now, done.slot.end(), most);
@@ -391,15 +407,35 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     pub fn next_wakeup(&self) -> Option<Time> {
         let expiries = self.running.iter().map(|r| r.slot.end());
         // EASY's only reservation, the head's shadow time, is a running
-        // job's estimated end (or now), so only reserve-all policies need
-        // the queue scanned.
-        let queue: &[QueuedJob] = if self.policy.reserves_all() {
+        // job's estimated end (or now), so only policies that keep
+        // reservations need the queue scanned.
+        let queue: &[QueuedJob] = if self.policy.keeps_reservations() {
             &self.queue
         } else {
             &[]
         };
-        let reservations = queue.iter().filter_map(|q| q.reservation.map(|s| s.start));
+        let reservations = queue.iter().map(|q| match q.reservation {
+            Some(slot) => slot.start,
+            // Selective's entry queue: the promotion instant.
+            None => self.promotion_time(&q.job),
+        });
         expiries.chain(reservations).filter(|&t| t > self.now).min()
+    }
+
+    /// Selective: when an entry-queue job is promoted under the current
+    /// threshold (`Time::MAX` for other policies).
+    #[must_use]
+    pub fn promotion_time(&self, job: &Job) -> Time {
+        self.policy
+            .threshold_for(job, &self.average)
+            .map_or(Time::MAX, |t| Policy::promotion_time(job, t))
+    }
+
+    /// Selective with an adaptive threshold: the running average of
+    /// completed jobs' bounded slowdowns it uses.
+    #[must_use]
+    pub const fn slowdown_average(&self) -> &SlowdownAverage {
+        &self.average
     }
 
     /// Starts every job the policy lets start at `now`, reporting each to
@@ -427,6 +463,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             Policy::Fcfs => self.pass_in_order(observer, false),
             Policy::Easy | Policy::SjfEasy => self.pass_in_order(observer, true),
             Policy::Conservative => self.pass_reserved(observer),
+            Policy::Selective(_) => self.pass_selective(observer),
         }
     }
 
@@ -527,11 +564,21 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         pass: &mut Pass,
     ) -> Result<(), KernelError> {
         let now = self.now;
+        // Processors free now on the best machine: a job wider than that
+        // cannot start, which settles most of a deep queue without a probe.
+        let mut most_free = self.plan.most_free_now(now);
         let mut index = 1;
-        while let Some(entry) = self.queue.get(index).copied() {
-            if self.plan.most_free_now(now) == 0 {
+        while most_free > 0 {
+            let Some(procs) = self.queue.get(index).map(|q| q.job.procs) else {
                 break;
+            };
+            if procs > most_free {
+                index = index.saturating_add(1);
+                continue;
             }
+            let Some(entry) = self.queue.get(index).copied() else {
+                break;
+            };
             match self.plan.fit_now(&self.cluster, &entry.job, now)? {
                 Some(slot) => {
                     self.plan.reserve(&entry.job, &slot)?;
@@ -540,11 +587,65 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
                         return Err(e);
                     }
                     pass.started = pass.started.saturating_add(1);
+                    most_free = self.plan.most_free_now(now);
                 }
                 None => index = index.saturating_add(1),
             }
         }
         Ok(())
+    }
+
+    /// Selective: promote every entry-queue job whose expansion factor has
+    /// reached its threshold (in queue order, each reserved at its earliest
+    /// feasible start), start the guaranteed jobs whose reservation has come,
+    /// then start entry-queue jobs, in FCFS order, that fit now without
+    /// delaying any reservation.
+    fn pass_selective(&mut self, observer: &mut impl Observer) -> Result<Pass, KernelError> {
+        let now = self.now;
+        for index in 0..self.queue.len() {
+            let Some(entry) = self.queue.get(index).copied() else {
+                continue;
+            };
+            if entry.reservation.is_some() || self.promotion_time(&entry.job) > now {
+                continue;
+            }
+            let slot = self
+                .plan
+                .earliest(&self.cluster, &entry.job, now)?
+                .ok_or(KernelError::Unrunnable(entry.job.id))?;
+            self.plan.reserve(&entry.job, &slot)?;
+            if let Some(e) = self.queue.get_mut(index) {
+                e.reservation = Some(slot);
+                e.guarantee = Some(slot.start);
+            }
+            observer.reserved(&entry.job, slot);
+        }
+        let mut pass = self.pass_reserved(observer)?;
+        let mut most_free = self.plan.most_free_now(now);
+        let mut index = 0;
+        while most_free > 0 {
+            let Some(entry) = self.queue.get(index) else {
+                break;
+            };
+            if entry.reservation.is_some() || entry.job.procs > most_free {
+                index = index.saturating_add(1);
+                continue;
+            }
+            let job = entry.job;
+            match self.plan.fit_now(&self.cluster, &job, now)? {
+                Some(slot) => {
+                    self.plan.reserve(&job, &slot)?;
+                    if let Err(e) = self.start(index, slot, observer) {
+                        self.plan.release_from(&job, &slot, now)?;
+                        return Err(e);
+                    }
+                    pass.started = pass.started.saturating_add(1);
+                    most_free = self.plan.most_free_now(now);
+                }
+                None => index = index.saturating_add(1),
+            }
+        }
+        Ok(pass)
     }
 
     /// Conservative: start every job whose reservation has come. A job whose
@@ -684,6 +785,15 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         self.freed_since_pass = Freed::new();
         let mut freed_in_pass = Freed::new();
         for index in 0..self.queue.len() {
+            // Cheap tests first: a job already starting now cannot move, and
+            // one wider than every freed interval's room cannot either.
+            let movable = self.queue.get(index).is_some_and(|q| {
+                q.reservation.is_some_and(|r| r.start > self.now)
+                    && freed.intervals().iter().any(|i| i.2 >= q.job.procs)
+            });
+            if !movable {
+                continue;
+            }
             let Some(entry) = self.queue.get(index).copied() else {
                 continue;
             };
@@ -709,6 +819,51 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         Ok(())
     }
 
+    /// The start `job` would get if, now, the system switched to strict
+    /// FCFS without backfilling: running jobs hold their processors until
+    /// their estimated ends, then every queued job in queue order and `job`
+    /// last start at their earliest fit, none before the job ahead of it.
+    /// This is the selective-reservation paper's *fair start* when called on
+    /// an FCFS-Conservative kernel as `job` arrives at `now` (before it is
+    /// submitted; `now` may be ahead of the kernel's last call, as in
+    /// [`crate::Simulator::run_with`]'s hook). `scratch` is overwritten
+    /// (it is a parameter so nothing is allocated).
+    ///
+    /// # Errors
+    /// [`KernelError::Unrunnable`], [`KernelError::ProfileFull`] or
+    /// [`KernelError::TimeOverflow`].
+    pub fn strict_fcfs_start(
+        &self,
+        now: Time,
+        job: &Job,
+        scratch: &mut Plan<B, M, L>,
+    ) -> Result<Slot, KernelError> {
+        let now = now.max(self.now);
+        scratch.reset(now);
+        for r in &self.running {
+            let end = r.slot.end();
+            if end > now {
+                let rest = Slot {
+                    start: now,
+                    duration: end.saturating_sub(now),
+                    ..r.slot
+                };
+                scratch.reserve(&r.job, &rest)?;
+            }
+        }
+        let mut floor = now;
+        for queued in &self.queue {
+            let slot = scratch
+                .earliest(&self.cluster, &queued.job, floor)?
+                .ok_or(KernelError::Unrunnable(queued.job.id))?;
+            scratch.reserve(&queued.job, &slot)?;
+            floor = slot.start;
+        }
+        scratch
+            .earliest(&self.cluster, job, floor)?
+            .ok_or(KernelError::Unrunnable(job.id))
+    }
+
     /// Checks the kernel's invariants: every profile is valid; the plan
     /// equals capacity minus what running jobs (and reservations, for
     /// Conservative) hold at every step; reservations never lie after the
@@ -726,7 +881,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
                 if slot.start > g {
                     return Err(KernelError::Internal("reservation later than guarantee"));
                 }
-                if slot.start < self.now && self.policy.reserves_all() {
+                if slot.start < self.now && self.policy.keeps_reservations() {
                     return Err(KernelError::Internal("reservation in the past"));
                 }
             }
@@ -775,7 +930,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         let reserved = self
             .queue
             .iter()
-            .filter(|_| self.policy.reserves_all())
+            .filter(|_| self.policy.keeps_reservations())
             .filter_map(|q| q.reservation.map(|s| (q.job, s)))
             .filter(|(_, s)| covers(s))
             .filter_map(|(j, s)| units(&j, &s));

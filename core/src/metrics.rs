@@ -21,7 +21,7 @@ use crate::types::{Duration, Procs, Time};
 pub const SLOWDOWN_BOUND: Duration = 10;
 
 /// Category boundaries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CategoryBounds {
     /// Longest run time (s) of a Short job.
     pub short_max: Duration,

@@ -68,6 +68,13 @@ impl<const B: usize, const M: usize, const L: usize> Plan<B, M, L> {
         self.licenses.get(pool)
     }
 
+    /// Everything free again from `origin` on.
+    pub fn reset(&mut self, origin: Time) {
+        for p in self.machines.iter_mut().chain(self.licenses.iter_mut()) {
+            p.reset(origin);
+        }
+    }
+
     /// Forgets everything before `now` in every profile.
     pub fn advance(&mut self, now: Time) {
         for p in self.machines.iter_mut().chain(self.licenses.iter_mut()) {

@@ -106,6 +106,16 @@ impl<const B: usize> Profile<B> {
         Self { steps, capacity }
     }
 
+    /// All units free again from `origin` on (keeps the capacity).
+    pub fn reset(&mut self, origin: Time) {
+        self.steps.clear();
+        // Cannot fail: B >= 3.
+        let _ = self.steps.push(Step {
+            at: origin,
+            free: self.capacity,
+        });
+    }
+
     /// Total units.
     #[must_use]
     pub const fn capacity(&self) -> u32 {
@@ -140,6 +150,9 @@ impl<const B: usize> Profile<B> {
     /// Free units at `t`.
     #[must_use]
     pub fn free_at(&self, t: Time) -> u32 {
+        if t == self.origin() {
+            return self.free_of(0); // the common case: `t` is now
+        }
         self.free_of(self.index_at(t))
     }
 

@@ -269,6 +269,26 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         I: IntoIterator<Item = SimJob>,
         S: Sink,
     {
+        self.run_with(jobs, sink, |_, _| {})
+    }
+
+    /// [`Simulator::run`], calling `arriving(kernel, job)` just before each
+    /// job is submitted (after the completions at its instant), so a caller
+    /// can inspect the kernel's state at arrivals (fair-start times, say).
+    ///
+    /// # Errors
+    /// As [`Simulator::run`].
+    pub fn run_with<I, S, F>(
+        &mut self,
+        jobs: I,
+        sink: &mut S,
+        mut arriving: F,
+    ) -> Result<Outcome, SimError>
+    where
+        I: IntoIterator<Item = SimJob>,
+        S: Sink,
+        F: FnMut(&Kernel<Q, R, B, M, L>, &Job),
+    {
         let mut jobs = jobs.into_iter().peekable();
         let mut outcome = Outcome::default();
         let mut last_submit: Time = 0;
@@ -312,6 +332,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
                 last_submit = next.job.submit;
                 let mut job = next.job;
                 job.tag = next.runtime;
+                arriving(&self.kernel, &job);
                 sink.before_call();
                 // `Kernel::submit` only reserves (Conservative); it starts nothing.
                 let result = self.kernel.submit(

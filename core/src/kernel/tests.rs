@@ -273,3 +273,106 @@ fn licenses_and_machines_are_respected() {
     assert_eq!(k.queued()[0].reservation.map(|s| s.start), Some(50));
     k.validate().unwrap();
 }
+
+/// Threshold 2.0: a job waits as long as its estimate before it is promoted.
+/// J1 holds the machine until 1000. J2 (estimate 100, submitted at 0) is
+/// promoted at 100 and J3 (estimate 10, submitted at 50) at 60: both instants
+/// fall between events (no arrival or end happens then), so only
+/// `next_wakeup` brings the replay there. J3, promoted first, is reserved
+/// first, at 1000; J2 then at 1010. Under EASY the head J2 would go first.
+#[test]
+fn selective_promotes_at_the_exact_threshold_instant() {
+    let jobs = &[
+        (1, 0, 10, 1000, 1000),
+        (2, 0, 10, 100, 100),
+        (3, 50, 10, 10, 10),
+    ];
+    let c = run(Policy::SELECTIVE_EXAMPLE, 10, jobs);
+    assert_eq!(
+        c.reservations,
+        [(60, 3, 1000), (100, 2, 1010)],
+        "(now, job, reserved start): J1 started at once, unreserved"
+    );
+    assert_eq!(starts(&c), [(1, 0), (2, 1010), (3, 1000)]);
+    assert_eq!(
+        starts(&run(Policy::Easy, 10, jobs)),
+        [(1, 0), (2, 1000), (3, 1100)]
+    );
+
+    let mut k: Kernel<8, 8, 32> =
+        Kernel::new(Cluster::single(10).unwrap(), Policy::SELECTIVE_EXAMPLE);
+    k.submit(0, Job::new(1, 0, 10, 1000), &mut ()).unwrap();
+    k.submit(0, Job::new(2, 0, 10, 100), &mut ()).unwrap();
+    k.schedule(0, &mut ()).unwrap();
+    assert_eq!(
+        k.next_wakeup(),
+        Some(100),
+        "J2's promotion comes before J1's end"
+    );
+    k.schedule(99, &mut ()).unwrap();
+    assert_eq!(k.queued()[0].reservation, None, "XF at 99 is 1.99");
+    k.schedule(100, &mut ()).unwrap();
+    assert_eq!(k.queued()[0].reservation.map(|s| s.start), Some(1000));
+    k.validate().unwrap();
+}
+
+/// Entry-queue jobs backfill only where they delay no reservation.
+#[test]
+fn selective_entry_jobs_respect_reservations() {
+    // J2 (threshold reached at once: estimate 1, promoted at 1) is reserved at
+    // 100 behind J1. J3 (6 processors for 200 s) would overlap J2's
+    // reservation, so it waits for J2; J4 (4 processors, ends by 100) fits.
+    let jobs = &[
+        (1, 0, 6, 100, 100),
+        (2, 0, 10, 1, 1),
+        (3, 2, 6, 200, 200),
+        (4, 2, 4, 90, 90),
+    ];
+    let c = run(Policy::SELECTIVE_EXAMPLE, 10, jobs);
+    assert_eq!(starts(&c), [(1, 0), (2, 100), (3, 101), (4, 2)]);
+}
+
+#[test]
+fn adaptive_threshold_follows_completed_slowdowns() {
+    let policy = Policy::Selective(crate::policy::Threshold::ADAPTIVE);
+    let mut k: Kernel<8, 8, 32> = Kernel::new(Cluster::single(4).unwrap(), policy);
+    k.submit(0, Job::new(1, 0, 4, 100), &mut ()).unwrap();
+    k.submit(0, Job::new(2, 0, 4, 100), &mut ()).unwrap();
+    k.schedule(0, &mut ()).unwrap();
+    // Before any completion the threshold is 1.0: J2 is promoted at once.
+    assert_eq!(k.queued()[0].reservation.map(|s| s.start), Some(100));
+    k.complete(50, 1).unwrap();
+    assert_eq!(k.slowdown_average().mean(), Some(1000));
+    k.schedule(50, &mut ()).unwrap(); // J2 compressed to 50 and started
+    k.submit(60, Job::new(3, 60, 4, 10), &mut ()).unwrap();
+    k.complete(70, 2).unwrap(); // waited 50, ran 20: (50 + 20) / 20 = 3.5
+    assert_eq!(k.slowdown_average().mean(), Some((1000 + 3500) / 2));
+    // Threshold 2.25: J3 (estimate 10) is promoted at 60 + 12.5 -> 73.
+    assert_eq!(k.promotion_time(&k.queued()[0].job), 73);
+}
+
+/// Fair start: at J4's arrival (t=3) under Conservative with the DIFFER
+/// workload, strict FCFS from then on would run J2 at 100, J3 at 200 and J4
+/// (2 processors) at 300, behind J3 which takes the whole machine.
+#[test]
+fn strict_fcfs_start_is_the_fair_start() {
+    let mut k: Kernel<8, 8, 64> = Kernel::new(Cluster::single(10).unwrap(), Policy::Conservative);
+    for &(id, submit, procs, estimate, _) in &DIFFER[..3] {
+        k.submit(submit, Job::new(id, submit, procs, estimate), &mut ())
+            .unwrap();
+        k.schedule(submit, &mut ()).unwrap();
+    }
+    let mut scratch = crate::plan::Plan::new(k.cluster());
+    let j4 = Job::new(4, 3, 2, 250);
+    assert_eq!(
+        k.strict_fcfs_start(3, &j4, &mut scratch).unwrap().start,
+        300
+    );
+    // A 2-processor job that would end by 100 still waits its turn: not
+    // before J3 (200), and J3 holds all 10 processors until 300.
+    let short = Job::new(5, 3, 2, 10);
+    assert_eq!(
+        k.strict_fcfs_start(3, &short, &mut scratch).unwrap().start,
+        300
+    );
+}
