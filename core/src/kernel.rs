@@ -567,6 +567,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         // Processors free now on the best machine: a job wider than that
         // cannot start, which settles most of a deep queue without a probe.
         let mut most_free = self.plan.most_free_now(now);
+        let mut stairs = Stairs::build(&self.cluster, &self.plan);
         let mut index = 1;
         while most_free > 0 {
             let Some(procs) = self.queue.get(index).map(|q| q.job.procs) else {
@@ -579,7 +580,14 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             let Some(entry) = self.queue.get(index).copied() else {
                 break;
             };
-            match self.plan.fit_now(&self.cluster, &entry.job, now)? {
+            let found = match stairs
+                .as_ref()
+                .and_then(|s| s.fit_now(&self.cluster, &entry.job, now))
+            {
+                Some(answer) => answer,
+                None => self.plan.fit_now(&self.cluster, &entry.job, now)?,
+            };
+            match found {
                 Some(slot) => {
                     self.plan.reserve(&entry.job, &slot)?;
                     if let Err(e) = self.start(index, slot, observer) {
@@ -588,6 +596,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
                     }
                     pass.started = pass.started.saturating_add(1);
                     most_free = self.plan.most_free_now(now);
+                    stairs = Stairs::build(&self.cluster, &self.plan);
                 }
                 None => index = index.saturating_add(1),
             }
@@ -935,6 +944,69 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             .filter(|(_, s)| covers(s))
             .filter_map(|(j, s)| units(&j, &s));
         running.chain(reserved).map(u64::from).sum()
+    }
+}
+
+/// The running minimum of free processors from now on, for a cluster of
+/// one machine without licenses: `(t, m)` says that from `t` on the fewest
+/// processors free since now is `m` (non-increasing). A job of width `p`
+/// fits now for `d` seconds exactly when the first `t` with `m < p` is at or
+/// after `now + d`, so a backfill probe is a binary search instead of a walk
+/// over the window. Built once per pass and after each start.
+#[derive(Debug)]
+struct Stairs {
+    steps: Vec<(Time, u32), 64>,
+    /// Whether every step of the profile is covered (else only a prefix).
+    complete: bool,
+}
+
+impl Stairs {
+    fn build<const B: usize, const M: usize, const L: usize>(
+        cluster: &Cluster<M, L>,
+        plan: &Plan<B, M, L>,
+    ) -> Option<Self> {
+        if cluster.machines().len() != 1 || !cluster.pools().is_empty() {
+            return None;
+        }
+        let profile = plan.machine(0)?;
+        let mut stairs = Self {
+            steps: Vec::new(),
+            complete: true,
+        };
+        let mut least = u32::MAX;
+        for step in profile.steps() {
+            if step.free < least {
+                least = step.free;
+                if stairs.steps.push((step.at, least)).is_err() {
+                    stairs.complete = false;
+                    break;
+                }
+            }
+        }
+        Some(stairs)
+    }
+
+    /// `Some(answer)` when the stairs decide; `None` to fall back to a probe.
+    fn fit_now<const M: usize, const L: usize>(
+        &self,
+        cluster: &Cluster<M, L>,
+        job: &Job,
+        now: Time,
+    ) -> Option<Option<Slot>> {
+        let duration = cluster.machines().first()?.scale(job.estimate)?;
+        let end = now.checked_add(duration)?;
+        // First stair whose minimum is below the job's width.
+        let first_short = self.steps.partition_point(|&(_, least)| least >= job.procs);
+        let fits = match self.steps.get(first_short) {
+            Some(&(at, _)) => at >= end,
+            None if self.complete => true,
+            None => return None,
+        };
+        Some(fits.then_some(Slot {
+            start: now,
+            machine: 0,
+            duration,
+        }))
     }
 }
 
