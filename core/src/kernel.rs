@@ -704,22 +704,12 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             // Look for an earlier place without touching the plan; most jobs
             // cannot move, and then nothing is changed.
             match self.earliest_into(&entry.job, &old, freed)? {
-                Some(earlier) => {
-                    self.plan.release_from(&entry.job, &old, now)?;
-                    self.plan.reserve(&entry.job, &earlier)?;
-                    earlier
-                }
+                Some(earlier) => self.move_reservation(&entry.job, &old, Some(earlier))?,
                 None => return Ok(old),
             }
         } else {
             // A missed reservation (the host called late): re-plan from now.
-            self.plan.release_from(&entry.job, &old, now)?;
-            let slot = self
-                .plan
-                .earliest(&self.cluster, &entry.job, now)?
-                .ok_or(KernelError::Unrunnable(entry.job.id))?;
-            self.plan.reserve(&entry.job, &slot)?;
-            slot
+            self.move_reservation(&entry.job, &old, None)?
         };
         if let Some(e) = self.queue.get_mut(index) {
             e.reservation = Some(slot);
@@ -728,6 +718,42 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             observer.reserved(&entry.job, slot);
         }
         Ok(slot)
+    }
+
+    /// Gives back what `job` holds of `old` from now on and reserves `to`
+    /// instead (`None`: its earliest slot from now). On an error (a full
+    /// profile, a time overflow) the old reservation is taken back, so the
+    /// plan still matches the queue.
+    fn move_reservation(
+        &mut self,
+        job: &Job,
+        old: &Slot,
+        to: Option<Slot>,
+    ) -> Result<Slot, KernelError> {
+        let now = self.now;
+        self.plan.release_from(job, old, now)?;
+        let target = match to {
+            Some(slot) => Ok(slot),
+            None => match self.plan.earliest(&self.cluster, job, now) {
+                Ok(found) => found.ok_or(KernelError::Unrunnable(job.id)),
+                Err(e) => Err(e.into()),
+            },
+        };
+        let placed = target.and_then(|slot| match self.plan.reserve(job, &slot) {
+            Ok(()) => Ok(slot),
+            Err(e) => Err(e.into()),
+        });
+        if placed.is_err() {
+            // Taking back exactly what was just given back cannot fail.
+            let from = old.start.max(now);
+            let kept = Slot {
+                start: from,
+                duration: old.end().saturating_sub(from),
+                ..*old
+            };
+            let _ = self.plan.reserve(job, &kept);
+        }
+        placed
     }
 
     /// The earliest slot before `own.start` for a job that holds `own`,
@@ -876,8 +902,14 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     /// Checks the kernel's invariants: every profile is valid; the plan
     /// equals capacity minus what running jobs (and reservations, for
     /// Conservative) hold at every step; reservations never lie after the
-    /// guarantee; no running job overlaps `now` wrongly. Costs
-    /// `O(steps * jobs)`: for tests and fuzzing.
+    /// guarantee while the guarantee is still ahead; no running job overlaps
+    /// `now` wrongly. Costs `O(steps * jobs)`: for tests and fuzzing.
+    ///
+    /// A host that calls late (past a reservation's start without a
+    /// [`Kernel::schedule`] at it) is supported: until the next pass
+    /// re-plans it, the missed reservation lies in the past, and once
+    /// re-planned it may lie after its guarantee, which has passed. Neither
+    /// is an inconsistency; with a punctual host neither happens.
     ///
     /// # Errors
     /// [`KernelError::Internal`] naming the first broken invariant.
@@ -887,11 +919,9 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             .map_err(|_| KernelError::Internal("profile invariant"))?;
         for q in &self.queue {
             if let (Some(slot), Some(g)) = (q.reservation, q.guarantee) {
-                if slot.start > g {
+                // A guarantee in the past was missed by a late host.
+                if slot.start > g && g >= self.now {
                     return Err(KernelError::Internal("reservation later than guarantee"));
-                }
-                if slot.start < self.now && self.policy.keeps_reservations() {
-                    return Err(KernelError::Internal("reservation in the past"));
                 }
             }
             if self.policy.reserves_all() && q.reservation.is_none() {

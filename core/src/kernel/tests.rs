@@ -376,3 +376,51 @@ fn strict_fcfs_start_is_the_fair_start() {
         300
     );
 }
+
+/// Regression (found by the `kernel_api` fuzz target): a host that calls
+/// late is supported (a missed reservation is re-planned from now), so the
+/// states it leads to must pass `validate()`: a reservation in the past
+/// until the next pass, then one later than its (missed) guarantee.
+#[test]
+fn late_host_calls_keep_validate_green() {
+    let mut k: Kernel<8, 8, 64> = Kernel::new(Cluster::single(4).unwrap(), Policy::Conservative);
+    k.submit(0, Job::new(1, 0, 4, 10), &mut ()).unwrap();
+    k.schedule(0, &mut ()).unwrap();
+    k.submit(0, Job::new(2, 0, 4, 10), &mut ()).unwrap(); // reserved at 10
+    k.complete(10, 1).unwrap();
+    // The host skips the pass at 10; at 11 a job arrives first.
+    k.submit(11, Job::new(3, 0, 1, 100), &mut ()).unwrap();
+    assert_eq!(k.queued()[0].reservation.map(|s| s.start), Some(10));
+    k.validate().unwrap();
+    k.schedule(11, &mut ()).unwrap();
+    let j2 = k.queued().iter().find(|q| q.job.id == 2).unwrap();
+    assert!(j2.reservation.unwrap().start > j2.guarantee.unwrap());
+    k.validate().unwrap();
+    // A late completion leaves the next reservation in the past, too.
+    let mut k: Kernel<8, 8, 64> = Kernel::new(Cluster::single(4).unwrap(), Policy::Conservative);
+    k.submit(0, Job::new(1, 0, 4, 10), &mut ()).unwrap();
+    k.schedule(0, &mut ()).unwrap();
+    k.submit(0, Job::new(2, 0, 4, 10), &mut ()).unwrap();
+    k.complete(12, 1).unwrap();
+    k.validate().unwrap();
+    k.schedule(12, &mut ()).unwrap();
+    assert_eq!(k.running()[0].slot.start, 12);
+    k.validate().unwrap();
+}
+
+/// Regression (found by the `kernel_api` fuzz target): when re-planning a
+/// missed reservation fails (here the new end overflows `Time`), the old
+/// reservation stays in the plan, so the kernel still matches its queue.
+#[test]
+fn failed_replan_keeps_the_plan_consistent() {
+    let mut k: Kernel<8, 8, 64> = Kernel::new(Cluster::single(4).unwrap(), Policy::Conservative);
+    k.submit(0, Job::new(1, 0, 4, 10), &mut ()).unwrap();
+    k.schedule(0, &mut ()).unwrap();
+    k.submit(0, Job::new(2, 0, 4, u32::MAX - 100), &mut ()).unwrap(); // reserved at 10
+    k.complete(10, 1).unwrap();
+    // The host is late: at 200 the reservation from 10 is re-planned from
+    // now, and 200 + (u32::MAX - 100) does not fit in a `Time`.
+    assert_eq!(k.schedule(200, &mut ()), Err(KernelError::TimeOverflow));
+    k.validate().unwrap();
+    assert_eq!(k.queued()[0].reservation.map(|s| s.start), Some(10));
+}
