@@ -780,12 +780,27 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             .filter_map(|m| m.scale(job.estimate))
             .max()
             .unwrap_or(Time::MAX);
+        // On one machine without licenses, a window must end before the
+        // stretch with too few processors that precedes the job's own
+        // reservation: a start after `blocked - duration` cannot fit.
+        let mut ceiling = own.start;
+        if self.cluster.machines().len() == 1 && self.cluster.pools().is_empty() {
+            if let Some(profile) = self.plan.machine(usize::from(own.machine)) {
+                let blocked = profile.blocked_since(own.start, job.procs, 16);
+                if blocked < own.start {
+                    match blocked.checked_sub(own.duration) {
+                        Some(last) if last >= now => ceiling = last.saturating_add(1),
+                        _ => return Ok(None),
+                    }
+                }
+            }
+        }
         let mut best: Option<Slot> = None;
         for &(a, b, most) in freed.intervals() {
             if most < job.procs {
                 continue; // no point of [a, b) ever had room for it since
             }
-            let limit = own.start.min(b).min(best.map_or(Time::MAX, |s| s.start));
+            let limit = ceiling.min(b).min(best.map_or(Time::MAX, |s| s.start));
             let from = now.max(a.saturating_sub(reach));
             if from >= limit {
                 continue;

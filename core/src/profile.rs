@@ -175,6 +175,34 @@ impl<const B: usize> Profile<B> {
         }
     }
 
+    /// The earliest `b <= t` such that fewer than `need` units are free over
+    /// all of `[b, t)`, looking back at most `max_steps` steps (and not
+    /// before the origin); `t` itself when the step just before `t` has
+    /// `need` free. A window that must hold `need` units and must end by `t`
+    /// cannot end after `b`.
+    #[must_use]
+    pub fn blocked_since(&self, t: Time, need: u32, max_steps: usize) -> Time {
+        if t <= self.origin() {
+            return t;
+        }
+        let mut index = self.index_at(t.saturating_sub(1));
+        let mut since = t;
+        for _ in 0..max_steps {
+            let Some(step) = self.steps.get(index) else {
+                break;
+            };
+            if step.free >= need {
+                break;
+            }
+            since = step.at.max(self.origin());
+            if index == 0 {
+                break;
+            }
+            index = index.saturating_sub(1);
+        }
+        since
+    }
+
     /// The most free units anywhere in `[start, end)` (0 when empty).
     #[must_use]
     pub fn max_free(&self, start: Time, end: Time) -> u32 {

@@ -416,7 +416,8 @@ fn failed_replan_keeps_the_plan_consistent() {
     let mut k: Kernel<8, 8, 64> = Kernel::new(Cluster::single(4).unwrap(), Policy::Conservative);
     k.submit(0, Job::new(1, 0, 4, 10), &mut ()).unwrap();
     k.schedule(0, &mut ()).unwrap();
-    k.submit(0, Job::new(2, 0, 4, u32::MAX - 100), &mut ()).unwrap(); // reserved at 10
+    k.submit(0, Job::new(2, 0, 4, u32::MAX - 100), &mut ())
+        .unwrap(); // reserved at 10
     k.complete(10, 1).unwrap();
     // The host is late: at 200 the reservation from 10 is re-planned from
     // now, and 200 + (u32::MAX - 100) does not fit in a `Time`.
