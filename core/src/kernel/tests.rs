@@ -425,3 +425,55 @@ fn failed_replan_keeps_the_plan_consistent() {
     k.validate().unwrap();
     assert_eq!(k.queued()[0].reservation.map(|s| s.start), Some(10));
 }
+
+/// Regression (found by the `kernel_api` fuzz target): under EASY, a job
+/// submitted late with an earlier submit time sorts ahead of the reserved
+/// head and may start at once, delaying the head past its first shadow
+/// time. The head's promise is then void (and renewed when it is the head
+/// again), so `validate()` holds and no record claims a broken guarantee.
+#[test]
+fn a_backdated_arrival_takes_the_easy_head() {
+    let mut k: Kernel<8, 8, 64> = Kernel::new(Cluster::single(1).unwrap(), Policy::Easy);
+    k.submit(10, Job::new(1, 10, 1, 100), &mut ()).unwrap();
+    k.submit(20, Job::new(2, 0, 1, 500), &mut ()).unwrap(); // sorts ahead of job 1
+    k.schedule(20, &mut ()).unwrap(); // job 2 runs [20, 520); job 1 shadow 520
+    assert_eq!(k.queued()[0].guarantee, Some(520));
+    k.complete(30, 2).unwrap();
+    k.submit(40, Job::new(3, 0, 1, 500), &mut ()).unwrap(); // ahead of job 1 again
+    assert_eq!(k.queued()[1].job.id, 1);
+    assert_eq!(
+        k.queued()[1].guarantee,
+        None,
+        "the promise went with the head"
+    );
+    k.schedule(40, &mut ()).unwrap(); // job 3 runs [40, 540)
+    assert_eq!(k.queued()[0].guarantee, Some(540));
+    k.validate().unwrap();
+}
+
+/// Regression (found by the `kernel_api` fuzz target): a completion one
+/// second late makes a re-planned reservation overlap one made meanwhile,
+/// pushing it past a guarantee that is still in the future.
+#[test]
+fn a_late_completion_can_push_a_reservation_past_a_future_guarantee() {
+    let mut k: Kernel<8, 8, 64> = Kernel::new(Cluster::single(1).unwrap(), Policy::Conservative);
+    k.submit(0, Job::new(1, 0, 1, 100), &mut ()).unwrap();
+    k.schedule(0, &mut ()).unwrap(); // [0, 100)
+    k.submit(0, Job::new(2, 0, 1, 1000), &mut ()).unwrap(); // [100, 1100)
+    k.submit(0, Job::new(3, 0, 1, 10), &mut ()).unwrap(); // [1100, 1110)
+                                                          // Early end: compression moves job 2 to [50, 1050) and job 3 to
+                                                          // [1050, 1060); job 4 gets [1060, 1070).
+    k.complete(50, 1).unwrap();
+    k.submit(50, Job::new(4, 50, 1, 10), &mut ()).unwrap();
+    assert_eq!(k.queued()[0].reservation.map(|s| s.start), Some(50));
+    // The host misses the pass at 50 and comes back at 51: job 2 is
+    // re-planned from 51, would overlap job 3 at 1050, and lands at 1070,
+    // after its guarantee (100), which is still ahead.
+    k.schedule(51, &mut ()).unwrap();
+    let j2 = k.queued().iter().find(|q| q.job.id == 2).unwrap();
+    assert_eq!(
+        (j2.reservation.map(|s| s.start), j2.guarantee),
+        (Some(1070), Some(100))
+    );
+    k.validate().unwrap();
+}
