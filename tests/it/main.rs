@@ -1,1 +1,13 @@
-//! Integration tests.
+//! Integration tests: one binary (see nexosim's tests/integration/main.rs).
+//!
+//! * `checker`: the invariant checker fails on deliberately broken logs,
+//!   passes on hand-checked ones, and is fast on 300,000-job logs.
+//! * `properties`: proptest workloads under every policy.
+//! * `fuzz_twins`: the fuzz targets' bodies on stable, over the committed
+//!   corpus and seeded random bytes.
+//! * `real_traces`: replays of the archive traces in `shared/traces/`.
+
+mod checker;
+mod fuzz_twins;
+mod properties;
+mod real_traces;

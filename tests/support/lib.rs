@@ -1,1 +1,19 @@
-//! Test support.
+//! Test support for the backfill workspace: the invariant checker, workload
+//! generators, a reference profile model and the bodies of the fuzz targets.
+//!
+//! * [`check`]: [`check::replay`] a workload through core's simulator into a
+//!   [`check::RunLog`], and [`check::check`] it against DESIGN.md section 6,
+//!   getting a [`check::Violation`] that names rule, job and time.
+//! * [`scenario`]: small random clusters and workloads
+//!   ([`scenario::ScenarioSpec`]) and [`scenario::Scenario::verify`], which
+//!   replays one under every policy and checks everything.
+//! * [`reference`]: a brute-force per-second model of a profile.
+//! * [`fuzz_bodies`]: the fuzz targets' bodies, shared by `fuzz/` (nightly,
+//!   libFuzzer) and `tests/it/fuzz_twins.rs` (stable).
+//! * [`rng`]: a seeded SplitMix64.
+
+pub mod check;
+pub mod fuzz_bodies;
+pub mod reference;
+pub mod rng;
+pub mod scenario;

@@ -1,0 +1,137 @@
+//! Real-trace replays: every trace in `$BACKFILL_TRACES_DIR` under every
+//! policy, with the full schedule checked by the invariant checker and every
+//! job accounted for (scheduled, refused by the kernel, or skipped by reason).
+//!
+//! Without `BACKFILL_TRACES_DIR` the test says so and passes, so the README's
+//! test command works on a machine without the traces; `.ci/run` sets it and
+//! runs this test in release mode (debug replays of 300,000-job traces under
+//! Conservative would take minutes).
+
+use backfill_cli::replay::{
+    self, Estimates, Shaping, Window, QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY,
+};
+use backfill_cli::swf::{self, SkipReason};
+use backfill_core::{Cluster, Policy};
+use backfill_tests::check::{check, compare_replays, run_replay};
+use std::path::PathBuf;
+use std::time::Instant;
+
+fn traces() -> Option<Vec<PathBuf>> {
+    let dir = std::env::var_os("BACKFILL_TRACES_DIR")?;
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("BACKFILL_TRACES_DIR={}: {e}", PathBuf::from(&dir).display()))
+        .map(|entry| entry.expect("directory entry").path())
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.ends_with(".swf") || name.ends_with(".swf.gz")
+        })
+        .collect();
+    paths.sort();
+    assert!(
+        !paths.is_empty(),
+        "no .swf or .swf.gz files in {}",
+        PathBuf::from(dir).display()
+    );
+    Some(paths)
+}
+
+#[test]
+fn real_traces_replay_under_every_policy() {
+    let Some(paths) = traces() else {
+        eprintln!("BACKFILL_TRACES_DIR not set: real-trace replays skipped");
+        return;
+    };
+    let window = Window {
+        skip: 0,
+        first: None,
+        procs: None,
+    };
+    let shaping = Shaping {
+        estimates: Estimates::User,
+        load: 1.0,
+    };
+    for path in &paths {
+        let loaded = swf::load(path).unwrap_or_else(|e| panic!("{e}"));
+        let prepared = replay::prepare(&loaded, &window, shaping).unwrap_or_else(|e| panic!("{e}"));
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?");
+        // Every job line of the window is a job to run or counted by reason.
+        let skipped = prepared.skipped.total() - prepared.skipped.get(SkipReason::PartialExecution);
+        assert_eq!(
+            prepared.jobs.len() as u64 + skipped,
+            prepared.jobs_in_window,
+            "{name}: jobs + skipped != job lines in window"
+        );
+        let cluster: Cluster<1, 0> = Cluster::single(prepared.machine_procs).expect("machine size");
+        for policy in Policy::ALL {
+            let started = Instant::now();
+            let result = run_replay::<QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY, 1, 0>(
+                &cluster,
+                policy,
+                &prepared.jobs,
+            );
+            let took = started.elapsed();
+            let outcome = result
+                .outcome
+                .unwrap_or_else(|e| panic!("{name} under {policy}: {e}"));
+            result
+                .validate
+                .unwrap_or_else(|e| panic!("{name} under {policy}: validate: {e}"));
+            check(&cluster, policy, &prepared.jobs, &result.log)
+                .unwrap_or_else(|v| panic!("{name} under {policy}: {v}"));
+            assert_eq!(
+                outcome.finished + outcome.rejected,
+                prepared.jobs.len() as u64,
+                "{name} under {policy}: a job was lost"
+            );
+            assert_eq!(
+                outcome.rejected, 0,
+                "{name}: too-wide jobs are skipped before the kernel"
+            );
+            assert_eq!((result.left_queued, result.left_running), (0, 0));
+            eprintln!(
+                "{name:<36} {policy:<13} {:>7} jobs {:>6} skipped  {:>8.3} s",
+                outcome.finished,
+                skipped,
+                took.as_secs_f64()
+            );
+        }
+    }
+}
+
+#[test]
+fn real_trace_replays_are_deterministic() {
+    let Some(paths) = traces() else {
+        eprintln!("BACKFILL_TRACES_DIR not set: determinism check skipped");
+        return;
+    };
+    // The smallest trace keeps this quick; determinism does not depend on size.
+    let path = paths
+        .iter()
+        .min_by_key(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(u64::MAX))
+        .expect("a trace");
+    let loaded = swf::load(path).unwrap_or_else(|e| panic!("{e}"));
+    let window = Window {
+        skip: 0,
+        first: None,
+        procs: None,
+    };
+    for estimates in [Estimates::User, Estimates::Exact] {
+        let shaping = Shaping {
+            estimates,
+            load: 1.3,
+        };
+        let prepared = replay::prepare(&loaded, &window, shaping).unwrap_or_else(|e| panic!("{e}"));
+        let cluster: Cluster<1, 0> = Cluster::single(prepared.machine_procs).expect("machine size");
+        for policy in Policy::ALL {
+            let run = || {
+                run_replay::<QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY, 1, 0>(
+                    &cluster,
+                    policy,
+                    &prepared.jobs,
+                )
+            };
+            let (a, b) = (run(), run());
+            compare_replays(&a, &b).unwrap_or_else(|v| panic!("{policy}: {v}"));
+        }
+    }
+}

@@ -1,0 +1,883 @@
+//! The bodies of the fuzz targets in `fuzz/`, runnable on stable.
+//!
+//! Each function takes raw bytes, decodes them with
+//! [`arbitrary::Unstructured`], and panics only when it finds a bug. The
+//! nightly fuzz binaries (`fuzz/fuzz_targets/*.rs`) are three-line wrappers
+//! around these; `tests/it/fuzz_twins.rs` runs the same bodies under
+//! `cargo test` over the committed corpus and seeded random bytes.
+//!
+//! | target | what it drives | what it asserts |
+//! | --- | --- | --- |
+//! | [`kernel_api`] | arbitrary submit / complete / schedule / time steps, valid or not, on a small kernel (capacities small enough to overflow) under every policy | never a panic; every misuse is the documented [`KernelError`] (never `Internal`); a refused call changes no job; [`Kernel::validate`] after every call; starts are feasible now and nothing that fits now is left waiting; the wake-up is in the future; kept reservations never move later |
+//! | [`replay_invariants`] | a small random cluster and workload replayed under every policy | [`Scenario::verify`]: the checker's invariants, validate, determinism |
+//! | [`profile_ops`] | reserve / release / `earliest_fit` / `earliest_fit_before` / advance / reset / queries on a `Profile<8>` | every answer and the exact step list equal a per-second reference model; validate |
+//! | [`swf_parse`] | bytes into `SwfRecord::parse_line` (per line) and `swf::load_reader` | never a panic; every rejection names a field or a line; parse, print, parse gives the same record |
+
+use crate::reference::{RefProfile, HORIZON};
+use crate::scenario::{
+    build_cluster, take_up_to, MachineSpec, PoolSpec, ScenarioSpec, SmallCluster, Width,
+    MAX_MACHINES, MAX_POOLS,
+};
+use arbitrary::{Arbitrary, Unstructured};
+use backfill_cli::swf::{load_reader, SwfErrorKind, SwfRecord};
+use backfill_core::{
+    Job, JobId, Kernel, KernelError, LicenseSet, Observer, Policy, Profile, ProfileError, Slot,
+    Time,
+};
+
+// ---------------------------------------------------------------------------
+// kernel_api
+// ---------------------------------------------------------------------------
+
+/// Queue capacity of the `kernel_api` kernel (small, so it fills up).
+const API_Q: usize = 6;
+/// Running capacity of the `kernel_api` kernel.
+const API_R: usize = 5;
+/// Profile capacity of the `kernel_api` kernel: below `2 * Q + R + 1`, so
+/// Conservative can run out of steps.
+const API_B: usize = 14;
+/// The kernel `kernel_api` drives.
+type ApiKernel = Kernel<API_Q, API_R, API_B, 3, 2>;
+
+/// When a submitted job says it was submitted, relative to the call's `now`.
+#[derive(Clone, Copy, Debug, Arbitrary)]
+enum SubmitAt {
+    Now,
+    Past(u16),
+    Future(u16),
+}
+
+/// A submitted job's estimate.
+#[derive(Clone, Copy, Debug, Arbitrary)]
+enum Estimate {
+    Small(u8),
+    Medium(u16),
+    Zero,
+    /// `u32::MAX - x`: overflows any start.
+    Huge(u16),
+}
+
+#[derive(Clone, Copy, Debug, Arbitrary)]
+struct ApiJob {
+    id: u8,
+    submit: SubmitAt,
+    width: Width,
+    estimate: Estimate,
+    licenses: u8,
+    deadline: Option<u32>,
+    priority: i32,
+    tag: u32,
+}
+
+#[derive(Clone, Copy, Debug, Arbitrary)]
+enum ApiOp {
+    /// Advance by `dt` and submit.
+    Submit { dt: u8, job: ApiJob },
+    /// Advance by `dt` and complete running job number `pick` (modulo the
+    /// running count), or an unknown id when nothing runs.
+    Complete { dt: u8, pick: u8 },
+    /// Advance by `dt` and complete job `id % 16`, running or not.
+    CompleteId { dt: u8, id: u8 },
+    /// Complete every job whose estimate has expired, at its expiry (or now,
+    /// if later) — what a well-behaved host does.
+    CompleteDue,
+    /// Advance by `dt` and schedule.
+    Schedule { dt: u8 },
+    /// Jump to the kernel's next wake-up and schedule there.
+    Wakeup,
+    /// Set the host's clock to any value (backwards, or near the end of time).
+    Jump { to: u32 },
+    /// Move the host's clock back.
+    Back { by: u8 },
+}
+
+#[derive(Debug)]
+struct ApiInput {
+    machines: Vec<MachineSpec>,
+    pools: Vec<PoolSpec>,
+    policy: u8,
+    ops: Vec<ApiOp>,
+}
+
+impl<'a> Arbitrary<'a> for ApiInput {
+    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
+        let machines = u.int_in_range(1..=MAX_MACHINES)?;
+        let machines = take_up_to(u, machines);
+        let pools = u.int_in_range(0..=MAX_POOLS)?;
+        let pools = take_up_to(u, pools);
+        Ok(Self {
+            machines,
+            pools,
+            policy: u.arbitrary()?,
+            ops: take_up_to(u, MAX_OPS),
+        })
+    }
+}
+
+/// Most operations one `kernel_api` or `profile_ops` input is decoded into.
+const MAX_OPS: usize = 2000;
+
+/// Records what the kernel reports during one call.
+#[derive(Default)]
+struct Events {
+    started: Vec<(Job, Slot)>,
+    reserved: Vec<(Job, Slot)>,
+}
+
+impl Observer for Events {
+    fn started(&mut self, job: &Job, slot: Slot) {
+        self.started.push((*job, slot));
+    }
+    fn reserved(&mut self, job: &Job, slot: Slot) {
+        self.reserved.push((*job, slot));
+    }
+}
+
+/// The jobs a kernel holds: queued ids in queue order, running `(id, slot)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Holding {
+    queued: Vec<JobId>,
+    running: Vec<(JobId, Slot)>,
+    reservations: Vec<(JobId, Option<Slot>)>,
+}
+
+fn holding(k: &ApiKernel) -> Holding {
+    Holding {
+        queued: k.queued().iter().map(|q| q.job.id).collect(),
+        running: k.running().iter().map(|r| (r.job.id, r.slot)).collect(),
+        reservations: k
+            .queued()
+            .iter()
+            .map(|q| (q.job.id, q.reservation))
+            .collect(),
+    }
+}
+
+fn api_job(spec: &ApiJob, now: Time, cluster: &SmallCluster) -> Job {
+    let widest = cluster.machines().iter().map(|m| m.cpus).max().unwrap_or(1);
+    let procs = match spec.width {
+        Width::Exact(p) => 1 + u32::from(p % 16),
+        Width::Full(m) => cluster.machines()[usize::from(m) % cluster.machines().len()].cpus,
+        Width::Zero => 0,
+        Width::TooWide => widest + 1,
+    };
+    let estimate = match spec.estimate {
+        Estimate::Small(e) => u32::from(e),
+        Estimate::Medium(e) => u32::from(e),
+        Estimate::Zero => 0,
+        Estimate::Huge(x) => u32::MAX - u32::from(x),
+    };
+    let submit = match spec.submit {
+        SubmitAt::Now => now,
+        SubmitAt::Past(d) => now.saturating_sub(u32::from(d)),
+        SubmitAt::Future(d) => now.saturating_add(1 + u32::from(d)),
+    };
+    Job {
+        id: u32::from(spec.id % 16),
+        submit,
+        procs,
+        estimate,
+        deadline: spec.deadline,
+        licenses: LicenseSet(u32::from(spec.licenses)),
+        priority: spec.priority,
+        tag: spec.tag,
+    }
+}
+
+/// Checks that hold after every call. With `FUZZ_TRACE` set in the
+/// environment, prints each call and the kernel's jobs after it.
+fn after_every_call(k: &ApiKernel, what: &str) {
+    if std::env::var_os("FUZZ_TRACE").is_some() {
+        eprintln!(
+            "{what}\n  now {} queued {:?}\n  running {:?}",
+            k.now(),
+            k.queued(),
+            k.running()
+        );
+    }
+    if let Err(e) = k.validate() {
+        panic!("Kernel::validate after {what}: {e}");
+    }
+    if let Some(w) = k.next_wakeup() {
+        assert!(
+            w > k.now(),
+            "next_wakeup {w} not after now {} ({what})",
+            k.now()
+        );
+    }
+}
+
+/// Whether some eligible machine can express `job`'s scaled estimate.
+fn representable(cluster: &SmallCluster, job: &Job) -> bool {
+    cluster
+        .machines()
+        .iter()
+        .enumerate()
+        .any(|(m, machine)| cluster.eligible(job, m) && machine.scale(job.estimate).is_some())
+}
+
+/// The documented error of a submit that must fail before touching the plan.
+fn expected_submit_error(k: &ApiKernel, now: Time, job: &Job) -> Option<KernelError> {
+    if now < k.now() {
+        return Some(KernelError::TimeWentBackwards {
+            now,
+            current: k.now(),
+        });
+    }
+    if job.procs == 0 || job.estimate == 0 {
+        return Some(KernelError::InvalidJob(job.id));
+    }
+    if job.submit > now {
+        return Some(KernelError::SubmitInFuture(job.id));
+    }
+    if !k.cluster().runnable(job) {
+        return Some(KernelError::Unrunnable(job.id));
+    }
+    let held = k
+        .queued()
+        .iter()
+        .map(|q| q.job.id)
+        .chain(k.running().iter().map(|r| r.job.id));
+    if held.clone().any(|id| id == job.id) {
+        return Some(KernelError::DuplicateJob(job.id));
+    }
+    if k.queued().len() == API_Q {
+        return Some(KernelError::QueueFull(job.id));
+    }
+    None
+}
+
+fn api_submit(k: &mut ApiKernel, now: Time, job: Job) {
+    let before = holding(k);
+    let expected = expected_submit_error(k, now, &job);
+    let mut events = Events::default();
+    let result = k.submit(now, job, &mut events);
+    let what = format!("submit({now}, {job:?}) = {result:?}");
+    assert!(events.started.is_empty(), "{what} started a job");
+    let after = holding(k);
+    match (expected, result) {
+        (Some(e), r) => assert_eq!(r, Err(e), "{what}: expected {e:?}"),
+        (None, Ok(())) => {
+            let mut want = before.queued.clone();
+            want.push(job.id);
+            let mut got = after.queued.clone();
+            want.sort_unstable();
+            got.sort_unstable();
+            assert_eq!(got, want, "{what}: queue");
+            assert_eq!(after.running, before.running, "{what}: running set");
+            if k.policy().reserves_all() {
+                let entry = k
+                    .queued()
+                    .iter()
+                    .find(|q| q.job.id == job.id)
+                    .expect("queued");
+                let slot = entry.reservation.expect("Conservative reserves on arrival");
+                assert!(slot.start >= now, "{what}: reservation in the past");
+                assert_eq!(entry.guarantee, Some(slot.start), "{what}: guarantee");
+            }
+        }
+        // A job whose scaled estimate overflows `Time` on every eligible
+        // machine can never be placed: Conservative refuses it as unrunnable.
+        (None, Err(KernelError::Unrunnable(id)))
+            if id == job.id && !representable(k.cluster(), &job) =>
+        {
+            // (Compression may have run first: reservations can move earlier.)
+            assert_eq!(
+                after.queued, before.queued,
+                "{what}: a refused job changed the queue"
+            );
+            assert_eq!(after.running, before.running, "{what}: running set");
+        }
+        (None, Err(KernelError::ProfileFull | KernelError::TimeOverflow)) => {
+            assert_eq!(
+                after.queued, before.queued,
+                "{what}: a refused job changed the queue"
+            );
+            assert_eq!(after.running, before.running, "{what}: running set");
+        }
+        (None, Err(e)) => panic!("{what}: unexpected error {e:?}"),
+    }
+    never_later(k, &before, &after, &what);
+    after_every_call(k, &what);
+}
+
+/// Conservative: a reservation still in the future never moves later.
+fn never_later(k: &ApiKernel, before: &Holding, after: &Holding, what: &str) {
+    if !k.policy().keeps_reservations() {
+        return;
+    }
+    for &(id, new) in &after.reservations {
+        let old = before
+            .reservations
+            .iter()
+            .find(|(b, _)| *b == id)
+            .and_then(|(_, s)| *s);
+        if let (Some(old), Some(new)) = (old, new) {
+            if old.start >= k.now() {
+                assert!(
+                    new.start <= old.start,
+                    "{what}: job {id} moved later: {old:?} -> {new:?}"
+                );
+            }
+        }
+    }
+}
+
+fn api_complete(k: &mut ApiKernel, now: Time, id: JobId) {
+    let before = holding(k);
+    let current = k.now();
+    let running = before.running.iter().find(|(r, _)| *r == id).copied();
+    let result = k.complete(now, id);
+    let what = format!("complete({now}, {id}) = {result:?}");
+    let after = holding(k);
+    let expected = if now < current {
+        Some(KernelError::TimeWentBackwards { now, current })
+    } else if running.is_none() {
+        Some(KernelError::UnknownJob(id))
+    } else {
+        None
+    };
+    match (expected, result) {
+        (Some(e), r) => {
+            assert_eq!(r.map(|d| d.job.id), Err(e), "{what}");
+            assert_eq!(after, before, "{what}: a refused call changed the jobs");
+        }
+        (None, Ok(done)) => {
+            let (_, slot) = running.expect("checked");
+            assert_eq!((done.job.id, done.slot), (id, slot), "{what}");
+            let mut want = before.running.clone();
+            want.retain(|(r, _)| *r != id);
+            assert_eq!(after.running, want, "{what}: running set");
+            assert_eq!(after.queued, before.queued, "{what}: queue");
+        }
+        (None, Err(e)) => panic!("{what}: unexpected error {e:?}"),
+    }
+    after_every_call(k, &what);
+}
+
+fn api_schedule(k: &mut ApiKernel, now: Time) {
+    let before = holding(k);
+    let current = k.now();
+    let overdue = k
+        .running()
+        .iter()
+        .find(|r| r.slot.end() <= now && r.slot.duration > 0)
+        .map(|r| r.job.id);
+    let mut events = Events::default();
+    let result = k.schedule(now, &mut events);
+    let what = format!("schedule({now}) = {result:?}");
+    let after = holding(k);
+    if now < current {
+        assert_eq!(
+            result,
+            Err(KernelError::TimeWentBackwards { now, current }),
+            "{what}"
+        );
+        assert_eq!(after, before, "{what}: changed the jobs");
+        after_every_call(k, &what);
+        return;
+    }
+    if let Some(id) = overdue {
+        assert_eq!(result, Err(KernelError::Overdue(id)), "{what}");
+        assert_eq!(after, before, "{what}: changed the jobs");
+        after_every_call(k, &what);
+        return;
+    }
+    match result {
+        Ok(pass) => assert_eq!(pass.started as usize, events.started.len(), "{what}: count"),
+        Err(KernelError::RunningFull(_) | KernelError::ProfileFull | KernelError::TimeOverflow) => {
+        }
+        // A queued job that can never be placed (its scaled estimate
+        // overflows `Time` on every eligible machine).
+        Err(KernelError::Unrunnable(id))
+            if k.queued()
+                .iter()
+                .any(|q| q.job.id == id && !representable(k.cluster(), &q.job)) => {}
+        Err(e) => panic!("{what}: unexpected error {e:?}"),
+    }
+    // Every start: a queued job, now, its scaled estimate, an eligible machine.
+    let cluster = k.cluster();
+    for (job, slot) in &events.started {
+        assert!(
+            before.queued.contains(&job.id),
+            "{what}: started job {} was not queued",
+            job.id
+        );
+        assert_eq!(
+            slot.start, now,
+            "{what}: job {} starts at {}",
+            job.id, slot.start
+        );
+        let machine = usize::from(slot.machine);
+        assert!(
+            cluster.eligible(job, machine),
+            "{what}: job {} on machine {machine}",
+            job.id
+        );
+        let scaled = cluster.machines()[machine].scale(job.estimate);
+        assert_eq!(
+            Some(slot.duration),
+            scaled,
+            "{what}: duration of job {}",
+            job.id
+        );
+    }
+    let started: Vec<JobId> = events.started.iter().map(|(j, _)| j.id).collect();
+    let mut want_running = before.running.clone();
+    want_running.extend(events.started.iter().map(|(j, s)| (j.id, *s)));
+    assert_eq!(after.running, want_running, "{what}: running set");
+    let want_queued: Vec<JobId> = before
+        .queued
+        .iter()
+        .copied()
+        .filter(|id| !started.contains(id))
+        .collect();
+    assert_eq!(after.queued, want_queued, "{what}: queue");
+    capacity_now(k, now, &what);
+    if result.is_ok() {
+        if k.policy().keeps_reservations() {
+            // Reserved jobs start at their reservation; the others (Selective's
+            // entry queue) start whenever they fit now beside the reservations.
+            for q in k.queued() {
+                match q.reservation {
+                    Some(slot) => assert!(
+                        slot.start > now,
+                        "{what}: job {} still reserved at {}",
+                        q.job.id,
+                        slot.start
+                    ),
+                    None => {
+                        let fit = k.plan().fit_now(cluster, &q.job, now);
+                        assert!(
+                            matches!(fit, Ok(None)),
+                            "{what}: job {} fits now: {fit:?}",
+                            q.job.id
+                        );
+                    }
+                }
+            }
+        } else if let Some(head) = k.queued().first() {
+            // The pass stopped at a head that does not fit now.
+            let fit = k.plan().fit_now(cluster, &head.job, now);
+            assert!(
+                matches!(fit, Ok(None)),
+                "{what}: head {} fits now: {fit:?}",
+                head.job.id
+            );
+        }
+    }
+    never_later(k, &before, &after, &what);
+    after_every_call(k, &what);
+}
+
+/// Processors and license copies held right now never exceed the cluster.
+fn capacity_now(k: &ApiKernel, now: Time, what: &str) {
+    let cluster = k.cluster();
+    let live = || {
+        k.running()
+            .iter()
+            .filter(|r| r.slot.start <= now && now < r.slot.end())
+    };
+    for (m, machine) in cluster.machines().iter().enumerate() {
+        let used: u64 = live()
+            .filter(|r| usize::from(r.slot.machine) == m)
+            .map(|r| u64::from(r.job.procs))
+            .sum();
+        assert!(
+            used <= u64::from(machine.cpus),
+            "{what}: machine {m} holds {used} processors"
+        );
+    }
+    for (l, pool) in cluster.pools().iter().enumerate() {
+        let used = live().filter(|r| r.job.licenses.contains(l)).count() as u64;
+        assert!(
+            used <= u64::from(pool.count),
+            "{what}: pool {l} lends {used} copies"
+        );
+    }
+}
+
+/// Fuzz body: arbitrary kernel API call sequences under every policy.
+pub fn kernel_api(data: &[u8]) {
+    let Ok(input) = ApiInput::arbitrary(&mut Unstructured::new(data)) else {
+        return;
+    };
+    let cluster = build_cluster(&input.machines, &input.pools);
+    let policy = Policy::ALL[usize::from(input.policy) % Policy::ALL.len()];
+    let mut k: ApiKernel = Kernel::new(cluster.clone(), policy);
+    let mut now: Time = 0;
+    for op in &input.ops {
+        match *op {
+            ApiOp::Submit { dt, job } => {
+                now = now.saturating_add(u32::from(dt));
+                api_submit(&mut k, now, api_job(&job, now, &cluster));
+            }
+            ApiOp::Complete { dt, pick } => {
+                now = now.saturating_add(u32::from(dt));
+                let id = match k.running().len() {
+                    0 => u32::from(pick),
+                    n => k.running()[usize::from(pick) % n].job.id,
+                };
+                api_complete(&mut k, now, id);
+            }
+            ApiOp::CompleteId { dt, id } => {
+                now = now.saturating_add(u32::from(dt));
+                api_complete(&mut k, now, u32::from(id % 16));
+            }
+            ApiOp::CompleteDue => {
+                let due: Vec<(JobId, Time)> = k
+                    .running()
+                    .iter()
+                    .filter(|r| r.slot.end() <= now)
+                    .map(|r| (r.job.id, r.slot.end().max(k.now())))
+                    .collect();
+                let mut due = due;
+                due.sort_unstable_by_key(|&(id, t)| (t, id));
+                for (id, t) in due {
+                    api_complete(&mut k, t, id);
+                }
+            }
+            ApiOp::Schedule { dt } => {
+                now = now.saturating_add(u32::from(dt));
+                api_schedule(&mut k, now);
+            }
+            ApiOp::Wakeup => {
+                if let Some(w) = k.next_wakeup() {
+                    now = w;
+                    api_schedule(&mut k, now);
+                }
+            }
+            ApiOp::Jump { to } => now = to,
+            ApiOp::Back { by } => now = now.saturating_sub(u32::from(by)),
+        }
+    }
+}
+
+/// What `data` decodes to for target `target` (`kernel_api`,
+/// `replay_invariants` or `profile_ops`), pretty-printed: for reading a
+/// crashing input. `None` for an unknown target or undecodable data.
+#[must_use]
+pub fn describe(target: &str, data: &[u8]) -> Option<String> {
+    let mut u = Unstructured::new(data);
+    match target {
+        "kernel_api" => ApiInput::arbitrary(&mut u).ok().map(|i| {
+            let cluster = build_cluster(&i.machines, &i.pools);
+            let policy = Policy::ALL[usize::from(i.policy) % Policy::ALL.len()];
+            format!("policy {policy}\n{cluster:#?}\n{:#?}", i.ops)
+        }),
+        "replay_invariants" => ScenarioSpec::arbitrary(&mut u)
+            .ok()
+            .map(|s| format!("{:#?}", s.build())),
+        "profile_ops" => ProfileInput::arbitrary(&mut u)
+            .ok()
+            .map(|i| format!("{i:#?}")),
+        _ => None,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// replay_invariants
+// ---------------------------------------------------------------------------
+
+/// Fuzz body: a small arbitrary cluster and workload, replayed and checked
+/// under every policy ([`Scenario::verify`](crate::scenario::Scenario::verify)).
+pub fn replay_invariants(data: &[u8]) {
+    let Ok(spec) = ScenarioSpec::arbitrary(&mut Unstructured::new(data)) else {
+        return;
+    };
+    let scenario = spec.build();
+    if let Err(e) = scenario.verify() {
+        panic!(
+            "{e}\ncluster: {:?}\njobs: {:?}",
+            scenario.cluster, scenario.jobs
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// profile_ops
+// ---------------------------------------------------------------------------
+
+/// Step capacity of the fuzzed profile: small, so it fills up.
+const PROFILE_B: usize = 8;
+
+#[derive(Clone, Copy, Debug, Arbitrary)]
+enum ProfileOp {
+    Reserve {
+        start: u8,
+        duration: u8,
+        amount: u8,
+    },
+    Release {
+        start: u8,
+        duration: u8,
+        amount: u8,
+    },
+    EarliestFit {
+        from: u8,
+        duration: u8,
+        need: u8,
+    },
+    Advance {
+        now: u8,
+    },
+    Query {
+        at: u8,
+        duration: u8,
+        need: u8,
+    },
+    MaxFree {
+        start: u8,
+        end: u8,
+    },
+    FitBefore {
+        from: u8,
+        duration: u8,
+        need: u8,
+        held_from: u8,
+        limit: u8,
+    },
+    Reset {
+        origin: u8,
+    },
+    /// Intervals whose end overflows [`Time`].
+    Overflow {
+        back: u8,
+        duration: u32,
+        amount: u8,
+        which: u8,
+    },
+}
+
+#[derive(Debug)]
+struct ProfileInput {
+    capacity: u8,
+    ops: Vec<ProfileOp>,
+}
+
+impl<'a> Arbitrary<'a> for ProfileInput {
+    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
+        Ok(Self {
+            capacity: u.arbitrary()?,
+            ops: take_up_to(u, MAX_OPS),
+        })
+    }
+}
+
+/// Fuzz body: profile operations against the per-second reference model.
+pub fn profile_ops(data: &[u8]) {
+    let Ok(input) = ProfileInput::arbitrary(&mut Unstructured::new(data)) else {
+        return;
+    };
+    let capacity = u32::from(input.capacity % 7);
+    let mut p: Profile<PROFILE_B> = Profile::new(capacity);
+    let mut r = RefProfile::new(capacity);
+    // Keep every reservation inside the model's horizon.
+    let time = |x: u8| u32::from(x) % (HORIZON / 2);
+    let units = |x: u8| u32::from(x) % (capacity + 2);
+    for op in &input.ops {
+        let what = format!("{op:?} on {:?}", p.steps());
+        match *op {
+            ProfileOp::Reserve {
+                start,
+                duration,
+                amount,
+            } => {
+                let (s, d, a) = (time(start), time(duration), units(amount));
+                let got = p.reserve(s, d, a);
+                assert_eq!(got, r.reserve(s, d, a, PROFILE_B), "{what}");
+            }
+            ProfileOp::Release {
+                start,
+                duration,
+                amount,
+            } => {
+                let (s, d, a) = (time(start), time(duration), units(amount));
+                let got = p.release(s, d, a);
+                assert_eq!(got, r.release(s, d, a, PROFILE_B), "{what}");
+            }
+            ProfileOp::EarliestFit {
+                from,
+                duration,
+                need,
+            } => {
+                let (f, d, n) = (time(from), time(duration), units(need));
+                assert_eq!(
+                    p.earliest_fit(f, d, n),
+                    Ok(r.earliest_fit(f, d, n)),
+                    "{what}"
+                );
+            }
+            ProfileOp::Advance { now } => {
+                let now = u32::from(now) % (HORIZON / 2 + 8);
+                p.advance(now);
+                r.advance(now);
+                assert_eq!(p.origin(), r.origin(), "{what}");
+            }
+            ProfileOp::Query { at, duration, need } => {
+                let (t, d, n) = (u32::from(at) % HORIZON, time(duration), units(need));
+                assert_eq!(p.free_at(t), r.free(t), "{what}: free_at({t})");
+                assert_eq!(p.min_free(t, d), Ok(r.min_free(t, d)), "{what}: min_free");
+                assert_eq!(p.fits(t, d, n), Ok(r.min_free(t, d) >= n), "{what}: fits");
+            }
+            ProfileOp::MaxFree { start, end } => {
+                let (s, e) = (u32::from(start) % HORIZON, u32::from(end) % HORIZON);
+                assert_eq!(p.max_free(s, e), r.max_free(s, e), "{what}");
+            }
+            ProfileOp::FitBefore {
+                from,
+                duration,
+                need,
+                held_from,
+                limit,
+            } => {
+                let (f, d, n) = (time(from), time(duration), units(need));
+                // Mostly "held from the limit on", as compression asks.
+                let limit = u32::from(limit) % HORIZON;
+                let held = match held_from % 4 {
+                    0 => Time::MAX,
+                    1 => limit,
+                    _ => u32::from(held_from) % HORIZON,
+                };
+                let got = p.earliest_fit_before(f, d, n, held, limit);
+                let want = r.earliest_fit_before(f, d, n, held, limit);
+                assert_eq!(got, Ok(want), "{what}");
+            }
+            ProfileOp::Reset { origin } => {
+                let origin = time(origin);
+                p.reset(origin);
+                r.reset(origin);
+            }
+            ProfileOp::Overflow {
+                back,
+                duration,
+                amount,
+                which,
+            } => {
+                let start = u32::MAX - u32::from(back);
+                let duration = duration.max(u32::from(back) + 1);
+                let a = units(amount);
+                let got = match which % 4 {
+                    0 => p.reserve(start, duration, a).map(|()| None),
+                    1 => p.release(start, duration, a).map(|()| None),
+                    2 => p.min_free(start, duration).map(|_| None),
+                    _ => p.earliest_fit(start, duration, a),
+                };
+                let expected = if which % 4 == 3 && a > capacity {
+                    Ok(None)
+                } else {
+                    Err(ProfileError::TimeOverflow)
+                };
+                assert_eq!(got, expected, "{what}");
+            }
+        }
+        assert_eq!(p.validate(), Ok(()), "{what}");
+        assert_eq!(
+            p.steps(),
+            r.steps().as_slice(),
+            "{what}: steps differ from the model"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// swf_parse
+// ---------------------------------------------------------------------------
+
+/// Parses one line; checks the error names a field, or the record
+/// round-trips through its printed form.
+fn swf_line(line: &str) {
+    match SwfRecord::parse_line(line) {
+        Ok(record) => {
+            let printed = record.to_string();
+            assert_eq!(
+                SwfRecord::parse_line(&printed),
+                Ok(record),
+                "{line:?} parsed to {record:?}, printed as {printed:?}"
+            );
+            assert_eq!(printed.split(' ').count(), 18, "{printed:?}");
+        }
+        Err(e) => {
+            let field = e
+                .field
+                .unwrap_or_else(|| panic!("{line:?}: error names no field: {e:?}"));
+            assert!((1..=19).contains(&field), "{line:?}: field {field}");
+            let message = e.to_string();
+            assert!(message.starts_with(&format!("field {field}")), "{message}");
+        }
+    }
+}
+
+/// Fuzz body: arbitrary bytes into the SWF line parser and file reader.
+pub fn swf_parse(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    for line in text.split('\n') {
+        swf_line(line);
+    }
+    swf_line(&text);
+
+    let gzip = data.starts_with(&[0x1f, 0x8b]);
+    // Lines as the reader sees them: split after '\n'; a final piece without
+    // '\n' is a line when not empty.
+    let mut lines: Vec<&[u8]> = data.split(|&b| b == b'\n').collect();
+    if lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    match load_reader("fuzz.swf", data) {
+        Ok(trace) => {
+            assert_eq!(trace.name, "fuzz.swf");
+            let mut previous = 0;
+            for (line_no, record) in &trace.records {
+                assert!(
+                    *line_no > previous,
+                    "line numbers not increasing: {line_no}"
+                );
+                previous = *line_no;
+                assert_eq!(SwfRecord::parse_line(&record.to_string()), Ok(*record));
+                if !gzip {
+                    let index = usize::try_from(*line_no - 1).expect("small");
+                    let mut bytes = lines[index];
+                    bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+                    if index == 0 {
+                        bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+                    }
+                    let line = std::str::from_utf8(bytes).expect("an accepted line is UTF-8");
+                    assert_eq!(
+                        SwfRecord::parse_line(line.trim_start_matches([' ', '\t'])),
+                        Ok(*record)
+                    );
+                }
+            }
+            if !gzip {
+                assert_eq!(
+                    trace.total_lines(),
+                    lines.len() as u64,
+                    "every line is counted once"
+                );
+            }
+        }
+        Err(e) => {
+            let message = e.to_string();
+            assert!(message.starts_with("fuzz.swf"), "{message}");
+            match &e.kind {
+                SwfErrorKind::Line(_) => {
+                    assert!(
+                        e.line.is_some() && e.field.is_some(),
+                        "{message}: no line or field"
+                    );
+                }
+                SwfErrorKind::InvalidUtf8 | SwfErrorKind::LineTooLong { .. } => {
+                    assert!(e.line.is_some(), "{message}: no line");
+                }
+                // Whole-stream errors (gzip, I/O) have no line to name.
+                _ => assert!(gzip, "{message}: a plain-text error without a line"),
+            }
+            if let (false, Some(line_no)) = (gzip, e.line) {
+                assert!(
+                    line_no >= 1 && line_no <= lines.len() as u64,
+                    "{message}: line out of range"
+                );
+            }
+        }
+    }
+}
