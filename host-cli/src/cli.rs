@@ -2,19 +2,35 @@
 //!
 //! ```text
 //! host-cli replay [TRACE] --policy easy --estimates user --load 1.0 --jobs-out jobs.csv
+//! host-cli replay TRACE --policy selective --threshold 26.69
 //! host-cli info TRACE --first 5000
+//! host-cli thresholds TRACE --first 5000 --estimates exact
+//! host-cli compare TRACE --policies conservative,easy,selective,selective-d --baseline conservative --svg fig.svg
+//! host-cli sweep TRACE --loads 1.0,1.2,1.4,1.6 --csv sweep.csv --svg sweep.svg
+//! host-cli fairness TRACE --policies easy,selective,selective-d,sjf-easy --svg fairness.svg
 //! ```
+//!
+//! Without TRACE every command uses the built-in synthetic workload
+//! (`--synthetic-jobs`, `--seed`). The analyses are described in
+//! `docs/analyses.md` and [`crate::analysis`].
 //!
 //! Exit codes: 0 success, 1 a replay or output failure, 2 bad input or options.
 
+use crate::analysis::thresholds::{
+    self, grid_text, parse_scale, parse_threshold, parse_thresholds, ConservativeThresholds,
+};
+use crate::analysis::{
+    self, compare, fairness, sweep, PolicyChoice, Source, ThresholdFrom, ThresholdOptions,
+};
 use crate::replay::{self, CliError, Estimates, Prepared, Shaping, Window};
 use crate::report;
 use crate::swf;
 use crate::synth::SyntheticSpec;
 use backfill_core::{CategoryBounds, Policy};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use serde::{Deserialize, Serialize};
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Replay parallel-job traces through the backfill scheduling kernel.
@@ -33,6 +49,14 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Describe a trace: header, job counts, skip reasons, category mix.
     Info(InfoArgs),
+    /// Starvation thresholds from a Conservative run (the paper's Tables 7 and 8).
+    Thresholds(ThresholdsArgs),
+    /// Policies against a baseline by job category (Figures 1, 2, 3, 5).
+    Compare(CompareArgs),
+    /// The comparison across load factors (Figures 4 and 6).
+    Sweep(SweepArgs),
+    /// Fairness against fair-start times (Table 9, Figure 7).
+    Fairness(FairnessArgs),
 }
 
 /// Output format.
@@ -40,35 +64,17 @@ pub enum Command {
 pub enum Format {
     /// Aligned text.
     Table,
+    /// CSV rows with a header line.
+    Csv,
     /// One JSON object.
     Json,
 }
 
-/// Policies selectable on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum PolicyArg {
-    /// First come, first served, no backfilling.
-    Fcfs,
-    /// EASY backfilling.
-    Easy,
-    /// EASY with shortest-estimate-first order.
-    SjfEasy,
-    /// Conservative backfilling.
-    Conservative,
-}
+/// The policy names `--policy` accepts (kept for compatibility; the same as
+/// [`PolicyChoice`]).
+pub type PolicyArg = PolicyChoice;
 
-impl From<PolicyArg> for Policy {
-    fn from(p: PolicyArg) -> Self {
-        match p {
-            PolicyArg::Fcfs => Self::Fcfs,
-            PolicyArg::Easy => Self::Easy,
-            PolicyArg::SjfEasy => Self::SjfEasy,
-            PolicyArg::Conservative => Self::Conservative,
-        }
-    }
-}
-
-/// Window and category options shared by `replay` and `info`.
+/// Window and category options shared by every command.
 #[derive(Clone, Debug, Args)]
 pub struct WindowArgs {
     /// Take only the first N job lines (after --skip), in file order.
@@ -89,7 +95,9 @@ pub struct WindowArgs {
 }
 
 impl WindowArgs {
-    fn window(&self) -> Window {
+    /// The window.
+    #[must_use]
+    pub fn window(&self) -> Window {
         Window {
             skip: self.skip,
             first: self.first,
@@ -97,12 +105,107 @@ impl WindowArgs {
         }
     }
 
-    fn bounds(&self) -> CategoryBounds {
+    /// The category bounds.
+    #[must_use]
+    pub fn bounds(&self) -> CategoryBounds {
         CategoryBounds {
             short_max: self.short_max,
             narrow_max: self.narrow_max,
         }
     }
+}
+
+/// The synthetic workload used without TRACE.
+#[derive(Clone, Debug, Args)]
+pub struct SyntheticArgs {
+    /// Synthetic workload (no TRACE): number of jobs.
+    #[arg(long, default_value_t = SyntheticSpec::default().jobs)]
+    pub synthetic_jobs: u32,
+    /// Synthetic workload (no TRACE): PRNG seed.
+    #[arg(long, default_value_t = SyntheticSpec::default().seed)]
+    pub seed: u64,
+}
+
+impl SyntheticArgs {
+    fn spec(&self) -> SyntheticSpec {
+        SyntheticSpec {
+            jobs: self.synthetic_jobs,
+            seed: self.seed,
+            ..SyntheticSpec::default()
+        }
+    }
+}
+
+/// Estimates and load.
+#[derive(Clone, Debug, Args)]
+pub struct ShapeArgs {
+    /// Estimates the scheduler sees.
+    #[arg(long, value_enum, default_value_t = Estimates::User)]
+    pub estimates: Estimates,
+    /// Load factor: submit times are divided by F (F > 1 is heavier).
+    #[arg(long, value_name = "F", default_value_t = 1.0)]
+    pub load: f64,
+}
+
+impl ShapeArgs {
+    fn shaping(&self) -> Shaping {
+        Shaping {
+            estimates: self.estimates,
+            load: self.load,
+        }
+    }
+}
+
+/// Selective thresholds. Without --threshold (Selective) or --thresholds
+/// (Selective-D), they come from a Conservative run of the same trace,
+/// window, estimates and load, as in the paper.
+#[derive(Clone, Debug, Default, Args)]
+pub struct ThresholdArgs {
+    /// Selective's starvation threshold, an expansion factor (e.g. 26.69).
+    #[arg(long, value_name = "X", value_parser = parse_threshold)]
+    pub threshold: Option<u32>,
+    /// Selective-D's thresholds for SN,SW,LN,LW (categories by --short-max / --narrow-max).
+    #[arg(long, value_name = "SN,SW,LN,LW", value_parser = parse_thresholds)]
+    pub thresholds: Option<[u32; 4]>,
+    /// Take the thresholds a run gives: `conservative` is the mean bounded
+    /// slowdown of a Conservative run (overall; per category for
+    /// selective-d; with user estimates over well-estimated jobs only).
+    #[arg(long, value_enum, value_name = "SOURCE")]
+    pub threshold_from: Option<ThresholdFrom>,
+    /// selective-scaled: the factor applied to the running mean slowdown [default: 1.5].
+    #[arg(long, value_name = "F", value_parser = parse_scale)]
+    pub scale: Option<u32>,
+    /// selective-adaptive / selective-scaled: average only well-estimated jobs.
+    #[arg(long)]
+    pub well_estimated_only: bool,
+}
+
+impl ThresholdArgs {
+    /// The options in kernel units.
+    #[must_use]
+    pub fn options(&self) -> ThresholdOptions {
+        ThresholdOptions {
+            threshold: self.threshold,
+            thresholds: self.thresholds,
+            from: self.threshold_from,
+            scale: self.scale,
+            well_estimated_only: self.well_estimated_only,
+        }
+    }
+}
+
+/// Output options of the analyses.
+#[derive(Clone, Debug, Args)]
+pub struct OutputArgs {
+    /// Report format on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Also write the CSV rows to FILE.
+    #[arg(long, value_name = "FILE.csv")]
+    pub csv: Option<PathBuf>,
+    /// Also draw the figure to FILE (SVG).
+    #[arg(long, value_name = "FILE.svg")]
+    pub svg: Option<PathBuf>,
 }
 
 /// `host-cli replay`.
@@ -111,8 +214,8 @@ pub struct ReplayArgs {
     /// SWF trace, plain or gzip. Without it, the built-in synthetic workload.
     pub trace: Option<PathBuf>,
     /// Scheduling policy.
-    #[arg(long, value_enum, default_value_t = PolicyArg::Easy)]
-    pub policy: PolicyArg,
+    #[arg(long, value_enum, default_value_t = PolicyChoice::Easy)]
+    pub policy: PolicyChoice,
     /// Estimates the scheduler sees.
     #[arg(long, value_enum, default_value_t = Estimates::User)]
     pub estimates: Estimates,
@@ -122,7 +225,7 @@ pub struct ReplayArgs {
     /// Write one CSV row per scheduled job to FILE.
     #[arg(long, value_name = "FILE.csv")]
     pub jobs_out: Option<PathBuf>,
-    /// Report format.
+    /// Report format (csv: the metrics rows).
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
     /// Synthetic workload: number of jobs.
@@ -131,6 +234,9 @@ pub struct ReplayArgs {
     /// Synthetic workload: PRNG seed.
     #[arg(long, default_value_t = SyntheticSpec::default().seed)]
     pub seed: u64,
+    /// Selective thresholds.
+    #[command(flatten)]
+    pub thresholds: ThresholdArgs,
     /// Window and categories.
     #[command(flatten)]
     pub window: WindowArgs,
@@ -141,9 +247,171 @@ pub struct ReplayArgs {
 pub struct InfoArgs {
     /// SWF trace, plain or gzip.
     pub trace: PathBuf,
-    /// Report format.
+    /// Report format (csv: the category rows).
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Window and categories.
+    #[command(flatten)]
+    pub window: WindowArgs,
+}
+
+/// `host-cli thresholds`.
+#[derive(Debug, Args)]
+pub struct ThresholdsArgs {
+    /// SWF trace, plain or gzip. Without it, the built-in synthetic workload.
+    pub trace: Option<PathBuf>,
+    /// Estimates and load.
+    #[command(flatten)]
+    pub shape: ShapeArgs,
+    /// Report format on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Also write the CSV rows to FILE.
+    #[arg(long, value_name = "FILE.csv")]
+    pub csv: Option<PathBuf>,
+    /// Synthetic workload.
+    #[command(flatten)]
+    pub synthetic: SyntheticArgs,
+    /// Window and categories.
+    #[command(flatten)]
+    pub window: WindowArgs,
+}
+
+/// `host-cli compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// SWF trace, plain or gzip. Without it, the built-in synthetic workload.
+    pub trace: Option<PathBuf>,
+    /// Policies to replay, comma-separated.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "conservative,easy,selective,selective-d"
+    )]
+    pub policies: Vec<PolicyChoice>,
+    /// The policy the others are compared against (added to --policies if missing).
+    #[arg(long, value_enum, default_value_t = PolicyChoice::Conservative)]
+    pub baseline: PolicyChoice,
+    /// Estimates and load.
+    #[command(flatten)]
+    pub shape: ShapeArgs,
+    /// Selective thresholds.
+    #[command(flatten)]
+    pub thresholds: ThresholdArgs,
+    /// Output.
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Synthetic workload.
+    #[command(flatten)]
+    pub synthetic: SyntheticArgs,
+    /// Window and categories.
+    #[command(flatten)]
+    pub window: WindowArgs,
+}
+
+/// A set of jobs for the sweep's table and figure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SetArg {
+    /// Every job.
+    All,
+    /// Short narrow.
+    Sn,
+    /// Short wide.
+    Sw,
+    /// Long narrow.
+    Ln,
+    /// Long wide.
+    Lw,
+}
+
+impl SetArg {
+    /// The report label.
+    #[must_use]
+    pub const fn label(self) -> &'static str {
+        match self {
+            Self::All => "all",
+            Self::Sn => "SN",
+            Self::Sw => "SW",
+            Self::Ln => "LN",
+            Self::Lw => "LW",
+        }
+    }
+}
+
+/// `host-cli sweep`.
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// SWF trace, plain or gzip. Without it, the built-in synthetic workload.
+    pub trace: Option<PathBuf>,
+    /// Load factors, comma-separated (submit times are divided by each).
+    #[arg(
+        long,
+        value_name = "F,F,...",
+        value_delimiter = ',',
+        default_value = "1.0,1.2,1.4,1.6"
+    )]
+    pub loads: Vec<f64>,
+    /// Policies to replay, comma-separated.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "conservative,easy,selective,selective-d"
+    )]
+    pub policies: Vec<PolicyChoice>,
+    /// The policy the others are compared against (added to --policies if missing).
+    #[arg(long, value_enum, default_value_t = PolicyChoice::Conservative)]
+    pub baseline: PolicyChoice,
+    /// Estimates the scheduler sees.
+    #[arg(long, value_enum, default_value_t = Estimates::User)]
+    pub estimates: Estimates,
+    /// The set of jobs the table and the figure show (CSV and JSON have all).
+    #[arg(long, value_enum, default_value_t = SetArg::All)]
+    pub set: SetArg,
+    /// Selective thresholds (derived per load when from a Conservative run).
+    #[command(flatten)]
+    pub thresholds: ThresholdArgs,
+    /// Output.
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Synthetic workload.
+    #[command(flatten)]
+    pub synthetic: SyntheticArgs,
+    /// Window and categories.
+    #[command(flatten)]
+    pub window: WindowArgs,
+}
+
+/// `host-cli fairness`.
+#[derive(Debug, Args)]
+pub struct FairnessArgs {
+    /// SWF trace, plain or gzip. Without it, the built-in synthetic workload.
+    pub trace: Option<PathBuf>,
+    /// Policies to judge, comma-separated.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "easy,selective,selective-d,sjf-easy"
+    )]
+    pub policies: Vec<PolicyChoice>,
+    /// Estimates and load.
+    #[command(flatten)]
+    pub shape: ShapeArgs,
+    /// Selective thresholds.
+    #[command(flatten)]
+    pub thresholds: ThresholdArgs,
+    /// Output.
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Write one CSV row per job (fair start, fair slowdown, each policy's
+    /// start, bounded slowdown and bucket) to FILE.
+    #[arg(long, value_name = "FILE.csv")]
+    pub jobs_out: Option<PathBuf>,
+    /// Synthetic workload.
+    #[command(flatten)]
+    pub synthetic: SyntheticArgs,
     /// Window and categories.
     #[command(flatten)]
     pub window: WindowArgs,
@@ -153,10 +421,7 @@ pub struct InfoArgs {
 #[must_use]
 pub fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Replay(args) => run_replay(&args),
-        Command::Info(args) => run_info(&args),
-    };
+    let result = run(&cli.command);
     match result {
         Ok(text) => {
             print!("{text}");
@@ -170,6 +435,21 @@ pub fn main() -> std::process::ExitCode {
             };
             std::process::ExitCode::from(code)
         }
+    }
+}
+
+/// Runs one command and returns the text to print on stdout.
+///
+/// # Errors
+/// Any [`CliError`].
+pub fn run(command: &Command) -> Result<String, CliError> {
+    match command {
+        Command::Replay(args) => run_replay(args),
+        Command::Info(args) => run_info(args),
+        Command::Thresholds(args) => run_thresholds(args),
+        Command::Compare(args) => run_compare(args),
+        Command::Sweep(args) => run_sweep(args),
+        Command::Fairness(args) => run_fairness(args),
     }
 }
 
@@ -190,13 +470,73 @@ pub fn load_prepared(
             Ok((prepared, Some(loaded.header)))
         }
         None => {
-            let spec = SyntheticSpec {
-                procs: window.procs.unwrap_or(spec.procs),
-                ..*spec
-            };
-            Ok((replay::prepare_synthetic(&spec, shaping)?, None))
+            let source = Source::Synthetic(*spec);
+            Ok((source.prepare(&window.window(), shaping)?, None))
         }
     }
+}
+
+/// A replay counter on stderr (when it is a terminal) and the tick that
+/// advances it.
+fn counter(total: u64, message: &str) -> (Option<indicatif::ProgressBar>, impl Fn() + Sync) {
+    let bar = analysis::progress_bar(total, message);
+    let handle = bar.clone();
+    (bar, move || {
+        if let Some(b) = &handle {
+            b.inc(1);
+        }
+    })
+}
+
+fn finish_bar(bar: Option<indicatif::ProgressBar>) {
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+}
+
+/// `policies` without repeats; at least one.
+fn distinct(policies: &[PolicyChoice]) -> Result<Vec<PolicyChoice>, CliError> {
+    let mut out: Vec<PolicyChoice> = Vec::new();
+    for &p in policies {
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    if out.is_empty() {
+        return Err(CliError::Usage(
+            "--policies needs at least one policy".into(),
+        ));
+    }
+    Ok(out)
+}
+
+/// Adds `baseline` in front of `policies` if missing; drops repeats.
+fn with_baseline(policies: &[PolicyChoice], baseline: PolicyChoice) -> Vec<PolicyChoice> {
+    let mut out = Vec::new();
+    if !policies.contains(&baseline) {
+        out.push(baseline);
+    }
+    for &p in policies {
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+fn write_outputs(
+    csv: Option<&Path>,
+    csv_text: impl FnOnce() -> Result<String, CliError>,
+    svg: Option<&Path>,
+    svg_text: impl FnOnce() -> Result<String, CliError>,
+) -> Result<(), CliError> {
+    if let Some(path) = csv {
+        analysis::write_file(path, &csv_text()?)?;
+    }
+    if let Some(path) = svg {
+        analysis::write_file(path, &svg_text()?)?;
+    }
+    Ok(())
 }
 
 /// `host-cli replay`: returns the text to print.
@@ -214,9 +554,21 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
         seed: args.seed,
         ..SyntheticSpec::default()
     };
+    let options = args.thresholds.options();
+    options.check(&[args.policy])?;
     let (prepared, _) = load_prepared(args.trace.as_ref(), &args.window, shaping, &spec)?;
     let bounds = args.window.bounds();
-    let policy = Policy::from(args.policy);
+    let derived = if options.needs_conservative(&[args.policy]) {
+        let r = replay::run(&prepared, Policy::Conservative, bounds, true, None)?;
+        Some(ConservativeThresholds::from_records(
+            r.records.as_deref().unwrap_or_default(),
+            prepared.shaping.estimates,
+            bounds,
+        ))
+    } else {
+        None
+    };
+    let (policy, used) = options.resolve(args.policy, bounds, derived.as_ref())?;
     let bar = (std::io::stderr().is_terminal() && prepared.jobs.len() > 20_000).then(|| {
         let bar = indicatif::ProgressBar::new(prepared.jobs.len() as u64);
         bar.set_style(
@@ -235,9 +587,7 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
         args.jobs_out.is_some(),
         bar.as_ref(),
     )?;
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
+    finish_bar(bar);
     if let (Some(path), Some(records)) = (&args.jobs_out, &result.records) {
         let file =
             std::fs::File::create(path).map_err(|e| CliError::Io(path.display().to_string(), e))?;
@@ -250,7 +600,7 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
             },
         )?;
     }
-    let r = report::replay_report(
+    let mut r = report::replay_report(
         &prepared,
         &result,
         bounds,
@@ -258,9 +608,14 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
         args.window.first,
         started.elapsed().as_secs_f64(),
     );
+    if matches!(policy, Policy::Selective(_)) {
+        r.thresholds = Some(used);
+        r.conservative_thresholds = derived;
+    }
     Ok(match args.format {
         Format::Table => report::replay_table(&r),
         Format::Json => json(&r)?,
+        Format::Csv => analysis::csv_text(&r.metrics)?,
     })
 }
 
@@ -291,6 +646,227 @@ pub fn run_info(args: &InfoArgs) -> Result<String, CliError> {
     Ok(match args.format {
         Format::Table => report::info_table(&r),
         Format::Json => json(&r)?,
+        Format::Csv => {
+            #[derive(Serialize)]
+            struct Row<'a> {
+                set: &'a str,
+                jobs: u64,
+                percent: f64,
+            }
+            let rows: Vec<Row<'_>> = r
+                .categories
+                .iter()
+                .map(|(set, jobs, percent)| Row {
+                    set,
+                    jobs: *jobs,
+                    percent: *percent,
+                })
+                .collect();
+            analysis::csv_text(&rows)?
+        }
+    })
+}
+
+/// What `host-cli thresholds` reports.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThresholdsReport {
+    /// What ran.
+    pub scenario: analysis::Scenario,
+    /// The Conservative run's means and the thresholds they give.
+    pub thresholds: ConservativeThresholds,
+    /// Selective's threshold (expansion factor, rounded to thousandths).
+    pub selective: f64,
+    /// Selective-D's thresholds, SN, SW, LN, LW.
+    pub selective_d: [f64; 4],
+}
+
+/// One CSV row of `host-cli thresholds`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThresholdsCsvRow {
+    /// Trace.
+    pub trace: String,
+    /// Window.
+    pub window: String,
+    /// Estimates.
+    pub estimates: String,
+    /// Load factor.
+    pub load: f64,
+    /// Offered load at that factor.
+    pub offered_load: Option<f64>,
+    /// `all` or a category.
+    pub set: String,
+    /// Jobs averaged.
+    pub jobs: u64,
+    /// Jobs in the set.
+    pub jobs_in_set: u64,
+    /// Their mean bounded slowdown.
+    pub mean_bounded_slowdown: Option<f64>,
+    /// The threshold used (thousandths rounded; the overall one for `all`
+    /// and for an empty category).
+    pub threshold: f64,
+}
+
+/// `host-cli thresholds`: returns the text to print.
+///
+/// # Errors
+/// Any [`CliError`].
+pub fn run_thresholds(args: &ThresholdsArgs) -> Result<String, CliError> {
+    let source = Source::load(args.trace.as_deref(), args.synthetic.spec())?;
+    let window = args.window.window();
+    let bounds = args.window.bounds();
+    let prepared = source.prepare(&window, args.shape.shaping())?;
+    let run = replay::run(&prepared, Policy::Conservative, bounds, true, None)?;
+    let t = ConservativeThresholds::from_records(
+        run.records.as_deref().unwrap_or_default(),
+        prepared.shaping.estimates,
+        bounds,
+    );
+    let common = analysis::common_metrics(&[&run], bounds, prepared.jobs.len());
+    let scenario = analysis::Scenario::new(
+        &prepared,
+        &window,
+        bounds,
+        Some(args.shape.load),
+        run.rejected.len() as u64,
+        &common,
+    );
+    let (per, _) = t.per_category();
+    let report = ThresholdsReport {
+        scenario,
+        selective: thresholds::milli_f64(t.fixed()),
+        selective_d: per.map(thresholds::milli_f64),
+        thresholds: t,
+    };
+    let rows = || -> Vec<ThresholdsCsvRow> {
+        let s = &report.scenario;
+        std::iter::once((&report.thresholds.overall, report.selective))
+            .chain(report.thresholds.categories.iter().zip(report.selective_d))
+            .map(|(m, threshold)| ThresholdsCsvRow {
+                trace: s.trace.clone(),
+                window: s.window.clone(),
+                estimates: s.estimates.name().to_owned(),
+                load: args.shape.load,
+                offered_load: s.offered_load.map(analysis::round4),
+                set: m.set.clone(),
+                jobs: m.jobs,
+                jobs_in_set: m.jobs_in_set,
+                mean_bounded_slowdown: m.mean_bounded_slowdown.map(analysis::round4),
+                threshold,
+            })
+            .collect()
+    };
+    if let Some(path) = &args.csv {
+        analysis::write_file(path, &analysis::csv_text(&rows())?)?;
+    }
+    Ok(match args.format {
+        Format::Table => {
+            let mut out = report.scenario.text();
+            out.push('\n');
+            out.push_str(&grid_text(&report.thresholds));
+            out
+        }
+        Format::Csv => analysis::csv_text(&rows())?,
+        Format::Json => json(&report)?,
+    })
+}
+
+/// `host-cli compare`: returns the text to print.
+///
+/// # Errors
+/// Any [`CliError`].
+pub fn run_compare(args: &CompareArgs) -> Result<String, CliError> {
+    let source = Source::load(args.trace.as_deref(), args.synthetic.spec())?;
+    let window = args.window.window();
+    let bounds = args.window.bounds();
+    let prepared = source.prepare(&window, args.shape.shaping())?;
+    let choices = with_baseline(&args.policies, args.baseline);
+    let options = args.thresholds.options();
+    let (bar, tick) = counter(
+        analysis::study_replays(&choices, &options, false),
+        "compare",
+    );
+    let study = analysis::run_study(&prepared, &choices, &options, bounds, None, &tick);
+    finish_bar(bar);
+    let report = compare::report(&prepared, &window, &study?, args.baseline, bounds)?;
+    let rows = || compare::csv_rows(&report.scenario, &report.comparison);
+    write_outputs(
+        args.output.csv.as_deref(),
+        || analysis::csv_text(&rows()),
+        args.output.svg.as_deref(),
+        || compare::svg(&report),
+    )?;
+    Ok(match args.output.format {
+        Format::Table => compare::table(&report),
+        Format::Csv => analysis::csv_text(&rows())?,
+        Format::Json => json(&report)?,
+    })
+}
+
+/// `host-cli sweep`: returns the text to print.
+///
+/// # Errors
+/// Any [`CliError`].
+pub fn run_sweep(args: &SweepArgs) -> Result<String, CliError> {
+    let source = Source::load(args.trace.as_deref(), args.synthetic.spec())?;
+    let spec = sweep::SweepSpec {
+        window: args.window.window(),
+        estimates: args.estimates,
+        loads: args.loads.clone(),
+        choices: with_baseline(&args.policies, args.baseline),
+        options: args.thresholds.options(),
+        baseline: args.baseline,
+        bounds: args.window.bounds(),
+    };
+    let per_load = analysis::study_replays(&spec.choices, &spec.options, false);
+    let (bar, tick) = counter(per_load * spec.loads.len() as u64, "sweep");
+    let report = sweep::run(&source, &spec, &tick);
+    finish_bar(bar);
+    let report = report?;
+    let set = args.set.label();
+    write_outputs(
+        args.output.csv.as_deref(),
+        || analysis::csv_text(&sweep::csv_rows(&report)),
+        args.output.svg.as_deref(),
+        || sweep::svg(&report, set),
+    )?;
+    Ok(match args.output.format {
+        Format::Table => sweep::table(&report, set),
+        Format::Csv => analysis::csv_text(&sweep::csv_rows(&report))?,
+        Format::Json => json(&report)?,
+    })
+}
+
+/// `host-cli fairness`: returns the text to print.
+///
+/// # Errors
+/// Any [`CliError`].
+pub fn run_fairness(args: &FairnessArgs) -> Result<String, CliError> {
+    let source = Source::load(args.trace.as_deref(), args.synthetic.spec())?;
+    let window = args.window.window();
+    let bounds = args.window.bounds();
+    let prepared = source.prepare(&window, args.shape.shaping())?;
+    let choices = distinct(&args.policies)?;
+    let options = args.thresholds.options();
+    let (bar, tick) = counter(
+        analysis::study_replays(&choices, &options, true) + 1,
+        "fairness",
+    );
+    let result = fairness::run(&prepared, &window, &choices, &options, bounds, &tick);
+    finish_bar(bar);
+    let (report, jobs) = result?;
+    if let Some(path) = &args.jobs_out {
+        analysis::write_file(path, &fairness::jobs_csv(&prepared, &report, &jobs)?)?;
+    }
+    write_outputs(
+        args.output.csv.as_deref(),
+        || analysis::csv_text(&fairness::csv_rows(&report)),
+        args.output.svg.as_deref(),
+        || fairness::svg(&report),
+    )?;
+    Ok(match args.output.format {
+        Format::Table => fairness::table(&report),
+        Format::Csv => analysis::csv_text(&fairness::csv_rows(&report))?,
+        Format::Json => json(&report)?,
     })
 }
 
@@ -299,3 +875,6 @@ fn json<T: serde::Serialize>(value: &T) -> Result<String, CliError> {
         .map(|s| s + "\n")
         .map_err(|e| CliError::Io("json".into(), std::io::Error::other(e.to_string())))
 }
+
+#[cfg(test)]
+mod tests;

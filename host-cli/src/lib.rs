@@ -6,10 +6,15 @@
 //! * [`replay`]: windowing, estimates, load scaling, and the replay driver
 //!   around `backfill_core::Simulator`;
 //! * [`report`]: tables, JSON and the per-job CSV;
+//! * [`analysis`]: the selective-reservation analyses (thresholds, category
+//!   comparisons, load sweeps, fairness), run over several policies;
+//! * [`plot`]: their SVG figures (plotters, SVG backend only);
 //! * [`cli`]: the `host-cli` command line (clap).
 #![forbid(unsafe_code)]
 
+pub mod analysis;
 pub mod cli;
+pub mod plot;
 pub mod replay;
 pub mod report;
 pub mod swf;

@@ -6,12 +6,15 @@
 //! kept beside it). [`run`] drives the core [`Simulator`] over them on a
 //! thread with a large stack (the kernel is one fixed-size value of
 //! [`TraceKernel`]'s capacities) and collects metrics, optional per-job
-//! records, and the slowest single kernel call.
+//! records, and the slowest single kernel call. [`run_observed`] does the
+//! same and lets an [`ArrivalObserver`], built on the replay thread, look at
+//! the kernel as each job arrives (the fairness analysis computes fair-start
+//! times so).
 
 use crate::swf::{self, LoadedTrace, SkipCounts, TraceJob};
 use backfill_core::{
     Call, CategoryBounds, Cluster, Job, JobId, JobRecord, Kernel, KernelError, Metrics, Outcome,
-    Policy, SimError, SimJob, Simulator, Sink, Slot, Time,
+    Plan, Policy, SimError, SimJob, Simulator, Sink, Slot, Time,
 };
 use std::time::{Duration, Instant};
 
@@ -23,9 +26,16 @@ pub const RUNNING_CAPACITY: usize = 1 << 16;
 pub const STEP_CAPACITY: usize = 2 * QUEUE_CAPACITY + RUNNING_CAPACITY + 8;
 /// The kernel type used for trace replays: one machine, no licenses.
 pub type TraceKernel = Kernel<QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY>;
+/// A plan of [`TraceKernel`]'s shape (about 1.6 MB: build it on the replay
+/// thread, or boxed there, never on a small stack).
+pub type TracePlan = Plan<STEP_CAPACITY, 1, 0>;
+/// The cluster type of [`TraceKernel`].
+pub type TraceCluster = Cluster<1, 0>;
 
 /// Which run-time estimates the scheduler sees.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Estimates {
     /// The users' requested times (field 9), else the run time.
@@ -34,8 +44,19 @@ pub enum Estimates {
     Exact,
 }
 
+impl Estimates {
+    /// `user` or `exact`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::User => "user",
+            Self::Exact => "exact",
+        }
+    }
+}
+
 /// Where the machine size came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MachineSource {
     /// `--procs`.
@@ -382,6 +403,18 @@ impl Sink for HostSink<'_> {
     }
 }
 
+/// Looks at the kernel as each job arrives, on the replay thread (see
+/// [`run_observed`] and `Simulator::run_with`).
+pub trait ArrivalObserver {
+    /// Called just before `job` is submitted at `job.submit`, after the
+    /// completions at that instant.
+    fn arriving(&mut self, kernel: &TraceKernel, job: &Job);
+}
+
+impl ArrivalObserver for () {
+    fn arriving(&mut self, _kernel: &TraceKernel, _job: &Job) {}
+}
+
 /// Replays `prepared` under `policy`.
 ///
 /// # Errors
@@ -393,6 +426,27 @@ pub fn run(
     keep_records: bool,
     progress: Option<&indicatif::ProgressBar>,
 ) -> Result<RunResult, CliError> {
+    run_observed(prepared, policy, bounds, keep_records, progress, |_| ()).map(|(r, ())| r)
+}
+
+/// [`run`], with an [`ArrivalObserver`] that `make` builds on the replay
+/// thread (whose stack is 256 MB, so the observer may hold a [`TracePlan`])
+/// and that is handed back with the result.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_observed<A, F>(
+    prepared: &Prepared,
+    policy: Policy,
+    bounds: CategoryBounds,
+    keep_records: bool,
+    progress: Option<&indicatif::ProgressBar>,
+    make: F,
+) -> Result<(RunResult, A), CliError>
+where
+    A: ArrivalObserver + Send,
+    F: FnOnce(&TraceCluster) -> A + Send,
+{
     let cluster = Cluster::single(prepared.machine_procs.max(1))
         .map_err(|e| CliError::Usage(format!("bad machine size: {e}")))?;
     std::thread::scope(|scope| {
@@ -400,6 +454,7 @@ pub fn run(
             .name(format!("replay-{policy}"))
             .stack_size(256 << 20)
             .spawn_scoped(scope, move || {
+                let mut observer = make(&cluster);
                 // The kernel is ~10 MB: built and kept on this thread's stack.
                 let kernel = TraceKernel::new(cluster, policy);
                 let mut sim = Box::new(Simulator::new(kernel));
@@ -413,16 +468,21 @@ pub fn run(
                     finished: 0,
                 };
                 let started = Instant::now();
-                let outcome = sim.run(prepared.jobs.iter().copied(), &mut sink);
+                let outcome = sim.run_with(prepared.jobs.iter().copied(), &mut sink, |k, job| {
+                    observer.arriving(k, job);
+                });
                 let wall = started.elapsed();
-                outcome.map(|outcome| RunResult {
-                    policy,
-                    metrics: sink.metrics,
-                    outcome,
-                    records: sink.records,
-                    rejected: sink.rejected,
-                    wall,
-                    slowest_call: sink.slowest,
+                outcome.map(|outcome| {
+                    let result = RunResult {
+                        policy,
+                        metrics: sink.metrics,
+                        outcome,
+                        records: sink.records,
+                        rejected: sink.rejected,
+                        wall,
+                        slowest_call: sink.slowest,
+                    };
+                    (result, observer)
                 })
             });
         let result = match worker {

@@ -4,7 +4,7 @@
 use crate::replay::{MachineSource, Prepared, RunResult};
 use crate::swf::{SkipReason, SwfHeader};
 use backfill_core::{Accumulator, Category, CategoryBounds, JobRecord};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::io::Write;
 
@@ -42,7 +42,7 @@ impl MetricsRow {
 }
 
 /// Counts of what was read and what became of it.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Accounting {
     /// Data lines in the file.
     pub records_read: u64,
@@ -101,6 +101,10 @@ pub struct ReplayReport {
     pub slowest_call_us: f64,
     /// Which call that was.
     pub slowest_call: String,
+    /// Selective: the thresholds used and where they came from.
+    pub thresholds: Option<crate::analysis::ThresholdsUsed>,
+    /// Selective thresholds taken from a Conservative run: that run's means.
+    pub conservative_thresholds: Option<crate::analysis::thresholds::ConservativeThresholds>,
 }
 
 /// Builds the report of a replay.
@@ -143,10 +147,23 @@ pub fn replay_report(
             .slowest_call
             .1
             .map_or_else(|| "-".to_owned(), |c| format!("{c:?}").to_lowercase()),
+        thresholds: None,
+        conservative_thresholds: None,
     }
 }
 
 fn accounting(prepared: &Prepared, result: &RunResult) -> Accounting {
+    accounting_of(
+        prepared,
+        result.rejected.len() as u64,
+        result.outcome.finished,
+    )
+}
+
+/// The accounting of a prepared window whose replays refused `rejected`
+/// jobs and scheduled `scheduled`.
+#[must_use]
+pub fn accounting_of(prepared: &Prepared, rejected: u64, scheduled: u64) -> Accounting {
     Accounting {
         records_read: prepared.records_read,
         jobs_in_window: prepared.jobs_in_window,
@@ -156,13 +173,15 @@ fn accounting(prepared: &Prepared, result: &RunResult) -> Accounting {
             .filter(|&&r| r != SkipReason::PartialExecution)
             .map(|&r| (r.label().to_owned(), prepared.skipped.get(r)))
             .collect(),
-        rejected_by_kernel: result.rejected.len() as u64,
-        scheduled: result.outcome.finished,
+        rejected_by_kernel: rejected,
+        scheduled,
         out_of_order: prepared.out_of_order,
     }
 }
 
-fn window_text(skip: u64, first: Option<u64>) -> String {
+/// The window in words: `whole trace`, `first 5000 jobs`, ...
+#[must_use]
+pub fn window_text(skip: u64, first: Option<u64>) -> String {
     match (skip, first) {
         (0, None) => "whole trace".to_owned(),
         (s, None) => format!("jobs after the first {s}"),
@@ -171,32 +190,23 @@ fn window_text(skip: u64, first: Option<u64>) -> String {
     }
 }
 
-/// Formats a replay report as a plain-text table.
+/// Where the machine size came from, in words.
 #[must_use]
-pub fn replay_table(r: &ReplayReport) -> String {
+pub const fn machine_source_text(source: MachineSource) -> &'static str {
+    match source {
+        MachineSource::Option => "--procs",
+        MachineSource::MaxProcs => "header MaxProcs",
+        MachineSource::MaxNodes => "header MaxNodes",
+        MachineSource::PeakUsage => "no size in header: peak use in the log's own schedule",
+        MachineSource::Synthetic => "synthetic",
+    }
+}
+
+/// The accounting as report lines: what was read, what was skipped and
+/// why, what was scheduled (every job line of the window is one of these).
+#[must_use]
+pub fn accounting_text(a: &Accounting) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "trace        {}", r.trace);
-    let _ = writeln!(
-        out,
-        "machine      {} processors ({})",
-        r.machine_procs,
-        match r.machine_source {
-            MachineSource::Option => "--procs",
-            MachineSource::MaxProcs => "header MaxProcs",
-            MachineSource::MaxNodes => "header MaxNodes",
-            MachineSource::PeakUsage => "no size in header: peak use in the log's own schedule",
-            MachineSource::Synthetic => "synthetic",
-        }
-    );
-    let _ = writeln!(
-        out,
-        "policy       {}   estimates {}   load x{}   window {}",
-        r.policy,
-        r.estimates,
-        r.load,
-        window_text(r.skip, r.first)
-    );
-    let a = &r.accounting;
     let _ = writeln!(
         out,
         "jobs         {} data lines read; {} job lines in window; {} scheduled",
@@ -227,6 +237,36 @@ pub fn replay_table(r: &ReplayReport) -> String {
             "             {} jobs were out of submit order in the file and were sorted",
             a.out_of_order
         );
+    }
+    out
+}
+
+/// Formats a replay report as a plain-text table.
+#[must_use]
+pub fn replay_table(r: &ReplayReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "trace        {}", r.trace);
+    let _ = writeln!(
+        out,
+        "machine      {} processors ({})",
+        r.machine_procs,
+        machine_source_text(r.machine_source)
+    );
+    let _ = writeln!(
+        out,
+        "policy       {}   estimates {}   load x{}   window {}",
+        r.policy,
+        r.estimates,
+        r.load,
+        window_text(r.skip, r.first)
+    );
+    if let Some(t) = &r.thresholds {
+        let _ = writeln!(out, "thresholds   {}", t.text);
+    }
+    out.push_str(&accounting_text(&r.accounting));
+    if let Some(c) = &r.conservative_thresholds {
+        let _ = writeln!(out);
+        out.push_str(&crate::analysis::thresholds::grid_text(c));
     }
     let _ = writeln!(out);
     let _ = writeln!(
@@ -379,19 +419,7 @@ pub fn info_report(
             (c.label().to_owned(), n, pct)
         })
         .collect();
-    let accounting = Accounting {
-        records_read: prepared.records_read,
-        jobs_in_window: prepared.jobs_in_window,
-        partial_execution_lines: prepared.skipped.get(SkipReason::PartialExecution),
-        skipped: SkipReason::ALL
-            .iter()
-            .filter(|&&r| r != SkipReason::PartialExecution)
-            .map(|&r| (r.label().to_owned(), prepared.skipped.get(r)))
-            .collect(),
-        rejected_by_kernel: 0,
-        scheduled: prepared.trace_jobs.len() as u64,
-        out_of_order: prepared.out_of_order,
-    };
+    let accounting = accounting_of(prepared, 0, prepared.trace_jobs.len() as u64);
     InfoReport {
         trace: prepared.name.clone(),
         header: header.clone(),

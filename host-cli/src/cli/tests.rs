@@ -1,0 +1,307 @@
+//! End-to-end tests of the subcommands: parse a command line, run it on
+//! the synthetic workload or a tiny SWF file, check what it prints and
+//! writes.
+
+use super::{run, Cli};
+use clap::Parser;
+use std::path::PathBuf;
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("host-cli-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn cli(args: &[&str]) -> Result<String, String> {
+    let mut argv = vec!["host-cli"];
+    argv.extend_from_slice(args);
+    let parsed = Cli::try_parse_from(argv).map_err(|e| e.to_string())?;
+    run(&parsed.command).map_err(|e| e.to_string())
+}
+
+/// Four jobs on 10 processors, worked by hand (exact estimates = requested
+/// times = run times).
+///
+/// * J1 (t=0, 6 procs, 100 s) runs at once.
+/// * J2 (t=1, 8 procs, 100 s) waits for J1: fair start 100.
+/// * J3 (t=2, 10 procs, 100 s): strict FCFS puts it after J2, at 200.
+/// * J4 (t=3, 2 procs, 250 s): after J3, which holds all 10 until 300.
+///
+/// Conservative reserves J2 at 100, J3 at 200, J4 at 300 (at 3 it would
+/// overlap J3): every job starts at its fair start. EASY backfills J4 at 3
+/// on the two processors J2 leaves spare at its shadow time (100); so J3,
+/// head after J2 starts, waits for J4's end: 253 instead of 200, a ratio
+/// of (251 + 100) / (198 + 100) = 1.18, bucket 1-1.5.
+const TINY: &str = "\
+; MaxProcs: 10
+1 0 0 100 6 -1 -1 6 100 -1 1 1 1 1 1 1 -1 -1
+2 1 0 100 8 -1 -1 8 100 -1 1 1 1 1 1 1 -1 -1
+3 2 0 100 10 -1 -1 10 100 -1 1 1 1 1 1 1 -1 -1
+4 3 0 250 2 -1 -1 2 250 -1 1 1 1 1 1 1 -1 -1
+5 4 0 -1 2 -1 -1 2 250 -1 5 1 1 1 1 1 -1 -1
+";
+
+fn tiny_trace(dir: &std::path::Path) -> String {
+    let path = dir.join("tiny.swf");
+    std::fs::write(&path, TINY).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn fairness_on_a_hand_worked_trace() {
+    let dir = scratch("fair");
+    let trace = tiny_trace(&dir);
+    let jobs = dir.join("jobs.csv");
+    let json = cli(&[
+        "fairness",
+        &trace,
+        "--estimates",
+        "exact",
+        "--policies",
+        "conservative,easy",
+        "--format",
+        "json",
+        "--jobs-out",
+        jobs.to_str().unwrap(),
+    ])
+    .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let acc = &v["scenario"]["accounting"];
+    assert_eq!(acc["jobs_in_window"], 5);
+    assert_eq!(acc["scheduled"], 4);
+    assert_eq!(acc["skipped"][1][1], 1, "job 5 has no run time: {acc}");
+    assert_eq!(v["jobs_counted"], 4);
+    // Fair slowdowns 1, 1.99, 2.98, (297 + 250) / 250 = 2.188.
+    let mean = v["mean_fair_slowdown"].as_f64().unwrap();
+    assert!(
+        (mean - (1.0 + 1.99 + 2.98 + 2.188) / 4.0).abs() < 1e-9,
+        "{mean}"
+    );
+    let counts = |i: usize| v["policies"][i]["overall"]["counts"].clone();
+    assert_eq!(v["policies"][0]["policy"], "conservative");
+    assert_eq!(counts(0), serde_json::json!([4, 0, 0, 0, 0]));
+    assert_eq!(counts(1), serde_json::json!([3, 1, 0, 0, 0]));
+    let per_job = std::fs::read_to_string(&jobs).unwrap();
+    let rows: Vec<&str> = per_job.lines().collect();
+    assert_eq!(rows.len(), 5, "{per_job}");
+    assert!(rows[0].starts_with("job_id,submit,procs,runtime,run,estimate,class,fair_start"));
+    // J3: fair start 200, fair slowdown 2.98; EASY starts it at 253.
+    assert!(
+        rows[3]
+            .starts_with("3,2,10,100,100,100,<=10m,200,198,2.9800,200,2.9800,<=1,253,3.5100,1-1.5"),
+        "{}",
+        rows[3]
+    );
+}
+
+#[test]
+fn replay_selective_takes_thresholds_from_conservative_by_default() {
+    let dir = scratch("replay");
+    let trace = tiny_trace(&dir);
+    let text = cli(&[
+        "replay",
+        &trace,
+        "--estimates",
+        "exact",
+        "--policy",
+        "selective",
+    ])
+    .unwrap();
+    // Conservative's mean bounded slowdown on TINY: (1 + 1.99 + 2.98 + 2.188) / 4.
+    assert!(
+        text.contains("thresholds   2.04 (from the mean bounded slowdown of a Conservative run"),
+        "{text}"
+    );
+    assert!(text.contains("the default"), "{text}");
+    assert!(
+        text.contains("Selective threshold (overall): 2.040"),
+        "{text}"
+    );
+    let given = cli(&[
+        "replay",
+        &trace,
+        "--policy",
+        "selective-d",
+        "--thresholds",
+        "1.5,2,3,4.25",
+    ])
+    .unwrap();
+    assert!(
+        given.contains("thresholds   SN 1.50, SW 2.00, LN 3.00, LW 4.25 (--thresholds)"),
+        "{given}"
+    );
+    let err = cli(&["replay", &trace, "--policy", "easy", "--threshold", "3"]).unwrap_err();
+    assert!(err.contains("--threshold applies to selective"), "{err}");
+    let err = cli(&[
+        "replay",
+        &trace,
+        "--policy",
+        "selective",
+        "--threshold",
+        "0.5",
+    ])
+    .unwrap_err();
+    assert!(err.contains("at least 1"), "{err}");
+    let csv = cli(&[
+        "replay",
+        &trace,
+        "--policy",
+        "selective-scaled",
+        "--format",
+        "csv",
+    ])
+    .unwrap();
+    assert_eq!(csv.lines().count(), 6, "{csv}");
+}
+
+#[test]
+fn thresholds_command_prints_the_grid() {
+    let text = cli(&[
+        "thresholds",
+        "--synthetic-jobs",
+        "300",
+        "--estimates",
+        "user",
+    ])
+    .unwrap();
+    for needle in [
+        "trace        synthetic (seed 1, 300 jobs)",
+        "window       whole trace   estimates user   load x1",
+        "300 job lines in window; 300 scheduled",
+        "       N         W",
+        "Selective threshold (overall):",
+        "well-estimated jobs (run >= estimate/2",
+    ] {
+        assert!(text.contains(needle), "{needle:?} missing in\n{text}");
+    }
+    let csv = cli(&["thresholds", "--synthetic-jobs", "300", "--format", "csv"]).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 6);
+    assert_eq!(
+        lines[0],
+        "trace,window,estimates,load,offered_load,set,jobs,jobs_in_set,mean_bounded_slowdown,threshold"
+    );
+}
+
+#[test]
+fn compare_writes_table_csv_and_svg() {
+    let dir = scratch("compare");
+    let csv = dir.join("c.csv");
+    let svg = dir.join("c.svg");
+    let text = cli(&[
+        "compare",
+        "--synthetic-jobs",
+        "300",
+        "--policies",
+        "easy,selective,selective-d",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--svg",
+        svg.to_str().unwrap(),
+    ])
+    .unwrap();
+    assert!(
+        text.contains("percent change against conservative on the same 300 jobs"),
+        "{text}"
+    );
+    assert!(text.contains("thresholds   selective-d: SN "), "{text}");
+    let csv = std::fs::read_to_string(csv).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(header.len(), 19);
+    assert_eq!(&header[..3], ["trace", "window", "estimates"]);
+    // Baseline added in front: 4 policies x 5 sets.
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 20);
+    assert!(
+        rows[0].contains(",conservative,conservative,all,300,"),
+        "{}",
+        rows[0]
+    );
+    let svg = std::fs::read_to_string(svg).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("selective-d") && svg.contains("LW"));
+    let json = cli(&[
+        "compare",
+        "--synthetic-jobs",
+        "200",
+        "--policies",
+        "easy",
+        "--format",
+        "json",
+    ])
+    .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        v["comparison"]["policies"][0]["sets"][0]["mean_bounded_slowdown_change_pct"],
+        0.0
+    );
+}
+
+#[test]
+fn sweep_runs_every_load_and_policy() {
+    let dir = scratch("sweep");
+    let svg = dir.join("s.svg");
+    let text = cli(&[
+        "sweep",
+        "--synthetic-jobs",
+        "200",
+        "--loads",
+        "1.0,1.5",
+        "--policies",
+        "easy,selective,selective-scaled",
+        "--scale",
+        "2",
+        "--svg",
+        svg.to_str().unwrap(),
+        "--set",
+        "sn",
+    ])
+    .unwrap();
+    assert!(text.contains("mean bounded slowdown, set SN"), "{text}");
+    assert!(text.contains("x 2.00, 1.00 before the first"), "{text}");
+    let csv = cli(&[
+        "sweep",
+        "--synthetic-jobs",
+        "200",
+        "--loads",
+        "1,2",
+        "--format",
+        "csv",
+    ])
+    .unwrap();
+    // 2 loads x 4 policies x 5 sets.
+    assert_eq!(csv.lines().count(), 1 + 40);
+    assert!(std::fs::read_to_string(svg)
+        .unwrap()
+        .contains("load factor"));
+    let err = cli(&["sweep", "--synthetic-jobs", "50", "--loads", "1,-1"]).unwrap_err();
+    assert!(err.contains("--load must be a positive number"), "{err}");
+}
+
+#[test]
+fn fairness_on_the_synthetic_workload() {
+    let dir = scratch("fairness");
+    let svg = dir.join("f.svg");
+    let csv = dir.join("f.csv");
+    let text = cli(&[
+        "fairness",
+        "--synthetic-jobs",
+        "300",
+        "--svg",
+        svg.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+    ])
+    .unwrap();
+    assert!(
+        text.contains("share of jobs (%) by bounded slowdown / fair slowdown (Table 9)"),
+        "{text}"
+    );
+    assert!(text.contains("counted      300 jobs"), "{text}");
+    let csv = std::fs::read_to_string(csv).unwrap();
+    // 4 policies x (all + 5 classes).
+    assert_eq!(csv.lines().count(), 1 + 24);
+    assert!(std::fs::read_to_string(svg).unwrap().contains("sjf-easy"));
+}
