@@ -58,6 +58,11 @@ pub struct Accounting {
     pub scheduled: u64,
     /// Jobs out of submit order in the file (sorted before the replay).
     pub out_of_order: u64,
+    /// Runnable jobs without a requested time (field 9): their user
+    /// estimate is their run time, so `--estimates user` equals `exact` for
+    /// them.
+    #[serde(default)]
+    pub no_requested_time: u64,
 }
 
 /// The report of one replay.
@@ -176,6 +181,11 @@ pub fn accounting_of(prepared: &Prepared, rejected: u64, scheduled: u64) -> Acco
         rejected_by_kernel: rejected,
         scheduled,
         out_of_order: prepared.out_of_order,
+        no_requested_time: prepared
+            .trace_jobs
+            .iter()
+            .filter(|j| j.requested_time.is_none_or(|t| t == 0))
+            .count() as u64,
     }
 }
 
@@ -236,6 +246,13 @@ pub fn accounting_text(a: &Accounting) -> String {
             out,
             "             {} jobs were out of submit order in the file and were sorted",
             a.out_of_order
+        );
+    }
+    if a.no_requested_time > 0 {
+        let _ = writeln!(
+            out,
+            "             {} jobs have no requested time (field 9): their user estimate is their run time",
+            a.no_requested_time
         );
     }
     out
@@ -491,6 +508,13 @@ pub fn info_table(r: &InfoReport) -> String {
             out,
             "             {} jobs out of submit order in the file (sorted for replay)",
             a.out_of_order
+        );
+    }
+    if a.no_requested_time > 0 {
+        let _ = writeln!(
+            out,
+            "             {} jobs have no requested time (field 9): their user estimate is their run time",
+            a.no_requested_time
         );
     }
     let _ = writeln!(

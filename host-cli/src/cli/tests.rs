@@ -305,3 +305,34 @@ fn fairness_on_the_synthetic_workload() {
     assert_eq!(csv.lines().count(), 1 + 24);
     assert!(std::fs::read_to_string(svg).unwrap().contains("sjf-easy"));
 }
+
+#[test]
+fn jobs_without_requested_time_are_counted_in_info_and_replay() {
+    let dir = scratch("noreq");
+    let path = dir.join("noreq.swf");
+    // Job 2 has no requested time (field 9 = -1), job 3 a zero one: both
+    // fall back to their run time as the user estimate.
+    std::fs::write(
+        &path,
+        "; MaxProcs: 4\n\
+         1 0 0 50 2 -1 -1 2 100 -1 1 1 1 1 1 1 -1 -1\n\
+         2 1 0 60 2 -1 -1 2 -1 -1 1 1 1 1 1 1 -1 -1\n\
+         3 2 0 70 4 -1 -1 4 0 -1 1 1 1 1 1 1 -1 -1\n",
+    )
+    .unwrap();
+    let trace = path.display().to_string();
+    let info = cli(&["info", &trace]).unwrap();
+    assert!(
+        info.contains("2 jobs have no requested time (field 9)"),
+        "{info}"
+    );
+    let table = cli(&["replay", &trace]).unwrap();
+    assert!(
+        table.contains("2 jobs have no requested time (field 9)"),
+        "{table}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&cli(&["replay", &trace, "--format", "json"]).unwrap()).unwrap();
+    assert_eq!(json["accounting"]["no_requested_time"], 2);
+    assert_eq!(json["accounting"]["scheduled"], 3);
+}
