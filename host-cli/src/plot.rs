@@ -162,6 +162,17 @@ fn short_value(v: f64) -> String {
     }
 }
 
+/// The legend entries (name and colour) for the series named by `names`,
+/// in order; empty without a first panel.
+fn legend<'a>(names: Option<impl Iterator<Item = &'a str>>) -> Vec<(String, RGBColor)> {
+    names.map_or_else(Vec::new, |names| {
+        names
+            .enumerate()
+            .map(|(i, name)| (name.to_owned(), color(name, i)))
+            .collect()
+    })
+}
+
 /// Grouped bar charts of percent changes, panels stacked vertically.
 /// Values beyond +-300% are clipped at the axis end and written out.
 ///
@@ -174,16 +185,11 @@ pub fn grouped_bars(title: &str, subtitle: &str, panels: &[BarPanel]) -> Result<
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let legend: Vec<(String, RGBColor)> = panels
-            .first()
-            .map(|p| {
-                p.series
-                    .iter()
-                    .enumerate()
-                    .map(|(i, s)| (s.name.clone(), color(&s.name, i)))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let legend = legend(
+            panels
+                .first()
+                .map(|p| p.series.iter().map(|s| s.name.as_str())),
+        );
         header(&root, title, subtitle, &legend)?;
         let (_, body) = root.split_vertically(HEADER);
         let areas = body.split_evenly((panels.len().max(1), 1));
@@ -338,16 +344,11 @@ pub fn lines(title: &str, subtitle: &str, panels: &[LinePanel]) -> Result<String
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let legend: Vec<(String, RGBColor)> = panels
-            .first()
-            .map(|p| {
-                p.series
-                    .iter()
-                    .enumerate()
-                    .map(|(i, s)| (s.name.clone(), color(&s.name, i)))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let legend = legend(
+            panels
+                .first()
+                .map(|p| p.series.iter().map(|s| s.name.as_str())),
+        );
         header(&root, title, subtitle, &legend)?;
         let (_, body) = root.split_vertically(HEADER);
         let areas = body.split_evenly((1, panels.len().max(1)));

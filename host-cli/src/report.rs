@@ -216,10 +216,16 @@ pub const fn machine_source_text(source: MachineSource) -> &'static str {
 /// why, what was scheduled (every job line of the window is one of these).
 #[must_use]
 pub fn accounting_text(a: &Accounting) -> String {
+    accounting_lines(a, "data lines read", "scheduled", false)
+}
+
+/// The accounting lines of `replay` (`every_reason` false: only the skip
+/// reasons that occurred) and of `info` (`every_reason` true).
+fn accounting_lines(a: &Accounting, read: &str, outcome: &str, every_reason: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "jobs         {} data lines read; {} job lines in window; {} scheduled",
+        "jobs         {} {read}; {} job lines in window; {} {outcome}",
         a.records_read, a.jobs_in_window, a.scheduled
     );
     if a.partial_execution_lines > 0 {
@@ -230,7 +236,7 @@ pub fn accounting_text(a: &Accounting) -> String {
         );
     }
     for (reason, count) in &a.skipped {
-        if *count > 0 {
+        if every_reason || *count > 0 {
             let _ = writeln!(out, "  skipped    {count:>8}  {reason}");
         }
     }
@@ -244,7 +250,7 @@ pub fn accounting_text(a: &Accounting) -> String {
     if a.out_of_order > 0 {
         let _ = writeln!(
             out,
-            "             {} jobs were out of submit order in the file and were sorted",
+            "             {} jobs were out of submit order in the file (sorted for the replay)",
             a.out_of_order
         );
     }
@@ -487,36 +493,12 @@ pub fn info_table(r: &InfoReport) -> String {
         r.machine_procs, r.machine_source
     );
     let _ = writeln!(out, "window       {}", window_text(r.skip, r.first));
-    let a = &r.accounting;
-    let _ = writeln!(
-        out,
-        "jobs         {} data lines; {} job lines in window; {} runnable",
-        a.records_read, a.jobs_in_window, a.scheduled
-    );
-    if a.partial_execution_lines > 0 {
-        let _ = writeln!(
-            out,
-            "             {} partial-execution lines (status 2/3/4) are not jobs",
-            a.partial_execution_lines
-        );
-    }
-    for (reason, count) in &a.skipped {
-        let _ = writeln!(out, "  skipped    {count:>8}  {reason}");
-    }
-    if a.out_of_order > 0 {
-        let _ = writeln!(
-            out,
-            "             {} jobs out of submit order in the file (sorted for replay)",
-            a.out_of_order
-        );
-    }
-    if a.no_requested_time > 0 {
-        let _ = writeln!(
-            out,
-            "             {} jobs have no requested time (field 9): their user estimate is their run time",
-            a.no_requested_time
-        );
-    }
+    out.push_str(&accounting_lines(
+        &r.accounting,
+        "data lines",
+        "runnable",
+        true,
+    ));
     let _ = writeln!(
         out,
         "\ncategories ({} jobs; short <= {} s, narrow <= {} processors)",
