@@ -9,7 +9,7 @@
 //! | target | what it drives | what it asserts |
 //! | --- | --- | --- |
 //! | [`kernel_api`] | arbitrary submit / complete / schedule / time steps, valid or not, on a small kernel (capacities small enough to overflow) under every policy | never a panic; every misuse is the documented [`KernelError`] (never `Internal`); a refused call changes no job; [`Kernel::validate`] after every call; starts are feasible now and nothing that fits now is left waiting; the wake-up is in the future; kept reservations never move later |
-//! | [`replay_invariants`] | a small random cluster and workload replayed under every policy | [`Scenario::verify`]: the checker's invariants, validate, determinism |
+//! | [`replay_invariants`] | a small random cluster and workload replayed under every policy | [`Scenario::verify`](crate::scenario::Scenario::verify): the checker's invariants, validate, determinism |
 //! | [`profile_ops`] | reserve / release / `earliest_fit` / `earliest_fit_before` / advance / reset / queries on a `Profile<8>` | every answer and the exact step list equal a per-second reference model; validate |
 //! | [`swf_parse`] | bytes into `SwfRecord::parse_line` (per line) and `swf::load_reader` | never a panic; every rejection names a field or a line; parse, print, parse gives the same record |
 
@@ -580,7 +580,7 @@ pub fn describe(target: &str, data: &[u8]) -> Option<String> {
 // ---------------------------------------------------------------------------
 
 /// Fuzz body: a small arbitrary cluster and workload, replayed and checked
-/// under every policy ([`Scenario::verify`](crate::scenario::Scenario::verify)).
+/// under every policy ([`Scenario::verify`](crate::scenario::Scenario::verify)(crate::scenario::Scenario::verify)).
 pub fn replay_invariants(data: &[u8]) {
     let Ok(spec) = ScenarioSpec::arbitrary(&mut Unstructured::new(data)) else {
         return;

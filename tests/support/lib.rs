@@ -7,7 +7,7 @@
 //! * [`scenario`]: small random clusters and workloads
 //!   ([`scenario::ScenarioSpec`]) and [`scenario::Scenario::verify`], which
 //!   replays one under every policy and checks everything.
-//! * [`reference`]: a brute-force per-second model of a profile.
+//! * [`mod@reference`]: a brute-force per-second model of a profile.
 //! * [`fuzz_bodies`]: the fuzz targets' bodies, shared by `fuzz/` (nightly,
 //!   libFuzzer) and `tests/it/fuzz_twins.rs` (stable).
 //! * [`rng`]: a seeded SplitMix64.
