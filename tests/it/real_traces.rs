@@ -89,7 +89,8 @@ fn real_traces_replay_under_every_policy() {
             );
             assert_eq!((result.left_queued, result.left_running), (0, 0));
             eprintln!(
-                "{name:<36} {policy:<13} {:>7} jobs {:>6} skipped  {:>8.3} s",
+                "{name:<36} {:<18} {:>7} jobs {:>6} skipped  {:>8.3} s",
+                policy.name(),
                 outcome.finished,
                 skipped,
                 took.as_secs_f64()
