@@ -48,6 +48,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use crate::deck::Deck;
 use crate::plan::{Plan, Slot};
 use crate::policy::{Policy, SlowdownAverage, Threshold};
 use crate::profile::ProfileError;
@@ -147,6 +148,13 @@ impl<F: FnMut(&Job, Slot)> Observer for F {
     }
 }
 
+/// What fills the queue's unused slots (never read).
+const VACANT: QueuedJob = QueuedJob {
+    job: Job::new(0, 0, 1, 1),
+    reservation: None,
+    guarantee: None,
+};
+
 /// A job in the wait queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QueuedJob {
@@ -196,7 +204,7 @@ pub struct Kernel<
     cluster: Cluster<M, L>,
     policy: Policy,
     now: Time,
-    queue: Vec<QueuedJob, Q>,
+    queue: Deck<QueuedJob, Q>,
     running: Vec<RunningJob, R>,
     plan: Plan<B, M, L>,
     /// An early completion left gaps the next pass must compress.
@@ -212,6 +220,8 @@ pub struct Kernel<
     /// A host call came late and a missed reservation was re-planned from
     /// then: guarantees given before may no longer hold (see `validate`).
     replanned_late: bool,
+    /// The largest job id ever queued (a larger one cannot be a duplicate).
+    max_id: Option<JobId>,
 }
 
 impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
@@ -226,7 +236,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             cluster,
             policy,
             now: 0,
-            queue: Vec::new(),
+            queue: Deck::new(VACANT),
             running: Vec::new(),
             plan,
             compress_pending: false,
@@ -235,6 +245,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             reserved_head: None,
             average: SlowdownAverage::default(),
             replanned_late: false,
+            max_id: None,
         }
     }
 
@@ -302,6 +313,10 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     }
 
     fn contains(&self, id: JobId) -> bool {
+        // Hosts usually number jobs upwards: a new largest id is no duplicate.
+        if self.max_id.is_none_or(|max| id > max) {
+            return false;
+        }
         self.queue.iter().any(|q| q.job.id == id) || self.running.iter().any(|r| r.job.id == id)
     }
 
@@ -360,6 +375,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             }
             return Err(KernelError::QueueFull(job.id));
         }
+        self.max_id = Some(self.max_id.map_or(job.id, |max| max.max(job.id)));
         // A job that sorts ahead of EASY's reserved head (it arrives late
         // with an earlier submit time) takes the head: the old head's
         // reservation, and the promise that came with it, are void.
@@ -502,7 +518,10 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         if index >= self.queue.len() {
             return Err(KernelError::Internal("start: no such queue entry"));
         }
-        let entry = self.queue.remove(index);
+        let entry = self
+            .queue
+            .remove(index)
+            .ok_or(KernelError::Internal("start: no such queue entry"))?;
         let running = RunningJob {
             job: entry.job,
             slot,

@@ -57,6 +57,7 @@
 #[cfg(test)]
 extern crate std;
 
+mod deck;
 pub mod kernel;
 pub mod metrics;
 pub mod plan;
