@@ -418,7 +418,7 @@ impl Source {
                     procs: window.procs.unwrap_or(spec.procs),
                     ..*spec
                 };
-                replay::prepare_synthetic(&spec, shaping)
+                replay::prepare_synthetic(&spec, window, shaping)
             }
         }
     }

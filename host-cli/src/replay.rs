@@ -258,16 +258,23 @@ pub fn prepare(
 /// [`CliError::Usage`] for a bad load factor.
 pub fn prepare_synthetic(
     spec: &crate::synth::SyntheticSpec,
+    window: &Window,
     shaping: Shaping,
 ) -> Result<Prepared, CliError> {
-    let jobs = crate::synth::generate(spec);
-    let n = jobs.len() as u64;
+    let generated = crate::synth::generate(spec);
+    let n = generated.len() as u64;
+    // The window selects generated jobs as it selects a trace's job lines.
+    let skip = usize::try_from(window.skip).unwrap_or(usize::MAX);
+    let take = window
+        .first
+        .map_or(usize::MAX, |f| usize::try_from(f).unwrap_or(usize::MAX));
+    let jobs: Vec<TraceJob> = generated.into_iter().skip(skip).take(take).collect();
     finish(
         format!("synthetic (seed {}, {} jobs)", spec.seed, spec.jobs),
         spec.procs,
         MachineSource::Synthetic,
         n,
-        n,
+        jobs.len() as u64,
         SkipCounts::default(),
         0,
         jobs,

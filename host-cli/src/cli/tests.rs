@@ -336,3 +336,26 @@ fn jobs_without_requested_time_are_counted_in_info_and_replay() {
     assert_eq!(json["accounting"]["no_requested_time"], 2);
     assert_eq!(json["accounting"]["scheduled"], 3);
 }
+
+#[test]
+fn the_window_selects_synthetic_jobs_too() {
+    let json: serde_json::Value = serde_json::from_str(
+        &cli(&[
+            "replay",
+            "--synthetic-jobs",
+            "300",
+            "--skip",
+            "50",
+            "--first",
+            "100",
+            "--format",
+            "json",
+        ])
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(json["accounting"]["records_read"], 300);
+    assert_eq!(json["accounting"]["jobs_in_window"], 100);
+    assert_eq!(json["accounting"]["scheduled"], 100);
+    assert_eq!(json["metrics"][0]["jobs"], 100);
+}
