@@ -30,7 +30,7 @@ use backfill_core::{CategoryBounds, Policy};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::{Deserialize, Serialize};
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// Replay parallel-job traces through the backfill scheduling kernel.
@@ -524,19 +524,26 @@ fn with_baseline(policies: &[PolicyChoice], baseline: PolicyChoice) -> Vec<Polic
     out
 }
 
-fn write_outputs(
-    csv: Option<&Path>,
-    csv_text: impl FnOnce() -> Result<String, CliError>,
-    svg: Option<&Path>,
-    svg_text: impl FnOnce() -> Result<String, CliError>,
-) -> Result<(), CliError> {
-    if let Some(path) = csv {
-        analysis::write_file(path, &csv_text()?)?;
+/// Writes an analysis's CSV rows and figure when `--csv` / `--svg` ask for
+/// them, then returns what to print in the `--format` chosen.
+fn emit<C: serde::Serialize>(
+    output: &OutputArgs,
+    report: &impl serde::Serialize,
+    rows: impl Fn() -> Vec<C>,
+    table: impl FnOnce() -> String,
+    svg: impl FnOnce() -> Result<String, CliError>,
+) -> Result<String, CliError> {
+    if let Some(path) = &output.csv {
+        analysis::write_file(path, &analysis::csv_text(&rows())?)?;
     }
-    if let Some(path) = svg {
-        analysis::write_file(path, &svg_text()?)?;
+    if let Some(path) = &output.svg {
+        analysis::write_file(path, &svg()?)?;
     }
-    Ok(())
+    Ok(match output.format {
+        Format::Table => table(),
+        Format::Csv => analysis::csv_text(&rows())?,
+        Format::Json => json(report)?,
+    })
 }
 
 /// `host-cli replay`: returns the text to print.
@@ -788,18 +795,13 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, CliError> {
     let study = analysis::run_study(&prepared, &choices, &options, bounds, None, &tick);
     finish_bar(bar);
     let report = compare::report(&prepared, &window, &study?, args.baseline, bounds)?;
-    let rows = || compare::csv_rows(&report.scenario, &report.comparison);
-    write_outputs(
-        args.output.csv.as_deref(),
-        || analysis::csv_text(&rows()),
-        args.output.svg.as_deref(),
+    emit(
+        &args.output,
+        &report,
+        || compare::csv_rows(&report.scenario, &report.comparison),
+        || compare::table(&report),
         || compare::svg(&report),
-    )?;
-    Ok(match args.output.format {
-        Format::Table => compare::table(&report),
-        Format::Csv => analysis::csv_text(&rows())?,
-        Format::Json => json(&report)?,
-    })
+    )
 }
 
 /// `host-cli sweep`: returns the text to print.
@@ -823,17 +825,13 @@ pub fn run_sweep(args: &SweepArgs) -> Result<String, CliError> {
     finish_bar(bar);
     let report = report?;
     let set = args.set.label();
-    write_outputs(
-        args.output.csv.as_deref(),
-        || analysis::csv_text(&sweep::csv_rows(&report)),
-        args.output.svg.as_deref(),
+    emit(
+        &args.output,
+        &report,
+        || sweep::csv_rows(&report),
+        || sweep::table(&report, set),
         || sweep::svg(&report, set),
-    )?;
-    Ok(match args.output.format {
-        Format::Table => sweep::table(&report, set),
-        Format::Csv => analysis::csv_text(&sweep::csv_rows(&report))?,
-        Format::Json => json(&report)?,
-    })
+    )
 }
 
 /// `host-cli fairness`: returns the text to print.
@@ -857,17 +855,13 @@ pub fn run_fairness(args: &FairnessArgs) -> Result<String, CliError> {
     if let Some(path) = &args.jobs_out {
         analysis::write_file(path, &fairness::jobs_csv(&prepared, &report, &jobs)?)?;
     }
-    write_outputs(
-        args.output.csv.as_deref(),
-        || analysis::csv_text(&fairness::csv_rows(&report)),
-        args.output.svg.as_deref(),
+    emit(
+        &args.output,
+        &report,
+        || fairness::csv_rows(&report),
+        || fairness::table(&report),
         || fairness::svg(&report),
-    )?;
-    Ok(match args.output.format {
-        Format::Table => fairness::table(&report),
-        Format::Csv => analysis::csv_text(&fairness::csv_rows(&report))?,
-        Format::Json => json(&report)?,
-    })
+    )
 }
 
 fn json<T: serde::Serialize>(value: &T) -> Result<String, CliError> {
