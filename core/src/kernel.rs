@@ -14,8 +14,9 @@
 //! # Event order at one instant `t`
 //!
 //! 1. every completion at `t` ([`Kernel::complete`]);
-//! 2. Conservative: one compression pass (run lazily by the first
-//!    [`Kernel::submit`] or [`Kernel::schedule`] after an early completion);
+//! 2. Conservative and Selective: one compression pass after every instant
+//!    with a completion, early or on time (run lazily by the first
+//!    [`Kernel::submit`] or [`Kernel::schedule`] after it);
 //! 3. every submission at `t`, in the host's order (Conservative: each gets
 //!    its reservation as it arrives);
 //! 4. one [`Kernel::schedule`] pass.
@@ -207,7 +208,7 @@ pub struct Kernel<
     queue: Deck<QueuedJob, Q>,
     running: Vec<RunningJob, R>,
     plan: Plan<B, M, L>,
-    /// An early completion left gaps the next pass must compress.
+    /// A completion happened: the next pass must compress.
     compress_pending: bool,
     /// Intervals freed since the last compression pass ended.
     freed_since_pass: Freed,
@@ -428,10 +429,16 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         if done.slot.end() > now {
             self.plan.release_from(&done.job, &done.slot, now)?;
             if self.policy.keeps_reservations() {
-                self.compress_pending = true;
                 let most = self.plan.most_free_between(now, done.slot.end());
                 self.freed_since_pass.add(now, done.slot.end(), most);
             }
+        }
+        // One compression pass after every instant with a completion, an
+        // on-time one too (DESIGN.md section 3, step 2): a pass is not a
+        // fixpoint, and what jobs moved by the previous pass freed may now
+        // let a job ahead of them move.
+        if self.policy.keeps_reservations() {
+            self.compress_pending = true;
         }
         Ok(done)
     }

@@ -5,7 +5,7 @@
 //! | [`Policy::Fcfs`] | start jobs strictly in queue order while the head fits; no backfilling | baseline |
 //! | [`Policy::Easy`] | start from the head while jobs fit; the first that does not gets a reservation at its shadow time; later jobs start now if they fit without delaying it | Lifka, EASY (1995); Mu'alem & Feitelson (2001) |
 //! | [`Policy::SjfEasy`] | EASY with the queue ordered by estimate, shortest first (ties: submit, id); not starvation-free | Srinivasan et al., JSSPP 2002 |
-//! | [`Policy::Conservative`] | every job gets a reservation on arrival at the earliest time it fits the plan; it starts at its reservation; after an early completion the plan is compressed in queue order, never moving a reservation later | Mu'alem & Feitelson (2001) |
+//! | [`Policy::Conservative`] | every job gets a reservation on arrival at the earliest time it fits the plan; it starts at its reservation; after every instant with a completion the plan is compressed in queue order, never moving a reservation later | Mu'alem & Feitelson (2001) |
 //! | [`Policy::Selective`] | two queues: an entry queue without guarantees (FCFS) and a guaranteed queue run like Conservative. A job is promoted, and gets a reservation, the instant its expansion factor `(wait + estimate) / estimate` reaches its starvation [`Threshold`]; entry-queue jobs start whenever they fit now without delaying a reservation | Srinivasan, Kettimuthu, Subramani & Sadayappan, *Selective Reservation Strategies for Backfill Job Scheduling*, JSSPP 2002 |
 //!
 //! Queue order is FCFS, `(submit, id)`, unless the policy says otherwise.
@@ -162,8 +162,8 @@ impl Policy {
         matches!(self, Self::Conservative)
     }
 
-    /// Whether reservations are kept in the plan, compressed after early
-    /// completions, and are guarantees: a reservation never moves later and
+    /// Whether reservations are kept in the plan, compressed after every
+    /// completion instant, and are guarantees: a reservation never moves later and
     /// the job starts by it (Conservative and Selective's guaranteed queue).
     #[must_use]
     pub const fn keeps_reservations(self) -> bool {

@@ -126,6 +126,57 @@ fn conservative_compresses_after_an_early_finish() {
     }
 }
 
+/// A pass is not a fixpoint. On 10 processors: R1 (5 procs, estimate 100)
+/// ends early at 10; R2 (5 procs, 40 s) ends on time at 40. A (10 procs,
+/// 50 s) was reserved at [100, 150); B (5 procs, 60 s) at [40, 100), the
+/// only hole. The pass at 10 looks at A first (5 free before 100: it stays),
+/// then moves B to [10, 70), which opens [70, 150) for A. Only the pass at
+/// 40, after R2's on-time completion, moves A to 70.
+const ON_TIME: &[(JobId, Time, u32, u32, u32)] = &[
+    (1, 0, 5, 100, 10),
+    (2, 0, 5, 40, 40),
+    (3, 1, 10, 50, 50),
+    (4, 2, 5, 60, 60),
+];
+
+#[test]
+fn conservative_compresses_after_an_on_time_completion() {
+    let c = run(Policy::Conservative, 10, ON_TIME);
+    assert_eq!(starts(&c), [(1, 0), (2, 0), (3, 70), (4, 10)]);
+    assert_eq!(
+        c.reservations,
+        [
+            (0, 1, 0),
+            (0, 2, 0),
+            (1, 3, 100),
+            (2, 4, 40),
+            (10, 4, 10),
+            (40, 3, 70)
+        ],
+        "(now, job, reserved start)"
+    );
+}
+
+/// An arrival and an early completion at one instant: the completion is
+/// applied and the plan compressed first, then the arrival is reserved.
+/// R1 (10 procs, estimate 100) ends at 30; A (10 procs, 50 s) moves from
+/// 100 to 30; C (10 procs, 20 s) arrives at 30 and is reserved behind A at
+/// 80 (had it been reserved first it would take [30, 50) and push A to 50).
+#[test]
+fn completion_and_compression_come_before_an_arrival_at_the_same_instant() {
+    let jobs = &[(1, 0, 10, 100, 30), (2, 1, 10, 50, 50), (3, 30, 10, 20, 20)];
+    let c = run(Policy::Conservative, 10, jobs);
+    assert_eq!(starts(&c), [(1, 0), (2, 30), (3, 80)]);
+    assert_eq!(
+        c.reservations,
+        [(0, 1, 0), (1, 2, 100), (30, 2, 30), (30, 3, 80)],
+        "(now, job, reserved start)"
+    );
+    // Selective promotes at once with a threshold of 1.0: the same plan.
+    let s = run(Policy::Selective(Threshold::Fixed(1000)), 10, jobs);
+    assert_eq!(starts(&s), [(1, 0), (2, 30), (3, 80)]);
+}
+
 #[test]
 fn sjf_easy_orders_by_estimate() {
     let jobs = &[
