@@ -49,144 +49,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::deck::Deck;
 use crate::plan::{Plan, Slot};
-use crate::policy::{Policy, SlowdownAverage, Threshold};
-use crate::profile::ProfileError;
+use crate::policy::{Engine, Policy, SlowdownAverage};
+use crate::state::State;
+pub use crate::state::{KernelError, Observer, Pass, QueuedJob, RunningJob};
 use crate::types::{Cluster, Job, JobId, Time};
-use heapless::Vec;
-
-/// What went wrong in a kernel call. The kernel is unchanged.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum KernelError {
-    /// `now` is earlier than the previous call's.
-    TimeWentBackwards {
-        /// The refused time.
-        now: Time,
-        /// The kernel's current time.
-        current: Time,
-    },
-    /// A job with this id is already queued or running.
-    DuplicateJob(JobId),
-    /// No running job has this id.
-    UnknownJob(JobId),
-    /// The wait queue is full (capacity `Q`).
-    QueueFull(JobId),
-    /// The running set is full (capacity `R`).
-    RunningFull(JobId),
-    /// A profile ran out of steps (capacity `B`).
-    ProfileFull,
-    /// No machine can ever run this job (too wide, or its licenses cannot be
-    /// activated anywhere).
-    Unrunnable(JobId),
-    /// The job asks for no processors or has a zero estimate.
-    InvalidJob(JobId),
-    /// The job's submit time is after `now`.
-    SubmitInFuture(JobId),
-    /// A time computation overflowed [`Time`].
-    TimeOverflow,
-    /// A running job is past its estimate and was not completed.
-    Overdue(JobId),
-    /// The kernel's own bookkeeping is inconsistent (a bug): what broke.
-    Internal(&'static str),
-}
-
-impl core::fmt::Display for KernelError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            Self::TimeWentBackwards { now, current } => {
-                write!(f, "time went backwards: {now} < {current}")
-            }
-            Self::DuplicateJob(id) => write!(f, "job {id} is already in the kernel"),
-            Self::UnknownJob(id) => write!(f, "job {id} is not running"),
-            Self::QueueFull(id) => write!(f, "wait queue full, job {id} refused"),
-            Self::RunningFull(id) => write!(f, "running set full, job {id} cannot start"),
-            Self::ProfileFull => f.write_str("availability profile full"),
-            Self::Unrunnable(id) => write!(f, "no machine can ever run job {id}"),
-            Self::InvalidJob(id) => write!(f, "job {id} has no processors or a zero estimate"),
-            Self::SubmitInFuture(id) => write!(f, "job {id} is submitted after now"),
-            Self::TimeOverflow => f.write_str("time overflow"),
-            Self::Overdue(id) => write!(f, "job {id} is past its estimate and still running"),
-            Self::Internal(what) => write!(f, "internal inconsistency: {what}"),
-        }
-    }
-}
-
-impl core::error::Error for KernelError {}
-
-impl From<ProfileError> for KernelError {
-    fn from(e: ProfileError) -> Self {
-        match e {
-            ProfileError::Full => Self::ProfileFull,
-            ProfileError::TimeOverflow => Self::TimeOverflow,
-            ProfileError::Insufficient => Self::Internal("profile: insufficient"),
-            ProfileError::OverRelease => Self::Internal("profile: over-release"),
-            ProfileError::BeforeOrigin => Self::Internal("profile: before origin"),
-            ProfileError::Invariant(_) => Self::Internal("profile invariant"),
-        }
-    }
-}
-
-/// Receives the kernel's decisions. Both methods default to doing nothing;
-/// `()` ignores everything, and any `FnMut(&Job, Slot)` receives the starts.
-pub trait Observer {
-    /// `job` starts now at `slot`.
-    fn started(&mut self, job: &Job, slot: Slot) {
-        let _ = (job, slot);
-    }
-    /// `job` got a reservation at `slot`, or its reservation moved there.
-    fn reserved(&mut self, job: &Job, slot: Slot) {
-        let _ = (job, slot);
-    }
-}
-
-impl Observer for () {}
-
-impl<F: FnMut(&Job, Slot)> Observer for F {
-    fn started(&mut self, job: &Job, slot: Slot) {
-        self(job, slot);
-    }
-}
-
-/// What fills the queue's unused slots (never read).
-const VACANT: QueuedJob = QueuedJob {
-    job: Job::new(0, 0, 1, 1),
-    reservation: None,
-    guarantee: None,
-};
-
-/// A job in the wait queue.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct QueuedJob {
-    /// The job.
-    pub job: Job,
-    /// Its current reservation, if the policy gave it one.
-    pub reservation: Option<Slot>,
-    /// The start time of the first reservation it ever got: the policy's
-    /// guarantee (it must start by then). EASY voids it when a job that
-    /// sorts ahead (a late arrival with an earlier submit time) takes the
-    /// head; the job gets a new one when it is the head again.
-    pub guarantee: Option<Time>,
-}
-
-/// A job that is running.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RunningJob {
-    /// The job.
-    pub job: Job,
-    /// Where and when it started; `slot.end()` is when its estimate expires.
-    pub slot: Slot,
-    /// The first reservation it had while waiting, if any.
-    pub guarantee: Option<Time>,
-}
-
-/// What a [`Kernel::schedule`] pass did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Pass {
-    /// Jobs started.
-    pub started: u32,
-}
 
 /// The scheduling kernel for a cluster of `M` machines and `L` license pools,
 /// with room for `Q` waiting jobs, `R` running jobs and `B` profile steps per
@@ -194,6 +61,9 @@ pub struct Pass {
 ///
 /// `B` must cover every distinct start and end time in the plan: for
 /// Conservative, `2 * Q + R + 1` is always enough; for the others `R + 3`.
+///
+/// The kernel holds the state and the API; the policy's own rules live in
+/// [`crate::policy`], one file per policy family, dispatched by value.
 #[derive(Clone, Debug)]
 pub struct Kernel<
     const Q: usize,
@@ -202,27 +72,9 @@ pub struct Kernel<
     const M: usize = 1,
     const L: usize = 0,
 > {
-    cluster: Cluster<M, L>,
     policy: Policy,
-    now: Time,
-    queue: Deck<QueuedJob, Q>,
-    running: Vec<RunningJob, R>,
-    plan: Plan<B, M, L>,
-    /// A completion happened: the next pass must compress.
-    compress_pending: bool,
-    /// Intervals freed since the last compression pass ended.
-    freed_since_pass: Freed,
-    /// Intervals freed during the last compression pass.
-    freed_in_last_pass: Freed,
-    /// EASY: the job that holds the head reservation (SJF-EASY can replace it).
-    reserved_head: Option<JobId>,
-    /// Selective with adaptive thresholds: completed jobs' bounded slowdowns.
-    average: SlowdownAverage,
-    /// A host call came late and a missed reservation was re-planned from
-    /// then: guarantees given before may no longer hold (see `validate`).
-    replanned_late: bool,
-    /// The largest job id ever queued (a larger one cannot be a duplicate).
-    max_id: Option<JobId>,
+    engine: Engine,
+    st: State<Q, R, B, M, L>,
 }
 
 impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
@@ -232,21 +84,10 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     #[must_use]
     pub fn new(cluster: Cluster<M, L>, policy: Policy) -> Self {
         const { assert!(Q > 0 && R > 0, "the queue and running set need room") };
-        let plan = Plan::new(&cluster);
         Self {
-            cluster,
             policy,
-            now: 0,
-            queue: Deck::new(VACANT),
-            running: Vec::new(),
-            plan,
-            compress_pending: false,
-            freed_since_pass: Freed::new(),
-            freed_in_last_pass: Freed::new(),
-            reserved_head: None,
-            average: SlowdownAverage::default(),
-            replanned_late: false,
-            max_id: None,
+            engine: Engine::new(policy),
+            st: State::new(cluster),
         }
     }
 
@@ -259,66 +100,31 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     /// The cluster.
     #[must_use]
     pub const fn cluster(&self) -> &Cluster<M, L> {
-        &self.cluster
+        &self.st.cluster
     }
 
     /// The time of the latest call.
     #[must_use]
     pub const fn now(&self) -> Time {
-        self.now
+        self.st.now
     }
 
     /// Waiting jobs, in priority order.
     #[must_use]
     pub fn queued(&self) -> &[QueuedJob] {
-        &self.queue
+        &self.st.queue
     }
 
     /// Running jobs, in start order.
     #[must_use]
     pub fn running(&self) -> &[RunningJob] {
-        &self.running
+        &self.st.running
     }
 
     /// The plan: what is free on every machine and license pool over time.
     #[must_use]
     pub const fn plan(&self) -> &Plan<B, M, L> {
-        &self.plan
-    }
-
-    fn advance(&mut self, now: Time) -> Result<(), KernelError> {
-        if now < self.now {
-            return Err(KernelError::TimeWentBackwards {
-                now,
-                current: self.now,
-            });
-        }
-        if now > self.now {
-            self.now = now;
-            self.plan.advance(now);
-        }
-        Ok(())
-    }
-
-    /// The queue position for `job` under the policy's order (after equals).
-    fn position(&self, job: &Job) -> usize {
-        if self.policy.shortest_first() {
-            let key = (job.estimate, job.submit, job.id);
-            self.queue
-                .partition_point(|q| (q.job.estimate, q.job.submit, q.job.id) <= key)
-        } else {
-            let key = (job.submit, job.id);
-            self.queue
-                .partition_point(|q| (q.job.submit, q.job.id) <= key)
-        }
-    }
-
-    fn contains(&self, id: JobId) -> bool {
-        // Hosts usually number jobs upwards: a new largest id is no duplicate.
-        if self.max_id.is_none_or(|max| id > max) {
-            return false;
-        }
-        self.queue.iter().any(|q| q.job.id == id) || self.running.iter().any(|r| r.job.id == id)
+        &self.st.plan
     }
 
     /// Adds `job` to the wait queue at `now`. Under Conservative it gets its
@@ -336,61 +142,39 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         job: Job,
         observer: &mut O,
     ) -> Result<(), KernelError> {
-        self.advance(now)?;
+        let st = &mut self.st;
+        st.advance(now)?;
         if job.procs == 0 || job.estimate == 0 {
             return Err(KernelError::InvalidJob(job.id));
         }
         if job.submit > now {
             return Err(KernelError::SubmitInFuture(job.id));
         }
-        if !self.cluster.runnable(&job) {
+        if !st.cluster.runnable(&job) {
             return Err(KernelError::Unrunnable(job.id));
         }
-        if self.contains(job.id) {
+        if st.contains(job.id) {
             return Err(KernelError::DuplicateJob(job.id));
         }
-        if self.queue.is_full() {
+        if st.queue.is_full() {
             return Err(KernelError::QueueFull(job.id));
         }
-        self.compress_if_pending(observer)?;
-        let mut entry = QueuedJob {
+        let reservation = self.engine.arrival(st, &job, observer)?;
+        let entry = QueuedJob {
             job,
-            reservation: None,
-            guarantee: None,
+            reservation,
+            guarantee: reservation.map(|slot| slot.start),
         };
-        if self.policy.reserves_all() {
-            let slot = self
-                .plan
-                .earliest(&self.cluster, &job, now)?
-                .ok_or(KernelError::Unrunnable(job.id))?;
-            self.plan.reserve(&job, &slot)?;
-            entry.reservation = Some(slot);
-            entry.guarantee = Some(slot.start);
-            observer.reserved(&job, slot);
-        }
-        let at = self.position(&job);
-        if let Err(entry) = self.queue.insert(at, entry) {
+        let at = st.position(&job, self.engine.shortest_first());
+        if let Err(entry) = st.queue.insert(at, entry) {
             // Checked above; undo the reservation all the same.
             if let Some(slot) = entry.reservation {
-                self.plan.release_from(&job, &slot, now)?;
+                st.plan.release_from(&job, &slot, now)?;
             }
             return Err(KernelError::QueueFull(job.id));
         }
-        self.max_id = Some(self.max_id.map_or(job.id, |max| max.max(job.id)));
-        // A job that sorts ahead of EASY's reserved head (it arrives late
-        // with an earlier submit time) takes the head: the old head's
-        // reservation, and the promise that came with it, are void.
-        if let Some(old) = self.reserved_head {
-            if let Some(entry) = self
-                .queue
-                .get_mut(at.saturating_add(1)..)
-                .and_then(|rest| rest.iter_mut().find(|q| q.job.id == old))
-            {
-                entry.reservation = None;
-                entry.guarantee = None;
-                self.reserved_head = None;
-            }
-        }
+        st.max_id = Some(st.max_id.map_or(job.id, |max| max.max(job.id)));
+        self.engine.queued(st, at);
         Ok(())
     }
 
@@ -400,46 +184,24 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     /// # Errors
     /// [`KernelError::TimeWentBackwards`] or [`KernelError::UnknownJob`].
     pub fn complete(&mut self, now: Time, id: JobId) -> Result<RunningJob, KernelError> {
-        if now < self.now {
+        let st = &mut self.st;
+        if now < st.now {
             return Err(KernelError::TimeWentBackwards {
                 now,
-                current: self.now,
+                current: st.now,
             });
         }
-        let index = self
+        let index = st
             .running
             .iter()
             .position(|r| r.job.id == id)
             .ok_or(KernelError::UnknownJob(id))?;
-        self.advance(now)?;
-        let done = self.running.remove(index);
-        if let Policy::Selective(Threshold::Adaptive {
-            well_estimated_only,
-            ..
-        }) = self.policy
-        {
-            let run = now.saturating_sub(done.slot.start);
-            // Well estimated: ran at least half its estimate (a job killed
-            // at its estimate ran all of it).
-            if !well_estimated_only || run.saturating_mul(2) >= done.slot.duration {
-                self.average
-                    .add(done.slot.start.saturating_sub(done.job.submit), run);
-            }
-        }
+        st.advance(now)?;
+        let done = st.running.remove(index);
         if done.slot.end() > now {
-            self.plan.release_from(&done.job, &done.slot, now)?;
-            if self.policy.keeps_reservations() {
-                let most = self.plan.most_free_between(now, done.slot.end());
-                self.freed_since_pass.add(now, done.slot.end(), most);
-            }
+            st.plan.release_from(&done.job, &done.slot, now)?;
         }
-        // One compression pass after every instant with a completion, an
-        // on-time one too (DESIGN.md section 3, step 2): a pass is not a
-        // fixpoint, and what jobs moved by the previous pass freed may now
-        // let a job ahead of them move.
-        if self.policy.keeps_reservations() {
-            self.compress_pending = true;
-        }
+        self.engine.completed(&st.plan, &done, now);
         Ok(done)
     }
 
@@ -448,37 +210,32 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     /// or estimate expiry. `None` when nothing is pending.
     #[must_use]
     pub fn next_wakeup(&self) -> Option<Time> {
-        let expiries = self.running.iter().map(|r| r.slot.end());
-        // EASY's only reservation, the head's shadow time, is a running
-        // job's estimated end (or now), so only policies that keep
-        // reservations need the queue scanned.
-        let queue: &[QueuedJob] = if self.policy.keeps_reservations() {
-            &self.queue
-        } else {
-            &[]
-        };
-        let reservations = queue.iter().map(|q| match q.reservation {
-            Some(slot) => slot.start,
-            // Selective's entry queue: the promotion instant.
-            None => self.promotion_time(&q.job),
-        });
-        expiries.chain(reservations).filter(|&t| t > self.now).min()
+        let now = self.st.now;
+        let expiry = self
+            .st
+            .running
+            .iter()
+            .map(|r| r.slot.end())
+            .filter(|&t| t > now)
+            .min();
+        match (expiry, self.engine.next_wakeup(&self.st)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Selective: when an entry-queue job is promoted under the current
     /// threshold (`Time::MAX` for other policies).
     #[must_use]
     pub fn promotion_time(&self, job: &Job) -> Time {
-        self.policy
-            .threshold_for(job, &self.average)
-            .map_or(Time::MAX, |t| Policy::promotion_time(job, t))
+        self.engine.promotion_time(job)
     }
 
     /// Selective with an adaptive threshold: the running average of
     /// completed jobs' bounded slowdowns it uses.
     #[must_use]
-    pub const fn slowdown_average(&self) -> &SlowdownAverage {
-        &self.average
+    pub fn slowdown_average(&self) -> &SlowdownAverage {
+        self.engine.slowdown_average()
     }
 
     /// Starts every job the policy lets start at `now`, reporting each to
@@ -493,427 +250,16 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         now: Time,
         observer: &mut O,
     ) -> Result<Pass, KernelError> {
-        self.advance(now)?;
+        self.st.advance(now)?;
         if let Some(late) = self
+            .st
             .running
             .iter()
             .find(|r| r.slot.end() <= now && r.slot.duration > 0)
         {
             return Err(KernelError::Overdue(late.job.id));
         }
-        self.compress_if_pending(observer)?;
-        match self.policy {
-            Policy::Fcfs => self.pass_in_order(observer, false),
-            Policy::Easy | Policy::SjfEasy => self.pass_in_order(observer, true),
-            Policy::Conservative => self.pass_reserved(observer),
-            Policy::Selective(_) => self.pass_selective(observer),
-        }
-    }
-
-    /// Moves queue entry `index` to the running set at `slot` (whose
-    /// resources the plan already holds).
-    fn start(
-        &mut self,
-        index: usize,
-        slot: Slot,
-        observer: &mut impl Observer,
-    ) -> Result<(), KernelError> {
-        if self.running.is_full() {
-            let id = self.queue.get(index).map_or(0, |q| q.job.id);
-            return Err(KernelError::RunningFull(id));
-        }
-        if index >= self.queue.len() {
-            return Err(KernelError::Internal("start: no such queue entry"));
-        }
-        let entry = self
-            .queue
-            .remove(index)
-            .ok_or(KernelError::Internal("start: no such queue entry"))?;
-        let running = RunningJob {
-            job: entry.job,
-            slot,
-            guarantee: entry.guarantee,
-        };
-        if self.running.push(running).is_err() {
-            return Err(KernelError::Internal("running set full after check"));
-        }
-        observer.started(&entry.job, slot);
-        Ok(())
-    }
-
-    /// FCFS (no backfilling) and EASY / SJF-EASY.
-    ///
-    /// Start from the head while jobs fit now. Then, with backfilling, the
-    /// head gets a reservation at its shadow time, held in the plan while the
-    /// rest of the queue is scanned: a later job starts now if it fits the
-    /// plan over `[now, now + estimate)`, which is exactly "ends by the shadow
-    /// time or uses only processors the head leaves spare".
-    fn pass_in_order(
-        &mut self,
-        observer: &mut impl Observer,
-        backfill: bool,
-    ) -> Result<Pass, KernelError> {
-        let now = self.now;
-        let mut pass = Pass::default();
-        while let Some(head) = self.queue.first().copied() {
-            match self.plan.fit_now(&self.cluster, &head.job, now)? {
-                Some(slot) => {
-                    self.plan.reserve(&head.job, &slot)?;
-                    if let Err(e) = self.start(0, slot, observer) {
-                        self.plan.release_from(&head.job, &slot, now)?;
-                        return Err(e);
-                    }
-                    pass.started = pass.started.saturating_add(1);
-                }
-                None => break,
-            }
-        }
-        if !backfill {
-            return Ok(pass);
-        }
-        let Some(head) = self.queue.first().copied() else {
-            return Ok(pass);
-        };
-        let shadow = self
-            .plan
-            .earliest(&self.cluster, &head.job, now)?
-            .ok_or(KernelError::Unrunnable(head.job.id))?;
-        if self.reserved_head != Some(head.job.id) {
-            // A shorter job overtook the old head (SJF-EASY): it loses its reservation.
-            if let Some(old) = self.reserved_head {
-                if let Some(entry) = self.queue.iter_mut().find(|q| q.job.id == old) {
-                    entry.reservation = None;
-                }
-            }
-            self.reserved_head = Some(head.job.id);
-        }
-        if head.reservation != Some(shadow) {
-            observer.reserved(&head.job, shadow);
-        }
-        let guaranteed = !self.policy.shortest_first();
-        if let Some(entry) = self.queue.first_mut() {
-            entry.reservation = Some(shadow);
-            if entry.guarantee.is_none() && guaranteed {
-                entry.guarantee = Some(shadow.start);
-            }
-        }
-        self.plan.reserve(&head.job, &shadow)?;
-        let result = self.backfill_behind_head(observer, &mut pass);
-        // The head's reservation lives only during the pass.
-        self.plan.release_from(&head.job, &shadow, now)?;
-        result.map(|()| pass)
-    }
-
-    fn backfill_behind_head(
-        &mut self,
-        observer: &mut impl Observer,
-        pass: &mut Pass,
-    ) -> Result<(), KernelError> {
-        let now = self.now;
-        // Processors free now on the best machine: a job wider than that
-        // cannot start, which settles most of a deep queue without a probe.
-        let mut most_free = self.plan.most_free_now(now);
-        let mut stairs = Stairs::build(&self.cluster, &self.plan);
-        let mut index = 1;
-        while most_free > 0 {
-            let Some(procs) = self.queue.get(index).map(|q| q.job.procs) else {
-                break;
-            };
-            if procs > most_free {
-                index = index.saturating_add(1);
-                continue;
-            }
-            let Some(entry) = self.queue.get(index).copied() else {
-                break;
-            };
-            let found = match stairs
-                .as_ref()
-                .and_then(|s| s.fit_now(&self.cluster, &entry.job, now))
-            {
-                Some(answer) => answer,
-                None => self.plan.fit_now(&self.cluster, &entry.job, now)?,
-            };
-            match found {
-                Some(slot) => {
-                    self.plan.reserve(&entry.job, &slot)?;
-                    if let Err(e) = self.start(index, slot, observer) {
-                        self.plan.release_from(&entry.job, &slot, now)?;
-                        return Err(e);
-                    }
-                    pass.started = pass.started.saturating_add(1);
-                    most_free = self.plan.most_free_now(now);
-                    stairs = Stairs::build(&self.cluster, &self.plan);
-                }
-                None => index = index.saturating_add(1),
-            }
-        }
-        Ok(())
-    }
-
-    /// Selective: promote every entry-queue job whose expansion factor has
-    /// reached its threshold (in queue order, each reserved at its earliest
-    /// feasible start), start the guaranteed jobs whose reservation has come,
-    /// then start entry-queue jobs, in FCFS order, that fit now without
-    /// delaying any reservation.
-    fn pass_selective(&mut self, observer: &mut impl Observer) -> Result<Pass, KernelError> {
-        let now = self.now;
-        for index in 0..self.queue.len() {
-            let Some(entry) = self.queue.get(index).copied() else {
-                continue;
-            };
-            if entry.reservation.is_some() || self.promotion_time(&entry.job) > now {
-                continue;
-            }
-            let slot = self
-                .plan
-                .earliest(&self.cluster, &entry.job, now)?
-                .ok_or(KernelError::Unrunnable(entry.job.id))?;
-            self.plan.reserve(&entry.job, &slot)?;
-            if let Some(e) = self.queue.get_mut(index) {
-                e.reservation = Some(slot);
-                e.guarantee = Some(slot.start);
-            }
-            observer.reserved(&entry.job, slot);
-        }
-        let mut pass = self.pass_reserved(observer)?;
-        let mut most_free = self.plan.most_free_now(now);
-        let mut index = 0;
-        while most_free > 0 {
-            let Some(entry) = self.queue.get(index) else {
-                break;
-            };
-            if entry.reservation.is_some() || entry.job.procs > most_free {
-                index = index.saturating_add(1);
-                continue;
-            }
-            let job = entry.job;
-            match self.plan.fit_now(&self.cluster, &job, now)? {
-                Some(slot) => {
-                    self.plan.reserve(&job, &slot)?;
-                    if let Err(e) = self.start(index, slot, observer) {
-                        self.plan.release_from(&job, &slot, now)?;
-                        return Err(e);
-                    }
-                    pass.started = pass.started.saturating_add(1);
-                    most_free = self.plan.most_free_now(now);
-                }
-                None => index = index.saturating_add(1),
-            }
-        }
-        Ok(pass)
-    }
-
-    /// Conservative: start every job whose reservation has come. A job whose
-    /// reservation was missed (the host called late) is re-planned from now.
-    fn pass_reserved(&mut self, observer: &mut impl Observer) -> Result<Pass, KernelError> {
-        let now = self.now;
-        let mut pass = Pass::default();
-        let mut index = 0;
-        while let Some(entry) = self.queue.get(index).copied() {
-            let Some(mut slot) = entry.reservation else {
-                index = index.saturating_add(1);
-                continue;
-            };
-            if slot.start < now {
-                let old = slot;
-                slot = self.replan(index, &entry, None, observer)?;
-                let most = self.plan.most_free_between(old.start, old.end());
-                self.freed_since_pass.add(old.start, old.end(), most);
-            }
-            if slot.start == now {
-                self.start(index, slot, observer)?;
-                pass.started = pass.started.saturating_add(1);
-            } else {
-                index = index.saturating_add(1);
-            }
-        }
-        Ok(pass)
-    }
-
-    /// Takes queue entry `index` out of the plan and puts it back at its
-    /// earliest start from now, never later than its current reservation.
-    /// `freed` bounds the search: the job can only have become movable by a
-    /// window that overlaps an interval freed since it was last placed (see
-    /// [`Kernel::compress_if_pending`]); `None` searches everything.
-    fn replan(
-        &mut self,
-        index: usize,
-        entry: &QueuedJob,
-        freed: Option<&Freed>,
-        observer: &mut impl Observer,
-    ) -> Result<Slot, KernelError> {
-        let now = self.now;
-        let Some(old) = entry.reservation else {
-            return Err(KernelError::Internal("replan without reservation"));
-        };
-        let slot = if old.start >= now {
-            // Look for an earlier place without touching the plan; most jobs
-            // cannot move, and then nothing is changed.
-            match self.earliest_into(&entry.job, &old, freed)? {
-                Some(earlier) => self.move_reservation(&entry.job, &old, Some(earlier))?,
-                None => return Ok(old),
-            }
-        } else {
-            // A missed reservation (the host called late): re-plan from now.
-            self.replanned_late = true;
-            self.move_reservation(&entry.job, &old, None)?
-        };
-        if let Some(e) = self.queue.get_mut(index) {
-            e.reservation = Some(slot);
-        }
-        if slot != old {
-            observer.reserved(&entry.job, slot);
-        }
-        Ok(slot)
-    }
-
-    /// Gives back what `job` holds of `old` from now on and reserves `to`
-    /// instead (`None`: its earliest slot from now). On an error (a full
-    /// profile, a time overflow) the old reservation is taken back, so the
-    /// plan still matches the queue.
-    fn move_reservation(
-        &mut self,
-        job: &Job,
-        old: &Slot,
-        to: Option<Slot>,
-    ) -> Result<Slot, KernelError> {
-        let now = self.now;
-        self.plan.release_from(job, old, now)?;
-        let target = match to {
-            Some(slot) => Ok(slot),
-            None => match self.plan.earliest(&self.cluster, job, now) {
-                Ok(found) => found.ok_or(KernelError::Unrunnable(job.id)),
-                Err(e) => Err(e.into()),
-            },
-        };
-        let placed = target.and_then(|slot| match self.plan.reserve(job, &slot) {
-            Ok(()) => Ok(slot),
-            Err(e) => Err(e.into()),
-        });
-        if placed.is_err() {
-            // Taking back exactly what was just given back cannot fail.
-            let from = old.start.max(now);
-            let kept = Slot {
-                start: from,
-                duration: old.end().saturating_sub(from),
-                ..*old
-            };
-            let _ = self.plan.reserve(job, &kept);
-        }
-        placed
-    }
-
-    /// The earliest slot before `own.start` for a job that holds `own`,
-    /// among windows overlapping one of the `freed` intervals (all windows
-    /// when `freed` is `None`).
-    fn earliest_into(
-        &self,
-        job: &Job,
-        own: &Slot,
-        freed: Option<&Freed>,
-    ) -> Result<Option<Slot>, KernelError> {
-        let now = self.now;
-        let Some(freed) = freed else {
-            return Ok(self
-                .plan
-                .earliest_before(&self.cluster, job, own, now, own.start)?);
-        };
-        // A window [s, s + d) overlaps [a, b) when a - d < s < b; `d` is the
-        // job's longest duration on any machine.
-        let reach = self
-            .cluster
-            .machines()
-            .iter()
-            .filter_map(|m| m.scale(job.estimate))
-            .max()
-            .unwrap_or(Time::MAX);
-        // On one machine without licenses, a window must end before the
-        // stretch with too few processors that precedes the job's own
-        // reservation: a start after `blocked - duration` cannot fit.
-        let mut ceiling = own.start;
-        if self.cluster.machines().len() == 1 && self.cluster.pools().is_empty() {
-            if let Some(profile) = self.plan.machine(usize::from(own.machine)) {
-                let blocked = profile.blocked_since(own.start, job.procs, 16);
-                if blocked < own.start {
-                    match blocked.checked_sub(own.duration) {
-                        Some(last) if last >= now => ceiling = last.saturating_add(1),
-                        _ => return Ok(None),
-                    }
-                }
-            }
-        }
-        let mut best: Option<Slot> = None;
-        for &(a, b, most) in freed.intervals() {
-            if most < job.procs {
-                continue; // no point of [a, b) ever had room for it since
-            }
-            let limit = ceiling.min(b).min(best.map_or(Time::MAX, |s| s.start));
-            let from = now.max(a.saturating_sub(reach));
-            if from >= limit {
-                continue;
-            }
-            if let Some(slot) = self
-                .plan
-                .earliest_before(&self.cluster, job, own, from, limit)?
-            {
-                best = Some(slot);
-            }
-        }
-        Ok(best)
-    }
-
-    /// One compression pass: every reserved job, in queue order, moves to
-    /// its earliest feasible start if that is earlier.
-    ///
-    /// Pruning, exact: when a job was last placed (at its submission, or in
-    /// the previous pass) no earlier start fitted. Time passing frees
-    /// nothing, so an earlier window can only fit now if it overlaps capacity
-    /// freed since then: an early completion (`[now, estimated end)`) or a
-    /// job that moved (its old slot). Every queued job was placed after the
-    /// previous pass began, so the search looks only at windows overlapping
-    /// an interval freed since then (a few intervals, or their hull).
-    fn compress_if_pending(&mut self, observer: &mut impl Observer) -> Result<(), KernelError> {
-        if !self.compress_pending {
-            return Ok(());
-        }
-        self.compress_pending = false;
-        let mut freed = self.freed_in_last_pass.clone();
-        freed.extend(&self.freed_since_pass);
-        self.freed_since_pass = Freed::new();
-        let mut freed_in_pass = Freed::new();
-        for index in 0..self.queue.len() {
-            // Cheap tests first: a job already starting now cannot move, and
-            // one wider than every freed interval's room cannot either.
-            let movable = self.queue.get(index).is_some_and(|q| {
-                q.reservation.is_some_and(|r| r.start > self.now)
-                    && freed.intervals().iter().any(|i| i.2 >= q.job.procs)
-            });
-            if !movable {
-                continue;
-            }
-            let Some(entry) = self.queue.get(index).copied() else {
-                continue;
-            };
-            let Some(old) = entry.reservation else {
-                continue;
-            };
-            match self.replan(index, &entry, Some(&freed), observer) {
-                Ok(slot) if slot != old => {
-                    let from = old.start.max(self.now);
-                    let most = self.plan.most_free_between(from, old.end());
-                    freed_in_pass.add(from, old.end(), most);
-                    freed.add(from, old.end(), most);
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    // Jobs after this one were not examined: search fully next time.
-                    self.freed_since_pass.add(self.now, Time::MAX, u32::MAX);
-                    return Err(e);
-                }
-            }
-        }
-        self.freed_in_last_pass = freed_in_pass;
-        Ok(())
+        self.engine.pass(&mut self.st, observer)
     }
 
     /// The start `job` would get if, now, the system switched to strict
@@ -935,9 +281,9 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         job: &Job,
         scratch: &mut Plan<B, M, L>,
     ) -> Result<Slot, KernelError> {
-        let now = now.max(self.now);
+        let now = now.max(self.st.now);
         scratch.reset(now);
-        for r in &self.running {
+        for r in &self.st.running {
             let end = r.slot.end();
             if end > now {
                 let rest = Slot {
@@ -949,15 +295,15 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             }
         }
         let mut floor = now;
-        for queued in &self.queue {
+        for queued in &self.st.queue {
             let slot = scratch
-                .earliest(&self.cluster, &queued.job, floor)?
+                .earliest(&self.st.cluster, &queued.job, floor)?
                 .ok_or(KernelError::Unrunnable(queued.job.id))?;
             scratch.reserve(&queued.job, &slot)?;
             floor = slot.start;
         }
         scratch
-            .earliest(&self.cluster, job, floor)?
+            .earliest(&self.st.cluster, job, floor)?
             .ok_or(KernelError::Unrunnable(job.id))
     }
 
@@ -978,13 +324,14 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     /// # Errors
     /// [`KernelError::Internal`] naming the first broken invariant.
     pub fn validate(&self) -> Result<(), KernelError> {
-        self.plan
+        self.st
+            .plan
             .validate()
             .map_err(|_| KernelError::Internal("profile invariant"))?;
-        for q in &self.queue {
+        for q in &self.st.queue {
             if let (Some(slot), Some(g)) = (q.reservation, q.guarantee) {
                 // Only a late host breaks a guarantee (see the docs above).
-                if slot.start > g && !self.replanned_late {
+                if slot.start > g && !self.st.replanned_late {
                     return Err(KernelError::Internal("reservation later than guarantee"));
                 }
             }
@@ -994,8 +341,8 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
                 ));
             }
         }
-        for (m, machine) in self.cluster.machines().iter().enumerate() {
-            let Some(profile) = self.plan.machine(m) else {
+        for (m, machine) in self.st.cluster.machines().iter().enumerate() {
+            let Some(profile) = self.st.plan.machine(m) else {
                 return Err(KernelError::Internal("missing machine profile"));
             };
             for step in profile.steps() {
@@ -1007,8 +354,8 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
                 }
             }
         }
-        for (l, pool) in self.cluster.pools().iter().enumerate() {
-            let Some(profile) = self.plan.license(l) else {
+        for (l, pool) in self.st.cluster.pools().iter().enumerate() {
+            let Some(profile) = self.st.plan.license(l) else {
                 return Err(KernelError::Internal("missing license profile"));
             };
             for step in profile.steps() {
@@ -1026,11 +373,13 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     fn held_at(&self, t: Time, units: impl Fn(&Job, &Slot) -> Option<u32>) -> u64 {
         let covers = |s: &Slot| s.start <= t && t < s.end();
         let running = self
+            .st
             .running
             .iter()
             .filter(|r| covers(&r.slot))
             .filter_map(|r| units(&r.job, &r.slot));
         let reserved = self
+            .st
             .queue
             .iter()
             .filter(|_| self.policy.keeps_reservations())
@@ -1038,123 +387,6 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             .filter(|(_, s)| covers(s))
             .filter_map(|(j, s)| units(&j, &s));
         running.chain(reserved).map(u64::from).sum()
-    }
-}
-
-/// The running minimum of free processors from now on, for a cluster of
-/// one machine without licenses: `(t, m)` says that from `t` on the fewest
-/// processors free since now is `m` (non-increasing). A job of width `p`
-/// fits now for `d` seconds exactly when the first `t` with `m < p` is at or
-/// after `now + d`, so a backfill probe is a binary search instead of a walk
-/// over the window. Built once per pass and after each start.
-#[derive(Debug)]
-struct Stairs {
-    steps: Vec<(Time, u32), 64>,
-    /// Whether every step of the profile is covered (else only a prefix).
-    complete: bool,
-}
-
-impl Stairs {
-    fn build<const B: usize, const M: usize, const L: usize>(
-        cluster: &Cluster<M, L>,
-        plan: &Plan<B, M, L>,
-    ) -> Option<Self> {
-        if cluster.machines().len() != 1 || !cluster.pools().is_empty() {
-            return None;
-        }
-        let profile = plan.machine(0)?;
-        let mut stairs = Self {
-            steps: Vec::new(),
-            complete: true,
-        };
-        let mut least = u32::MAX;
-        for step in profile.steps() {
-            if step.free < least {
-                least = step.free;
-                if stairs.steps.push((step.at, least)).is_err() {
-                    stairs.complete = false;
-                    break;
-                }
-            }
-        }
-        Some(stairs)
-    }
-
-    /// `Some(answer)` when the stairs decide; `None` to fall back to a probe.
-    fn fit_now<const M: usize, const L: usize>(
-        &self,
-        cluster: &Cluster<M, L>,
-        job: &Job,
-        now: Time,
-    ) -> Option<Option<Slot>> {
-        let duration = cluster.machines().first()?.scale(job.estimate)?;
-        let end = now.checked_add(duration)?;
-        // First stair whose minimum is below the job's width.
-        let first_short = self.steps.partition_point(|&(_, least)| least >= job.procs);
-        let fits = match self.steps.get(first_short) {
-            Some(&(at, _)) => at >= end,
-            None if self.complete => true,
-            None => return None,
-        };
-        Some(fits.then_some(Slot {
-            start: now,
-            machine: 0,
-            duration,
-        }))
-    }
-}
-
-/// A short list of time intervals `[a, b)` where capacity was freed, each
-/// with the most processors free anywhere in it when it was added (on any
-/// machine). When full, it collapses to one interval covering them all, with
-/// the largest of those maxima: a superset is always safe for compression's
-/// pruning, only slower.
-///
-/// Why the maximum may be kept although the plan changes: a window that fits
-/// now and overlaps `[a, b)` has `need` processors free at its points in
-/// `[a, b)`. Where no capacity was freed after the interval was added, free
-/// processors only went down since, so the recorded maximum is at least
-/// `need`; where capacity was freed later, the window also overlaps that
-/// later interval and is found through it.
-#[derive(Clone, Debug, Default)]
-struct Freed {
-    intervals: Vec<(Time, Time, u32), 8>,
-}
-
-impl Freed {
-    fn new() -> Self {
-        Self::default()
-    }
-
-    fn intervals(&self) -> &[(Time, Time, u32)] {
-        &self.intervals
-    }
-
-    fn add(&mut self, a: Time, b: Time, most: u32) {
-        if a >= b {
-            return;
-        }
-        if let Some(hit) = self
-            .intervals
-            .iter_mut()
-            .find(|(x, y, _)| a <= *y && *x <= b)
-        {
-            *hit = (hit.0.min(a), hit.1.max(b), hit.2.max(most));
-            return;
-        }
-        if self.intervals.push((a, b, most)).is_err() {
-            let lo = self.intervals.iter().map(|i| i.0).fold(a, Time::min);
-            let hi = self.intervals.iter().map(|i| i.1).fold(b, Time::max);
-            let top = self.intervals.iter().map(|i| i.2).fold(most, u32::max);
-            self.intervals.clear();
-            let _ = self.intervals.push((lo, hi, top));
-        }
-    }
-
-    fn extend(&mut self, other: &Self) {
-        for &(a, b, most) in other.intervals() {
-            self.add(a, b, most);
-        }
     }
 }
 

@@ -8,18 +8,26 @@
 //!   ([`Time`], [`Duration`]); a [`Job`] is what the scheduler sees (submit,
 //!   processors, estimate, deadline, licenses, priority); a [`Cluster`] is a
 //!   list of [`Machine`]s (processors, speed) and floating [`LicensePool`]s.
-//!   An SWF system is one machine.
+//!   An SWF system is one machine. Job [`Category`]s (short/long,
+//!   narrow/wide), which Selective-D and the metrics share.
 //! * [`profile`]: the availability [`Profile`] of one resource over time
 //!   (sorted steps, fixed capacity, documented invariants, `validate()`).
 //! * [`plan`]: one profile per machine and license pool; joint earliest fit
 //!   over machines and licenses, yielding a [`Slot`].
-//! * [`policy`] and [`kernel`]: the policies ([`Policy`]) and the
-//!   [`Kernel`], which a firmware controller or the replay loop drives with
-//!   `submit` / `complete` / `schedule` / `next_wakeup`.
+//! * the kernel's state (private): clock, wait queue, running set and plan,
+//!   with the moves every policy shares (start a job); it defines the API's
+//!   values ([`KernelError`], [`Observer`], [`QueuedJob`], [`RunningJob`],
+//!   [`Pass`]).
+//! * [`policy`]: the policies ([`Policy`]), one file per family
+//!   (`policy/fcfs.rs`, `easy.rs`, `conservative.rs`, `selective.rs`),
+//!   each working on that state.
+//! * [`kernel`]: the [`Kernel`], which holds the state and dispatches to the
+//!   policy by value; a firmware controller or the replay loop drives it
+//!   with `submit` / `complete` / `schedule` / `next_wakeup`.
 //! * [`sim`]: the deterministic replay loop ([`Simulator`]), killing jobs at
 //!   their estimate, reporting finished jobs to a [`Sink`].
-//! * [`metrics`]: streaming accumulators (wait, bounded slowdown,
-//!   turnaround, utilisation, per job category).
+//! * [`metrics`]: streaming accumulators over what the replay loop reports
+//!   (wait, bounded slowdown, turnaround, utilisation, per job category).
 //!
 //! # Promises
 //!
@@ -64,15 +72,16 @@ pub mod plan;
 pub mod policy;
 pub mod profile;
 pub mod sim;
+mod state;
 pub mod types;
 
 pub use kernel::{Kernel, KernelError, Observer, Pass, QueuedJob, RunningJob};
-pub use metrics::{Accumulator, Category, CategoryBounds, Metrics};
+pub use metrics::{Accumulator, Metrics};
 pub use plan::{Plan, Slot};
 pub use policy::Policy;
 pub use profile::{Profile, ProfileError, Step};
 pub use sim::{Call, JobRecord, Outcome, SimError, SimErrorKind, SimJob, Simulator, Sink};
 pub use types::{
-    Cluster, ClusterError, Duration, Job, JobId, LicensePool, LicenseSet, Machine, MachineId,
-    MachineSet, Procs, Time, REFERENCE_SPEED,
+    Category, CategoryBounds, Cluster, ClusterError, Duration, Job, JobId, LicensePool, LicenseSet,
+    Machine, MachineId, MachineSet, Procs, Time, REFERENCE_SPEED,
 };

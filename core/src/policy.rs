@@ -1,98 +1,37 @@
 //! The scheduling policies, chosen at run time by value (no `dyn`).
 //!
-//! | policy | rule (DESIGN.md section 3) | source |
-//! | --- | --- | --- |
-//! | [`Policy::Fcfs`] | start jobs strictly in queue order while the head fits; no backfilling | baseline |
-//! | [`Policy::Easy`] | start from the head while jobs fit; the first that does not gets a reservation at its shadow time; later jobs start now if they fit without delaying it | Lifka, EASY (1995); Mu'alem & Feitelson (2001) |
-//! | [`Policy::SjfEasy`] | EASY with the queue ordered by estimate, shortest first (ties: submit, id); not starvation-free | Srinivasan et al., JSSPP 2002 |
-//! | [`Policy::Conservative`] | every job gets a reservation on arrival at the earliest time it fits the plan; it starts at its reservation; after every instant with a completion the plan is compressed in queue order, never moving a reservation later | Mu'alem & Feitelson (2001) |
-//! | [`Policy::Selective`] | two queues: an entry queue without guarantees (FCFS) and a guaranteed queue run like Conservative. A job is promoted, and gets a reservation, the instant its expansion factor `(wait + estimate) / estimate` reaches its starvation [`Threshold`]; entry-queue jobs start whenever they fit now without delaying a reservation | Srinivasan, Kettimuthu, Subramani & Sadayappan, *Selective Reservation Strategies for Backfill Job Scheduling*, JSSPP 2002 |
+//! Each policy family lives in its own file below, which opens with the
+//! rules it implements (DESIGN.md section 3) and the paper they come from:
+//!
+//! | policy | file | rule | source |
+//! | --- | --- | --- | --- |
+//! | [`Policy::Fcfs`] | `fcfs.rs` | start jobs strictly in queue order while the head fits; no backfilling | baseline |
+//! | [`Policy::Easy`] | `easy.rs` | start from the head while jobs fit; the first that does not gets a reservation at its shadow time; later jobs start now if they fit without delaying it | Lifka, EASY (1995); Mu'alem & Feitelson (2001) |
+//! | [`Policy::SjfEasy`] | `easy.rs` | EASY with the queue ordered by estimate, shortest first (ties: submit, id); not starvation-free | Srinivasan et al., JSSPP 2002 |
+//! | [`Policy::Conservative`] | `conservative.rs` | every job gets a reservation on arrival at the earliest time it fits the plan; it starts at its reservation; after every instant with a completion the plan is compressed in queue order, never moving a reservation later | Mu'alem & Feitelson (2001) |
+//! | [`Policy::Selective`] | `selective.rs` | two queues: an entry queue without guarantees (FCFS) and a guaranteed queue run like Conservative. A job is promoted, and gets a reservation, the instant its expansion factor `(wait + estimate) / estimate` reaches its starvation [`Threshold`]; entry-queue jobs start whenever they fit now without delaying a reservation | Srinivasan, Kettimuthu, Subramani & Sadayappan, *Selective Reservation Strategies for Backfill Job Scheduling*, JSSPP 2002 |
 //!
 //! Queue order is FCFS, `(submit, id)`, unless the policy says otherwise.
 //!
-//! # Selective thresholds
+//! # Adding a policy
 //!
-//! Thresholds are fixed-point thousandths (`1500` is an expansion factor of
-//! 1.5), so promotion instants are exact integers: a job submitted at `s`
-//! with estimate `e` and threshold `T > 1000` is promoted at
-//! `s + ceil((T - 1000) * e / 1000)`; with `T <= 1000` at once. Selective-D
-//! classifies a waiting job by its *estimate* (the run time is unknown while
-//! it waits; with exact estimates the two agree).
+//! A policy is a file here holding its memory between calls (a struct) and
+//! its pass, a variant of [`Policy`] (its public name and parameters) and an
+//! arm of `Engine` (the memory, one arm per family), which the kernel
+//! dispatches on by value. A policy works on the kernel's state
+//! (`crate::state`: clock, wait queue, running set, plan) and the layers
+//! below it, never on the kernel itself.
 
-use crate::metrics::{Category, CategoryBounds};
-use crate::types::{Duration, Job, Time};
+mod conservative;
+mod easy;
+mod fcfs;
+mod selective;
 
-/// Where Selective's starvation threshold comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Threshold {
-    /// One threshold for every job (Selective), in thousandths.
-    Fixed(u32),
-    /// One threshold per category (Selective-D), in thousandths, indexed by
-    /// [`Category::index`] (SN, SW, LN, LW); jobs classified by estimate.
-    PerCategory {
-        /// Thresholds for SN, SW, LN, LW.
-        thresholds: [u32; 4],
-        /// Category bounds.
-        bounds: CategoryBounds,
-    },
-    /// The running average bounded slowdown of the jobs completed so far,
-    /// times `scale` (thousandths: 1000 is the adaptive scheme, 1500 the
-    /// paper's scaled-adaptive one).
-    Adaptive {
-        /// Multiplier in thousandths.
-        scale: u32,
-        /// Average only over well-estimated jobs (run time at least half the
-        /// estimate; a killed job ran its whole estimate).
-        well_estimated_only: bool,
-        /// Threshold before any job has completed, in thousandths.
-        initial: u32,
-    },
-}
+pub use selective::{SlowdownAverage, Threshold};
 
-impl Threshold {
-    /// The adaptive scheme: average slowdown so far, starting at 1.0.
-    pub const ADAPTIVE: Self = Self::Adaptive {
-        scale: 1000,
-        well_estimated_only: false,
-        initial: 1000,
-    };
-
-    /// The scaled-adaptive scheme: 1.5 times the average slowdown so far.
-    pub const SCALED_ADAPTIVE: Self = Self::Adaptive {
-        scale: 1500,
-        well_estimated_only: false,
-        initial: 1000,
-    };
-}
-
-/// Running sum of completed jobs' bounded slowdowns, for adaptive thresholds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SlowdownAverage {
-    /// Jobs counted.
-    pub count: u64,
-    /// Sum of their bounded slowdowns, in thousandths (rounded down each).
-    pub sum: u64,
-}
-
-impl SlowdownAverage {
-    /// Counts a job that waited `wait` and ran `run` seconds.
-    pub fn add(&mut self, wait: Duration, run: Duration) {
-        let run = u64::from(run.max(crate::metrics::SLOWDOWN_BOUND));
-        let milli = u64::from(wait)
-            .saturating_add(run)
-            .saturating_mul(1000)
-            .checked_div(run)
-            .unwrap_or(1000);
-        self.count = self.count.saturating_add(1);
-        self.sum = self.sum.saturating_add(milli);
-    }
-
-    /// The mean in thousandths, or `None` before any job.
-    #[must_use]
-    pub fn mean(&self) -> Option<u64> {
-        self.sum.checked_div(self.count)
-    }
-}
+use crate::plan::Slot;
+use crate::state::{KernelError, Observer, Pass, RunningJob, State};
+use crate::types::{Category, CategoryBounds, Job, Time};
 
 /// A scheduling policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -232,6 +171,151 @@ impl Policy {
 impl core::fmt::Display for Policy {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// A policy's memory between kernel calls, one arm per policy family; the
+/// kernel dispatches on it by value.
+#[derive(Clone, Debug)]
+pub(crate) enum Engine {
+    /// FCFS remembers nothing.
+    Fcfs,
+    /// EASY and SJF-EASY.
+    Easy(easy::Easy),
+    /// Conservative.
+    Conservative(conservative::Conservative),
+    /// Selective reservation.
+    Selective(selective::Selective),
+}
+
+impl Engine {
+    /// The engine that runs `policy`.
+    pub(crate) fn new(policy: Policy) -> Self {
+        match policy {
+            Policy::Fcfs => Self::Fcfs,
+            Policy::Easy => Self::Easy(easy::Easy::new(false)),
+            Policy::SjfEasy => Self::Easy(easy::Easy::new(true)),
+            Policy::Conservative => Self::Conservative(conservative::Conservative::default()),
+            Policy::Selective(threshold) => Self::Selective(selective::Selective::new(threshold)),
+        }
+    }
+
+    /// Whether the queue is ordered by estimate rather than by arrival.
+    pub(crate) const fn shortest_first(&self) -> bool {
+        matches!(self, Self::Easy(e) if e.shortest_first)
+    }
+
+    /// `job` arrives (the kernel has checked it and the queue has room):
+    /// settle what the completions at this instant left to do, and return
+    /// the reservation the policy gives it on arrival, if any (already in
+    /// the plan and reported to `observer`).
+    pub(crate) fn arrival<
+        const Q: usize,
+        const R: usize,
+        const B: usize,
+        const M: usize,
+        const L: usize,
+    >(
+        &mut self,
+        st: &mut State<Q, R, B, M, L>,
+        job: &Job,
+        observer: &mut impl Observer,
+    ) -> Result<Option<Slot>, KernelError> {
+        match self {
+            Self::Fcfs | Self::Easy(_) => Ok(None),
+            Self::Conservative(c) => c.arrival(st, job, observer),
+            Self::Selective(s) => s.arrival(st, observer),
+        }
+    }
+
+    /// The arrival was queued at position `at`.
+    pub(crate) fn queued<
+        const Q: usize,
+        const R: usize,
+        const B: usize,
+        const M: usize,
+        const L: usize,
+    >(
+        &mut self,
+        st: &mut State<Q, R, B, M, L>,
+        at: usize,
+    ) {
+        if let Self::Easy(e) = self {
+            e.queued(st, at);
+        }
+    }
+
+    /// `done` completed at `now`; the plan has released what it held.
+    pub(crate) fn completed<const B: usize, const M: usize, const L: usize>(
+        &mut self,
+        plan: &crate::plan::Plan<B, M, L>,
+        done: &RunningJob,
+        now: Time,
+    ) {
+        match self {
+            Self::Fcfs | Self::Easy(_) => {}
+            Self::Conservative(c) => c.compression.completed(plan, &done.slot, now),
+            Self::Selective(s) => s.completed(plan, done, now),
+        }
+    }
+
+    /// One scheduling pass at `st.now` (running jobs are all within their
+    /// estimates).
+    pub(crate) fn pass<
+        const Q: usize,
+        const R: usize,
+        const B: usize,
+        const M: usize,
+        const L: usize,
+    >(
+        &mut self,
+        st: &mut State<Q, R, B, M, L>,
+        observer: &mut impl Observer,
+    ) -> Result<Pass, KernelError> {
+        match self {
+            Self::Fcfs => fcfs::pass(st, observer),
+            Self::Easy(e) => e.pass(st, observer),
+            Self::Conservative(c) => c.pass(st, observer),
+            Self::Selective(s) => s.pass(st, observer),
+        }
+    }
+
+    /// The earliest instant after `st.now` at which the policy must run a
+    /// pass for a queued job (a reservation start, a promotion). EASY's only
+    /// reservation, the head's shadow time, is a running job's estimated end
+    /// (or now), which the kernel watches anyway.
+    pub(crate) fn next_wakeup<
+        const Q: usize,
+        const R: usize,
+        const B: usize,
+        const M: usize,
+        const L: usize,
+    >(
+        &self,
+        st: &State<Q, R, B, M, L>,
+    ) -> Option<Time> {
+        match self {
+            Self::Fcfs | Self::Easy(_) => None,
+            Self::Conservative(_) => conservative::next_reservation(&st.queue, st.now),
+            Self::Selective(s) => s.next_wakeup(st),
+        }
+    }
+
+    /// Selective: when entry-queue `job` is promoted (`Time::MAX` otherwise).
+    pub(crate) fn promotion_time(&self, job: &Job) -> Time {
+        match self {
+            Self::Selective(s) => s.promotion_time(job),
+            _ => Time::MAX,
+        }
+    }
+
+    /// Selective: the running average of completed jobs' bounded slowdowns.
+    pub(crate) fn slowdown_average(&self) -> &SlowdownAverage {
+        const NONE: &SlowdownAverage = &SlowdownAverage { count: 0, sum: 0 };
+        match self {
+            Self::Selective(s) => &s.average,
+            _ => NONE,
+        }
     }
 }
 

@@ -1,4 +1,5 @@
-//! Value types: time, jobs, machines, license pools and the cluster.
+//! Value types: time, jobs, machines, license pools, the cluster, and the
+//! job categories (by length and width) that metrics and Selective-D share.
 //!
 //! Time is an integer count of seconds ([`Time`], [`Duration`], both `u32`):
 //! 136 years of range, exact arithmetic, and half the memory of `u64` in the
@@ -277,6 +278,84 @@ impl<const M: usize, const L: usize> Cluster<M, L> {
     #[must_use]
     pub fn runnable(&self, job: &Job) -> bool {
         (0..self.machines.len()).any(|m| self.eligible(job, m))
+    }
+}
+
+/// The run-time floor of the bounded slowdown, in seconds (DESIGN.md
+/// section 5).
+pub const SLOWDOWN_BOUND: Duration = 10;
+
+/// Category boundaries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CategoryBounds {
+    /// Longest run time (s) of a Short job.
+    pub short_max: Duration,
+    /// Most processors of a Narrow job.
+    pub narrow_max: Procs,
+}
+
+impl CategoryBounds {
+    /// The paper's bounds for CTC, KTH and SDSC: 1 hour, 8 processors.
+    pub const DEFAULT: Self = Self {
+        short_max: 3600,
+        narrow_max: 8,
+    };
+
+    /// The category of a job with this actual run time and width.
+    #[must_use]
+    pub const fn classify(&self, runtime: Duration, procs: Procs) -> Category {
+        match (runtime <= self.short_max, procs <= self.narrow_max) {
+            (true, true) => Category::ShortNarrow,
+            (true, false) => Category::ShortWide,
+            (false, true) => Category::LongNarrow,
+            (false, false) => Category::LongWide,
+        }
+    }
+}
+
+impl Default for CategoryBounds {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+/// A job category by length and width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Category {
+    /// Short and narrow.
+    ShortNarrow,
+    /// Short and wide.
+    ShortWide,
+    /// Long and narrow.
+    LongNarrow,
+    /// Long and wide.
+    LongWide,
+}
+
+impl Category {
+    /// All four, in the paper's order.
+    pub const ALL: [Self; 4] = [
+        Self::ShortNarrow,
+        Self::ShortWide,
+        Self::LongNarrow,
+        Self::LongWide,
+    ];
+
+    /// The two-letter label (SN, SW, LN, LW).
+    #[must_use]
+    pub const fn label(self) -> &'static str {
+        match self {
+            Self::ShortNarrow => "SN",
+            Self::ShortWide => "SW",
+            Self::LongNarrow => "LN",
+            Self::LongWide => "LW",
+        }
+    }
+
+    /// Index into [`Category::ALL`].
+    #[must_use]
+    pub const fn index(self) -> usize {
+        self as usize
     }
 }
 

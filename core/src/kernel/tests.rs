@@ -2,6 +2,7 @@
 //! from the policy rules in the module docs.
 
 use super::*;
+use crate::policy::Threshold;
 use crate::sim::{JobRecord, SimJob, Simulator, Sink};
 use std::vec::Vec;
 

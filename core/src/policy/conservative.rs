@@ -1,0 +1,414 @@
+//! Conservative backfilling: a reservation for every job.
+//!
+//! Rules (DESIGN.md section 3, "Conservative"):
+//!
+//! * every job gets a reservation on arrival, at the earliest time it fits
+//!   the current plan (running jobs until their estimated ends, and every
+//!   reservation made before it), and starts at its reservation;
+//! * after every instant with a completion (an early one leaves a gap; an
+//!   on-time one may let a job use room that another vacated in the previous
+//!   pass) the plan is compressed once: in queue order each waiting job is
+//!   taken out and put back at its earliest feasible start, which is never
+//!   later than before. A reservation is a guarantee: it never moves later.
+//!
+//! Source: A. W. Mu'alem and D. G. Feitelson, *Utilization, predictability,
+//! workloads, and user runtime estimates in scheduling the IBM SP2 with
+//! backfilling*, IEEE TPDS 12(6), 2001 (the compression pass as in pyss and
+//! the other reference simulators).
+//!
+//! The compression pass and the start of due reservations are also the
+//! guaranteed queue of [Selective reservation](super::selective), which uses
+//! [`Compression`] and [`pass_reserved`] from here.
+//!
+//! # Pruning, exact
+//!
+//! When a job was last placed (at its arrival, or in the previous pass) no
+//! earlier start fitted. Time passing frees nothing, so an earlier window can
+//! only fit now if it overlaps capacity freed since then: an early completion
+//! (`[now, estimated end)`) or a job that moved (its old slot). Every queued
+//! job was placed after the previous pass began, so a pass looks only at
+//! windows overlapping an interval freed since then ([`Freed`]: a few
+//! intervals, or their hull).
+
+use crate::plan::Slot;
+use crate::state::{KernelError, Observer, Pass, QueuedJob, State};
+use crate::types::{Job, Time};
+use heapless::Vec;
+
+/// Conservative's memory between calls: only its compression bookkeeping.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Conservative {
+    pub(crate) compression: Compression,
+}
+
+impl Conservative {
+    /// Settles the plan (compression due after completions) and reserves the
+    /// arriving `job` at its earliest fit.
+    pub(crate) fn arrival<
+        const Q: usize,
+        const R: usize,
+        const B: usize,
+        const M: usize,
+        const L: usize,
+    >(
+        &mut self,
+        st: &mut State<Q, R, B, M, L>,
+        job: &Job,
+        observer: &mut impl Observer,
+    ) -> Result<Option<Slot>, KernelError> {
+        self.compression.settle(st, observer)?;
+        let slot = st
+            .plan
+            .earliest(&st.cluster, job, st.now)?
+            .ok_or(KernelError::Unrunnable(job.id))?;
+        st.plan.reserve(job, &slot)?;
+        observer.reserved(job, slot);
+        Ok(Some(slot))
+    }
+
+    /// One scheduling pass: compress if due, then start every job whose
+    /// reservation has come.
+    pub(crate) fn pass<
+        const Q: usize,
+        const R: usize,
+        const B: usize,
+        const M: usize,
+        const L: usize,
+    >(
+        &mut self,
+        st: &mut State<Q, R, B, M, L>,
+        observer: &mut impl Observer,
+    ) -> Result<Pass, KernelError> {
+        self.compression.settle(st, observer)?;
+        pass_reserved(&mut self.compression, st, observer)
+    }
+}
+
+/// The earliest reservation start after `now` among queued jobs (`None`
+/// when no queued job holds one).
+pub(crate) fn next_reservation(queue: &[QueuedJob], now: Time) -> Option<Time> {
+    queue
+        .iter()
+        .filter_map(|q| q.reservation.map(|slot| slot.start))
+        .filter(|&t| t > now)
+        .min()
+}
+
+/// The compression bookkeeping: whether a pass is due, and which intervals
+/// were freed since the queued jobs were last placed.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Compression {
+    /// A completion happened: the next pass must compress.
+    pending: bool,
+    /// Intervals freed since the last compression pass ended.
+    freed_since_pass: Freed,
+    /// Intervals freed during the last compression pass.
+    freed_in_last_pass: Freed,
+}
+
+impl Compression {
+    /// Records the completion of `slot` at `now` (after the plan released
+    /// it): a pass is due, and an early completion freed `[now, end)`.
+    pub(crate) fn completed<const B: usize, const M: usize, const L: usize>(
+        &mut self,
+        plan: &crate::plan::Plan<B, M, L>,
+        slot: &Slot,
+        now: Time,
+    ) {
+        if slot.end() > now {
+            let most = plan.most_free_between(now, slot.end());
+            self.freed_since_pass.add(now, slot.end(), most);
+        }
+        // One compression pass after every instant with a completion, an
+        // on-time one too (DESIGN.md section 3, step 2): a pass is not a
+        // fixpoint, and what jobs moved by the previous pass freed may now
+        // let a job ahead of them move.
+        self.pending = true;
+    }
+
+    /// One compression pass, if one is due: every reserved job, in queue
+    /// order, moves to its earliest feasible start if that is earlier (see
+    /// the module docs for the pruning).
+    pub(crate) fn settle<
+        const Q: usize,
+        const R: usize,
+        const B: usize,
+        const M: usize,
+        const L: usize,
+    >(
+        &mut self,
+        st: &mut State<Q, R, B, M, L>,
+        observer: &mut impl Observer,
+    ) -> Result<(), KernelError> {
+        if !self.pending {
+            return Ok(());
+        }
+        self.pending = false;
+        let mut freed = self.freed_in_last_pass.clone();
+        freed.extend(&self.freed_since_pass);
+        self.freed_since_pass = Freed::new();
+        let mut freed_in_pass = Freed::new();
+        for index in 0..st.queue.len() {
+            // Cheap tests first: a job already starting now cannot move, and
+            // one wider than every freed interval's room cannot either.
+            let movable = st.queue.get(index).is_some_and(|q| {
+                q.reservation.is_some_and(|r| r.start > st.now)
+                    && freed.intervals().iter().any(|i| i.2 >= q.job.procs)
+            });
+            if !movable {
+                continue;
+            }
+            let Some(entry) = st.queue.get(index).copied() else {
+                continue;
+            };
+            let Some(old) = entry.reservation else {
+                continue;
+            };
+            match replan(st, index, &entry, Some(&freed), observer) {
+                Ok(slot) if slot != old => {
+                    let from = old.start.max(st.now);
+                    let most = st.plan.most_free_between(from, old.end());
+                    freed_in_pass.add(from, old.end(), most);
+                    freed.add(from, old.end(), most);
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    // Jobs after this one were not examined: search fully next time.
+                    self.freed_since_pass.add(st.now, Time::MAX, u32::MAX);
+                    return Err(e);
+                }
+            }
+        }
+        self.freed_in_last_pass = freed_in_pass;
+        Ok(())
+    }
+}
+
+/// Starts every job whose reservation has come. A job whose reservation was
+/// missed (the host called late) is re-planned from now.
+pub(crate) fn pass_reserved<
+    const Q: usize,
+    const R: usize,
+    const B: usize,
+    const M: usize,
+    const L: usize,
+>(
+    compression: &mut Compression,
+    st: &mut State<Q, R, B, M, L>,
+    observer: &mut impl Observer,
+) -> Result<Pass, KernelError> {
+    let now = st.now;
+    let mut pass = Pass::default();
+    let mut index = 0;
+    while let Some(entry) = st.queue.get(index).copied() {
+        let Some(mut slot) = entry.reservation else {
+            index = index.saturating_add(1);
+            continue;
+        };
+        if slot.start < now {
+            let old = slot;
+            slot = replan(st, index, &entry, None, observer)?;
+            let most = st.plan.most_free_between(old.start, old.end());
+            compression.freed_since_pass.add(old.start, old.end(), most);
+        }
+        if slot.start == now {
+            st.start(index, slot, observer)?;
+            pass.started = pass.started.saturating_add(1);
+        } else {
+            index = index.saturating_add(1);
+        }
+    }
+    Ok(pass)
+}
+
+/// Takes queue entry `index` out of the plan and puts it back at its
+/// earliest start from now, never later than its current reservation.
+/// `freed` bounds the search: the job can only have become movable by a
+/// window that overlaps an interval freed since it was last placed (see the
+/// module docs); `None` searches everything.
+fn replan<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
+    st: &mut State<Q, R, B, M, L>,
+    index: usize,
+    entry: &QueuedJob,
+    freed: Option<&Freed>,
+    observer: &mut impl Observer,
+) -> Result<Slot, KernelError> {
+    let now = st.now;
+    let Some(old) = entry.reservation else {
+        return Err(KernelError::Internal("replan without reservation"));
+    };
+    let slot = if old.start >= now {
+        // Look for an earlier place without touching the plan; most jobs
+        // cannot move, and then nothing is changed.
+        match earliest_into(st, &entry.job, &old, freed)? {
+            Some(earlier) => move_reservation(st, &entry.job, &old, Some(earlier))?,
+            None => return Ok(old),
+        }
+    } else {
+        // A missed reservation (the host called late): re-plan from now.
+        st.replanned_late = true;
+        move_reservation(st, &entry.job, &old, None)?
+    };
+    if let Some(e) = st.queue.get_mut(index) {
+        e.reservation = Some(slot);
+    }
+    if slot != old {
+        observer.reserved(&entry.job, slot);
+    }
+    Ok(slot)
+}
+
+/// Gives back what `job` holds of `old` from now on and reserves `to`
+/// instead (`None`: its earliest slot from now). On an error (a full
+/// profile, a time overflow) the old reservation is taken back, so the
+/// plan still matches the queue.
+fn move_reservation<
+    const Q: usize,
+    const R: usize,
+    const B: usize,
+    const M: usize,
+    const L: usize,
+>(
+    st: &mut State<Q, R, B, M, L>,
+    job: &Job,
+    old: &Slot,
+    to: Option<Slot>,
+) -> Result<Slot, KernelError> {
+    let now = st.now;
+    st.plan.release_from(job, old, now)?;
+    let target = match to {
+        Some(slot) => Ok(slot),
+        None => match st.plan.earliest(&st.cluster, job, now) {
+            Ok(found) => found.ok_or(KernelError::Unrunnable(job.id)),
+            Err(e) => Err(e.into()),
+        },
+    };
+    let placed = target.and_then(|slot| match st.plan.reserve(job, &slot) {
+        Ok(()) => Ok(slot),
+        Err(e) => Err(e.into()),
+    });
+    if placed.is_err() {
+        // Taking back exactly what was just given back cannot fail.
+        let from = old.start.max(now);
+        let kept = Slot {
+            start: from,
+            duration: old.end().saturating_sub(from),
+            ..*old
+        };
+        let _ = st.plan.reserve(job, &kept);
+    }
+    placed
+}
+
+/// The earliest slot before `own.start` for a job that holds `own`, among
+/// windows overlapping one of the `freed` intervals (all windows when
+/// `freed` is `None`).
+fn earliest_into<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
+    st: &State<Q, R, B, M, L>,
+    job: &Job,
+    own: &Slot,
+    freed: Option<&Freed>,
+) -> Result<Option<Slot>, KernelError> {
+    let now = st.now;
+    let Some(freed) = freed else {
+        return Ok(st
+            .plan
+            .earliest_before(&st.cluster, job, own, now, own.start)?);
+    };
+    // A window [s, s + d) overlaps [a, b) when a - d < s < b; `d` is the
+    // job's longest duration on any machine.
+    let reach = st
+        .cluster
+        .machines()
+        .iter()
+        .filter_map(|m| m.scale(job.estimate))
+        .max()
+        .unwrap_or(Time::MAX);
+    // On one machine without licenses, a window must end before the
+    // stretch with too few processors that precedes the job's own
+    // reservation: a start after `blocked - duration` cannot fit.
+    let mut ceiling = own.start;
+    if st.cluster.machines().len() == 1 && st.cluster.pools().is_empty() {
+        if let Some(profile) = st.plan.machine(usize::from(own.machine)) {
+            let blocked = profile.blocked_since(own.start, job.procs, 16);
+            if blocked < own.start {
+                match blocked.checked_sub(own.duration) {
+                    Some(last) if last >= now => ceiling = last.saturating_add(1),
+                    _ => return Ok(None),
+                }
+            }
+        }
+    }
+    let mut best: Option<Slot> = None;
+    for &(a, b, most) in freed.intervals() {
+        if most < job.procs {
+            continue; // no point of [a, b) ever had room for it since
+        }
+        let limit = ceiling.min(b).min(best.map_or(Time::MAX, |s| s.start));
+        let from = now.max(a.saturating_sub(reach));
+        if from >= limit {
+            continue;
+        }
+        if let Some(slot) = st
+            .plan
+            .earliest_before(&st.cluster, job, own, from, limit)?
+        {
+            best = Some(slot);
+        }
+    }
+    Ok(best)
+}
+
+/// A short list of time intervals `[a, b)` where capacity was freed, each
+/// with the most processors free anywhere in it when it was added (on any
+/// machine). When full, it collapses to one interval covering them all, with
+/// the largest of those maxima: a superset is always safe for compression's
+/// pruning, only slower.
+///
+/// Why the maximum may be kept although the plan changes: a window that fits
+/// now and overlaps `[a, b)` has `need` processors free at its points in
+/// `[a, b)`. Where no capacity was freed after the interval was added, free
+/// processors only went down since, so the recorded maximum is at least
+/// `need`; where capacity was freed later, the window also overlaps that
+/// later interval and is found through it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Freed {
+    intervals: Vec<(Time, Time, u32), 8>,
+}
+
+impl Freed {
+    fn new() -> Self {
+        Self::default()
+    }
+
+    fn intervals(&self) -> &[(Time, Time, u32)] {
+        &self.intervals
+    }
+
+    fn add(&mut self, a: Time, b: Time, most: u32) {
+        if a >= b {
+            return;
+        }
+        if let Some(hit) = self
+            .intervals
+            .iter_mut()
+            .find(|(x, y, _)| a <= *y && *x <= b)
+        {
+            *hit = (hit.0.min(a), hit.1.max(b), hit.2.max(most));
+            return;
+        }
+        if self.intervals.push((a, b, most)).is_err() {
+            let lo = self.intervals.iter().map(|i| i.0).fold(a, Time::min);
+            let hi = self.intervals.iter().map(|i| i.1).fold(b, Time::max);
+            let top = self.intervals.iter().map(|i| i.2).fold(most, u32::max);
+            self.intervals.clear();
+            let _ = self.intervals.push((lo, hi, top));
+        }
+    }
+
+    fn extend(&mut self, other: &Self) {
+        for &(a, b, most) in other.intervals() {
+            self.add(a, b, most);
+        }
+    }
+}

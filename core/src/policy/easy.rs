@@ -1,0 +1,244 @@
+//! EASY (aggressive) backfilling, and SJF-EASY.
+//!
+//! Rules (DESIGN.md section 3, "EASY" and "SJF-EASY"):
+//!
+//! * start from the head while jobs fit now;
+//! * the first job that does not fit (the head) gets a reservation at its
+//!   *shadow time*: the earliest time enough processors free up, with
+//!   running jobs held until their estimated ends;
+//! * any later job may start now if it fits and either ends by the shadow
+//!   time (`<=`) or uses only processors the head leaves spare.
+//!
+//! Stated on the profile, which is how it is computed here: the head's
+//! reservation is put into the plan for the duration of the pass, and a
+//! later job starts now exactly when it fits that plan over
+//! `[now, now + estimate)` (intervals are half-open). The head's reservation
+//! is a guarantee: it starts no later than its first shadow time, unless a
+//! job that sorts ahead of it arrives late (a backdated submit time) and
+//! takes the head, which voids it.
+//!
+//! SJF-EASY orders the queue by estimate, shortest first (ties: submit, id).
+//! Its head can be overtaken by a shorter arrival, so it guarantees nothing
+//! and is not starvation-free.
+//!
+//! Sources: D. Lifka, *The ANL/IBM SP scheduling system*, JSSPP 1995;
+//! A. W. Mu'alem and D. G. Feitelson, IEEE TPDS 12(6), 2001; SJF-EASY as in
+//! S. Srinivasan, R. Kettimuthu, V. Subramani and P. Sadayappan, *Selective
+//! reservation strategies for backfill job scheduling*, JSSPP 2002.
+
+use super::fcfs::start_from_head;
+use crate::plan::{Plan, Slot};
+use crate::state::{KernelError, Observer, Pass, State};
+use crate::types::{Cluster, Job, JobId, Time};
+use heapless::Vec;
+
+/// EASY's memory between calls.
+#[derive(Clone, Debug)]
+pub(crate) struct Easy {
+    /// SJF-EASY: the queue is ordered by estimate.
+    pub(crate) shortest_first: bool,
+    /// The job that holds the head reservation (SJF-EASY can replace it).
+    reserved_head: Option<JobId>,
+}
+
+impl Easy {
+    /// EASY (`shortest_first == false`) or SJF-EASY.
+    pub(crate) const fn new(shortest_first: bool) -> Self {
+        Self {
+            shortest_first,
+            reserved_head: None,
+        }
+    }
+
+    /// A job was queued at position `at`. One that sorts ahead of the
+    /// reserved head (it arrives late with an earlier submit time) takes the
+    /// head: the old head's reservation, and the promise that came with it,
+    /// are void.
+    pub(crate) fn queued<
+        const Q: usize,
+        const R: usize,
+        const B: usize,
+        const M: usize,
+        const L: usize,
+    >(
+        &mut self,
+        st: &mut State<Q, R, B, M, L>,
+        at: usize,
+    ) {
+        if let Some(old) = self.reserved_head {
+            if let Some(entry) = st
+                .queue
+                .get_mut(at.saturating_add(1)..)
+                .and_then(|rest| rest.iter_mut().find(|q| q.job.id == old))
+            {
+                entry.reservation = None;
+                entry.guarantee = None;
+                self.reserved_head = None;
+            }
+        }
+    }
+
+    /// One EASY pass: start from the head while jobs fit; then the head gets
+    /// a reservation at its shadow time, held in the plan while the rest of
+    /// the queue is scanned: a later job starts now if it fits the plan over
+    /// `[now, now + estimate)`.
+    pub(crate) fn pass<
+        const Q: usize,
+        const R: usize,
+        const B: usize,
+        const M: usize,
+        const L: usize,
+    >(
+        &mut self,
+        st: &mut State<Q, R, B, M, L>,
+        observer: &mut impl Observer,
+    ) -> Result<Pass, KernelError> {
+        let now = st.now;
+        let mut pass = Pass::default();
+        start_from_head(st, observer, &mut pass)?;
+        let Some(head) = st.queue.first().copied() else {
+            return Ok(pass);
+        };
+        let shadow = st
+            .plan
+            .earliest(&st.cluster, &head.job, now)?
+            .ok_or(KernelError::Unrunnable(head.job.id))?;
+        if self.reserved_head != Some(head.job.id) {
+            // A shorter job overtook the old head (SJF-EASY): it loses its reservation.
+            if let Some(old) = self.reserved_head {
+                if let Some(entry) = st.queue.iter_mut().find(|q| q.job.id == old) {
+                    entry.reservation = None;
+                }
+            }
+            self.reserved_head = Some(head.job.id);
+        }
+        if head.reservation != Some(shadow) {
+            observer.reserved(&head.job, shadow);
+        }
+        let guaranteed = !self.shortest_first;
+        if let Some(entry) = st.queue.first_mut() {
+            entry.reservation = Some(shadow);
+            if entry.guarantee.is_none() && guaranteed {
+                entry.guarantee = Some(shadow.start);
+            }
+        }
+        st.plan.reserve(&head.job, &shadow)?;
+        let result = backfill_behind_head(st, observer, &mut pass);
+        // The head's reservation lives only during the pass.
+        st.plan.release_from(&head.job, &shadow, now)?;
+        result.map(|()| pass)
+    }
+}
+
+/// Starts, in queue order, every job behind the head that fits the plan now
+/// (the head's reservation is in the plan).
+fn backfill_behind_head<
+    const Q: usize,
+    const R: usize,
+    const B: usize,
+    const M: usize,
+    const L: usize,
+>(
+    st: &mut State<Q, R, B, M, L>,
+    observer: &mut impl Observer,
+    pass: &mut Pass,
+) -> Result<(), KernelError> {
+    let now = st.now;
+    // Processors free now on the best machine: a job wider than that
+    // cannot start, which settles most of a deep queue without a probe.
+    let mut most_free = st.plan.most_free_now(now);
+    let mut stairs = Stairs::build(&st.cluster, &st.plan);
+    let mut index = 1;
+    while most_free > 0 {
+        let Some(procs) = st.queue.get(index).map(|q| q.job.procs) else {
+            break;
+        };
+        if procs > most_free {
+            index = index.saturating_add(1);
+            continue;
+        }
+        let Some(entry) = st.queue.get(index).copied() else {
+            break;
+        };
+        let found = match stairs
+            .as_ref()
+            .and_then(|s| s.fit_now(&st.cluster, &entry.job, now))
+        {
+            Some(answer) => answer,
+            None => st.plan.fit_now(&st.cluster, &entry.job, now)?,
+        };
+        match found {
+            Some(slot) => {
+                st.reserve_and_start(index, &entry.job, slot, observer)?;
+                pass.started = pass.started.saturating_add(1);
+                most_free = st.plan.most_free_now(now);
+                stairs = Stairs::build(&st.cluster, &st.plan);
+            }
+            None => index = index.saturating_add(1),
+        }
+    }
+    Ok(())
+}
+
+/// The running minimum of free processors from now on, for a cluster of
+/// one machine without licenses: `(t, m)` says that from `t` on the fewest
+/// processors free since now is `m` (non-increasing). A job of width `p`
+/// fits now for `d` seconds exactly when the first `t` with `m < p` is at or
+/// after `now + d`, so a backfill probe is a binary search instead of a walk
+/// over the window. Built once per pass and after each start.
+#[derive(Debug)]
+struct Stairs {
+    steps: Vec<(Time, u32), 64>,
+    /// Whether every step of the profile is covered (else only a prefix).
+    complete: bool,
+}
+
+impl Stairs {
+    fn build<const B: usize, const M: usize, const L: usize>(
+        cluster: &Cluster<M, L>,
+        plan: &Plan<B, M, L>,
+    ) -> Option<Self> {
+        if cluster.machines().len() != 1 || !cluster.pools().is_empty() {
+            return None;
+        }
+        let profile = plan.machine(0)?;
+        let mut stairs = Self {
+            steps: Vec::new(),
+            complete: true,
+        };
+        let mut least = u32::MAX;
+        for step in profile.steps() {
+            if step.free < least {
+                least = step.free;
+                if stairs.steps.push((step.at, least)).is_err() {
+                    stairs.complete = false;
+                    break;
+                }
+            }
+        }
+        Some(stairs)
+    }
+
+    /// `Some(answer)` when the stairs decide; `None` to fall back to a probe.
+    fn fit_now<const M: usize, const L: usize>(
+        &self,
+        cluster: &Cluster<M, L>,
+        job: &Job,
+        now: Time,
+    ) -> Option<Option<Slot>> {
+        let duration = cluster.machines().first()?.scale(job.estimate)?;
+        let end = now.checked_add(duration)?;
+        // First stair whose minimum is below the job's width.
+        let first_short = self.steps.partition_point(|&(_, least)| least >= job.procs);
+        let fits = match self.steps.get(first_short) {
+            Some(&(at, _)) => at >= end,
+            None if self.complete => true,
+            None => return None,
+        };
+        Some(fits.then_some(Slot {
+            start: now,
+            machine: 0,
+            duration,
+        }))
+    }
+}

@@ -1,0 +1,52 @@
+//! FCFS: first come, first served, without backfilling.
+//!
+//! Rule (DESIGN.md section 3, "FCFS"): start jobs strictly in queue order
+//! while the head fits now; the first job that does not fit blocks every job
+//! behind it until it starts. The baseline every backfilling paper compares
+//! against.
+//!
+//! [`start_from_head`] is also the first phase of EASY, SJF-EASY and (in the
+//! DPSA family) every policy that starts from the head before backfilling.
+
+use crate::state::{KernelError, Observer, Pass, State};
+
+/// Starts queue heads at `now` while they fit, counting them in `pass`.
+pub(crate) fn start_from_head<
+    const Q: usize,
+    const R: usize,
+    const B: usize,
+    const M: usize,
+    const L: usize,
+>(
+    st: &mut State<Q, R, B, M, L>,
+    observer: &mut impl Observer,
+    pass: &mut Pass,
+) -> Result<(), KernelError> {
+    let now = st.now;
+    while let Some(head) = st.queue.first().copied() {
+        match st.plan.fit_now(&st.cluster, &head.job, now)? {
+            Some(slot) => {
+                st.reserve_and_start(0, &head.job, slot, observer)?;
+                pass.started = pass.started.saturating_add(1);
+            }
+            None => break,
+        }
+    }
+    Ok(())
+}
+
+/// One FCFS pass.
+pub(crate) fn pass<
+    const Q: usize,
+    const R: usize,
+    const B: usize,
+    const M: usize,
+    const L: usize,
+>(
+    st: &mut State<Q, R, B, M, L>,
+    observer: &mut impl Observer,
+) -> Result<Pass, KernelError> {
+    let mut pass = Pass::default();
+    start_from_head(st, observer, &mut pass)?;
+    Ok(pass)
+}

@@ -1,0 +1,274 @@
+//! The kernel's state and the moves every policy shares.
+//!
+//! This layer sits between the [`plan`](crate::plan) and the policies: it
+//! holds what the kernel knows at an instant (the time, the wait queue, the
+//! running set, the plan of free resources) and the primitives every
+//! policy's pass is written in (advance the clock, find a job's queue
+//! position, start a queued job). It also defines the values the kernel's
+//! API exchanges ([`KernelError`], [`Observer`], [`QueuedJob`],
+//! [`RunningJob`], [`Pass`]), re-exported by [`crate::kernel`].
+
+use crate::deck::Deck;
+use crate::plan::{Plan, Slot};
+use crate::profile::ProfileError;
+use crate::types::{Cluster, Job, JobId, Time};
+use heapless::Vec;
+
+/// What went wrong in a kernel call. The kernel is unchanged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KernelError {
+    /// `now` is earlier than the previous call's.
+    TimeWentBackwards {
+        /// The refused time.
+        now: Time,
+        /// The kernel's current time.
+        current: Time,
+    },
+    /// A job with this id is already queued or running.
+    DuplicateJob(JobId),
+    /// No running job has this id.
+    UnknownJob(JobId),
+    /// The wait queue is full (capacity `Q`).
+    QueueFull(JobId),
+    /// The running set is full (capacity `R`).
+    RunningFull(JobId),
+    /// A profile ran out of steps (capacity `B`).
+    ProfileFull,
+    /// No machine can ever run this job (too wide, or its licenses cannot be
+    /// activated anywhere).
+    Unrunnable(JobId),
+    /// The job asks for no processors or has a zero estimate.
+    InvalidJob(JobId),
+    /// The job's submit time is after `now`.
+    SubmitInFuture(JobId),
+    /// A time computation overflowed [`Time`].
+    TimeOverflow,
+    /// A running job is past its estimate and was not completed.
+    Overdue(JobId),
+    /// The kernel's own bookkeeping is inconsistent (a bug): what broke.
+    Internal(&'static str),
+}
+
+impl core::fmt::Display for KernelError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::TimeWentBackwards { now, current } => {
+                write!(f, "time went backwards: {now} < {current}")
+            }
+            Self::DuplicateJob(id) => write!(f, "job {id} is already in the kernel"),
+            Self::UnknownJob(id) => write!(f, "job {id} is not running"),
+            Self::QueueFull(id) => write!(f, "wait queue full, job {id} refused"),
+            Self::RunningFull(id) => write!(f, "running set full, job {id} cannot start"),
+            Self::ProfileFull => f.write_str("availability profile full"),
+            Self::Unrunnable(id) => write!(f, "no machine can ever run job {id}"),
+            Self::InvalidJob(id) => write!(f, "job {id} has no processors or a zero estimate"),
+            Self::SubmitInFuture(id) => write!(f, "job {id} is submitted after now"),
+            Self::TimeOverflow => f.write_str("time overflow"),
+            Self::Overdue(id) => write!(f, "job {id} is past its estimate and still running"),
+            Self::Internal(what) => write!(f, "internal inconsistency: {what}"),
+        }
+    }
+}
+
+impl core::error::Error for KernelError {}
+
+impl From<ProfileError> for KernelError {
+    fn from(e: ProfileError) -> Self {
+        match e {
+            ProfileError::Full => Self::ProfileFull,
+            ProfileError::TimeOverflow => Self::TimeOverflow,
+            ProfileError::Insufficient => Self::Internal("profile: insufficient"),
+            ProfileError::OverRelease => Self::Internal("profile: over-release"),
+            ProfileError::BeforeOrigin => Self::Internal("profile: before origin"),
+            ProfileError::Invariant(_) => Self::Internal("profile invariant"),
+        }
+    }
+}
+
+/// Receives the kernel's decisions. Both methods default to doing nothing;
+/// `()` ignores everything, and any `FnMut(&Job, Slot)` receives the starts.
+pub trait Observer {
+    /// `job` starts now at `slot`.
+    fn started(&mut self, job: &Job, slot: Slot) {
+        let _ = (job, slot);
+    }
+    /// `job` got a reservation at `slot`, or its reservation moved there.
+    fn reserved(&mut self, job: &Job, slot: Slot) {
+        let _ = (job, slot);
+    }
+}
+
+impl Observer for () {}
+
+impl<F: FnMut(&Job, Slot)> Observer for F {
+    fn started(&mut self, job: &Job, slot: Slot) {
+        self(job, slot);
+    }
+}
+
+/// What fills the queue's unused slots (never read).
+const VACANT: QueuedJob = QueuedJob {
+    job: Job::new(0, 0, 1, 1),
+    reservation: None,
+    guarantee: None,
+};
+
+/// A job in the wait queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueuedJob {
+    /// The job.
+    pub job: Job,
+    /// Its current reservation, if the policy gave it one.
+    pub reservation: Option<Slot>,
+    /// The start time of the first reservation it ever got: the policy's
+    /// guarantee (it must start by then). EASY voids it when a job that
+    /// sorts ahead (a late arrival with an earlier submit time) takes the
+    /// head; the job gets a new one when it is the head again.
+    pub guarantee: Option<Time>,
+}
+
+/// A job that is running.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunningJob {
+    /// The job.
+    pub job: Job,
+    /// Where and when it started; `slot.end()` is when its estimate expires.
+    pub slot: Slot,
+    /// The first reservation it had while waiting, if any.
+    pub guarantee: Option<Time>,
+}
+
+/// What a [`Kernel::schedule`](crate::Kernel::schedule) pass did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pass {
+    /// Jobs started.
+    pub started: u32,
+}
+
+/// Everything the kernel knows at an instant; the policies read and change
+/// it through the kernel (see [`crate::policy`]).
+#[derive(Clone, Debug)]
+pub(crate) struct State<
+    const Q: usize,
+    const R: usize,
+    const B: usize,
+    const M: usize,
+    const L: usize,
+> {
+    pub(crate) cluster: Cluster<M, L>,
+    pub(crate) now: Time,
+    pub(crate) queue: Deck<QueuedJob, Q>,
+    pub(crate) running: Vec<RunningJob, R>,
+    pub(crate) plan: Plan<B, M, L>,
+    /// A host call came late and a missed reservation was re-planned from
+    /// then: guarantees given before may no longer hold (see
+    /// [`Kernel::validate`](crate::Kernel::validate)).
+    pub(crate) replanned_late: bool,
+    /// The largest job id ever queued (a larger one cannot be a duplicate).
+    pub(crate) max_id: Option<JobId>,
+}
+
+impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
+    State<Q, R, B, M, L>
+{
+    /// An empty state at time 0.
+    pub(crate) fn new(cluster: Cluster<M, L>) -> Self {
+        let plan = Plan::new(&cluster);
+        Self {
+            cluster,
+            now: 0,
+            queue: Deck::new(VACANT),
+            running: Vec::new(),
+            plan,
+            replanned_late: false,
+            max_id: None,
+        }
+    }
+
+    /// Moves the clock to `now` (never backwards) and forgets the plan's past.
+    pub(crate) fn advance(&mut self, now: Time) -> Result<(), KernelError> {
+        if now < self.now {
+            return Err(KernelError::TimeWentBackwards {
+                now,
+                current: self.now,
+            });
+        }
+        if now > self.now {
+            self.now = now;
+            self.plan.advance(now);
+        }
+        Ok(())
+    }
+
+    /// The queue position for `job` (after its equals): by `(submit, id)`,
+    /// or by `(estimate, submit, id)` when `shortest_first`.
+    pub(crate) fn position(&self, job: &Job, shortest_first: bool) -> usize {
+        if shortest_first {
+            let key = (job.estimate, job.submit, job.id);
+            self.queue
+                .partition_point(|q| (q.job.estimate, q.job.submit, q.job.id) <= key)
+        } else {
+            let key = (job.submit, job.id);
+            self.queue
+                .partition_point(|q| (q.job.submit, q.job.id) <= key)
+        }
+    }
+
+    /// Whether a job with this id is queued or running.
+    pub(crate) fn contains(&self, id: JobId) -> bool {
+        // Hosts usually number jobs upwards: a new largest id is no duplicate.
+        if self.max_id.is_none_or(|max| id > max) {
+            return false;
+        }
+        self.queue.iter().any(|q| q.job.id == id) || self.running.iter().any(|r| r.job.id == id)
+    }
+
+    /// Moves queue entry `index` to the running set at `slot` (whose
+    /// resources the plan already holds).
+    pub(crate) fn start(
+        &mut self,
+        index: usize,
+        slot: Slot,
+        observer: &mut impl Observer,
+    ) -> Result<(), KernelError> {
+        if self.running.is_full() {
+            let id = self.queue.get(index).map_or(0, |q| q.job.id);
+            return Err(KernelError::RunningFull(id));
+        }
+        if index >= self.queue.len() {
+            return Err(KernelError::Internal("start: no such queue entry"));
+        }
+        let entry = self
+            .queue
+            .remove(index)
+            .ok_or(KernelError::Internal("start: no such queue entry"))?;
+        let running = RunningJob {
+            job: entry.job,
+            slot,
+            guarantee: entry.guarantee,
+        };
+        if self.running.push(running).is_err() {
+            return Err(KernelError::Internal("running set full after check"));
+        }
+        observer.started(&entry.job, slot);
+        Ok(())
+    }
+
+    /// Reserves `slot` for queue entry `index` and starts it now; if the
+    /// start fails, the plan gets the slot back.
+    pub(crate) fn reserve_and_start(
+        &mut self,
+        index: usize,
+        job: &Job,
+        slot: Slot,
+        observer: &mut impl Observer,
+    ) -> Result<(), KernelError> {
+        self.plan.reserve(job, &slot)?;
+        if let Err(e) = self.start(index, slot, observer) {
+            self.plan.release_from(job, &slot, self.now)?;
+            return Err(e);
+        }
+        Ok(())
+    }
+}
