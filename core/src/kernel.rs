@@ -52,7 +52,7 @@
 use crate::plan::{Plan, Slot};
 use crate::policy::{Engine, Policy, SlowdownAverage};
 use crate::state::State;
-pub use crate::state::{KernelError, Observer, Pass, QueuedJob, RunningJob};
+pub use crate::state::{Counters, KernelError, Observer, Pass, QueuedJob, RunningJob};
 use crate::types::{Cluster, Job, JobId, Time};
 
 /// The scheduling kernel for a cluster of `M` machines and `L` license pools,
@@ -119,6 +119,12 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     #[must_use]
     pub fn running(&self) -> &[RunningJob] {
         &self.st.running
+    }
+
+    /// What the search-based policies did so far (all zero for the others).
+    #[must_use]
+    pub const fn counters(&self) -> &Counters {
+        &self.st.counters
     }
 
     /// The plan: what is free on every machine and license pool over time.

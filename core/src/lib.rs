@@ -17,7 +17,7 @@
 //! * the kernel's state (private): clock, wait queue, running set and plan,
 //!   with the moves every policy shares (start a job); it defines the API's
 //!   values ([`KernelError`], [`Observer`], [`QueuedJob`], [`RunningJob`],
-//!   [`Pass`]).
+//!   [`Pass`], [`Counters`]).
 //! * [`policy`]: the policies ([`Policy`]), one file per family
 //!   (`policy/fcfs.rs`, `easy.rs`, `conservative.rs`, `selective.rs`),
 //!   each working on that state.
@@ -75,7 +75,7 @@ pub mod sim;
 mod state;
 pub mod types;
 
-pub use kernel::{Kernel, KernelError, Observer, Pass, QueuedJob, RunningJob};
+pub use kernel::{Counters, Kernel, KernelError, Observer, Pass, QueuedJob, RunningJob};
 pub use metrics::{Accumulator, Metrics};
 pub use plan::{Plan, Slot};
 pub use policy::Policy;

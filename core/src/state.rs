@@ -6,7 +6,7 @@
 //! policy's pass is written in (advance the clock, find a job's queue
 //! position, start a queued job). It also defines the values the kernel's
 //! API exchanges ([`KernelError`], [`Observer`], [`QueuedJob`],
-//! [`RunningJob`], [`Pass`]), re-exported by [`crate::kernel`].
+//! [`RunningJob`], [`Pass`], [`Counters`]), re-exported by [`crate::kernel`].
 
 use crate::deck::Deck;
 use crate::plan::{Plan, Slot};
@@ -146,6 +146,37 @@ pub struct Pass {
     pub started: u32,
 }
 
+/// What the search-based policies did, summed over the kernel's life: the
+/// figures their papers' evaluations and a firmware integrator's worst-case
+/// analysis need. Counters saturate; every policy leaves the others' at 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Counters {
+    /// DPSA: scheduling passes that ran the subset search.
+    pub dpsa_searches: u64,
+    /// DPSA: search nodes visited.
+    pub dpsa_nodes: u64,
+    /// DPSA: searches stopped by the node budget (their answer is the best
+    /// found so far, not necessarily the optimum).
+    pub dpsa_budget_hits: u64,
+    /// CONS+RS: random-search iterations run.
+    pub rs_iterations: u64,
+    /// CONS+RS: moves kept (the plan's objective improved strictly and no
+    /// job passed its guarantee).
+    pub rs_accepted: u64,
+    /// CONS+RS: moves undone because a job would have started after its
+    /// guarantee.
+    pub rs_rejected_guarantee: u64,
+    /// CONS+RS: moves undone because the objective did not improve.
+    pub rs_rejected_objective: u64,
+    /// CONS+RS: iterations that found no gap before the chosen job's
+    /// reservation (nothing to try).
+    pub rs_no_gap: u64,
+    /// Flexible backfilling (BF_MOD): times the reservation passed to
+    /// another job because that job overtook the holder in priority.
+    pub reservation_handovers: u64,
+}
+
 /// Everything the kernel knows at an instant; the policies read and change
 /// it through the kernel (see [`crate::policy`]).
 #[derive(Clone, Debug)]
@@ -167,6 +198,8 @@ pub(crate) struct State<
     pub(crate) replanned_late: bool,
     /// The largest job id ever queued (a larger one cannot be a duplicate).
     pub(crate) max_id: Option<JobId>,
+    /// What the search-based policies did.
+    pub(crate) counters: Counters,
 }
 
 impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
@@ -183,6 +216,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             plan,
             replanned_late: false,
             max_id: None,
+            counters: Counters::default(),
         }
     }
 
