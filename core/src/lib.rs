@@ -71,6 +71,7 @@ pub mod metrics;
 pub mod plan;
 pub mod policy;
 pub mod profile;
+pub mod rng;
 pub mod sim;
 mod state;
 pub mod types;

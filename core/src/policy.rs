@@ -9,6 +9,8 @@
 //! | [`Policy::Easy`] | `easy.rs` | start from the head while jobs fit; the first that does not gets a reservation at its shadow time; later jobs start now if they fit without delaying it | Lifka, EASY (1995); Mu'alem & Feitelson (2001) |
 //! | [`Policy::SjfEasy`] | `easy.rs` | EASY with the queue ordered by estimate, shortest first (ties: submit, id); not starvation-free | Srinivasan et al., JSSPP 2002 |
 //! | [`Policy::Conservative`] | `conservative.rs` | every job gets a reservation on arrival at the earliest time it fits the plan; it starts at its reservation; after every instant with a completion the plan is compressed in queue order, never moving a reservation later | Mu'alem & Feitelson (2001) |
+//! | [`Policy::ConservativeNoCompression`] | `conservative.rs` | Conservative whose reservations, made at arrival, are never revisited; a baseline | the CONS+RS paper's CONS |
+//! | [`Policy::ConsRs`] | `cons_rs.rs` | Conservative, then after every early completion a bounded random search: a random queued job moves into the earliest gap before its reservation, jobs it displaces are re-placed; kept only if no job passes its guarantee and the mean predicted wait and bounded slowdown improve | Klusáček, *Conservative backfilling with random-search gap filling* |
 //! | [`Policy::Selective`] | `selective.rs` | two queues: an entry queue without guarantees (FCFS) and a guaranteed queue run like Conservative. A job is promoted, and gets a reservation, the instant its expansion factor `(wait + estimate) / estimate` reaches its starvation [`Threshold`]; entry-queue jobs start whenever they fit now without delaying a reservation | Srinivasan, Kettimuthu, Subramani & Sadayappan, *Selective Reservation Strategies for Backfill Job Scheduling*, JSSPP 2002 |
 //!
 //! Queue order is FCFS, `(submit, id)`, unless the policy says otherwise.
@@ -22,11 +24,13 @@
 //! (`crate::state`: clock, wait queue, running set, plan) and the layers
 //! below it, never on the kernel itself.
 
+mod cons_rs;
 mod conservative;
 mod easy;
 mod fcfs;
 mod selective;
 
+pub use cons_rs::{Iterations, RandomSearch, MAX_TOUCHED};
 pub use selective::{SlowdownAverage, Threshold};
 
 use crate::plan::Slot;
@@ -48,6 +52,10 @@ pub enum Policy {
     /// Selective reservation with a threshold source (Selective, Selective-D,
     /// adaptive and scaled-adaptive).
     Selective(Threshold),
+    /// Conservative without compression: reservations are never revisited.
+    ConservativeNoCompression,
+    /// Conservative with random-search gap filling after early completions.
+    ConsRs(RandomSearch),
 }
 
 impl Policy {
@@ -62,7 +70,7 @@ impl Policy {
 
     /// Every policy, in a fixed order (for sweeps, tests and fuzzing);
     /// Selective variants with example thresholds.
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 10] = [
         Self::Fcfs,
         Self::Easy,
         Self::SjfEasy,
@@ -71,6 +79,8 @@ impl Policy {
         Self::SELECTIVE_D_EXAMPLE,
         Self::Selective(Threshold::ADAPTIVE),
         Self::Selective(Threshold::SCALED_ADAPTIVE),
+        Self::ConservativeNoCompression,
+        Self::ConsRs(RandomSearch::DEFAULT),
     ];
 
     /// The policy's command-line name.
@@ -85,6 +95,8 @@ impl Policy {
             Self::Selective(Threshold::PerCategory { .. }) => "selective-d",
             Self::Selective(Threshold::Adaptive { scale: 1000, .. }) => "selective-adaptive",
             Self::Selective(Threshold::Adaptive { .. }) => "selective-scaled",
+            Self::ConservativeNoCompression => "conservative-no-compression",
+            Self::ConsRs(_) => "cons-rs",
         }
     }
 
@@ -98,15 +110,34 @@ impl Policy {
     /// Whether every queued job gets a reservation on arrival.
     #[must_use]
     pub const fn reserves_all(self) -> bool {
-        matches!(self, Self::Conservative)
+        matches!(
+            self,
+            Self::Conservative | Self::ConservativeNoCompression | Self::ConsRs(_)
+        )
     }
 
-    /// Whether reservations are kept in the plan, compressed after every
-    /// completion instant, and are guarantees: a reservation never moves later and
-    /// the job starts by it (Conservative and Selective's guaranteed queue).
+    /// Whether reservations are kept in the plan (compressed after every
+    /// completion instant, except without compression) and are guarantees:
+    /// the job starts by its first reservation (Conservative, its variants,
+    /// and Selective's guaranteed queue). A reservation never moves later,
+    /// except under [`Policy::reservations_may_move_later`].
     #[must_use]
     pub const fn keeps_reservations(self) -> bool {
-        matches!(self, Self::Conservative | Self::Selective(_))
+        matches!(
+            self,
+            Self::Conservative
+                | Self::Selective(_)
+                | Self::ConservativeNoCompression
+                | Self::ConsRs(_)
+        )
+    }
+
+    /// Whether a reservation may move later than it was, though never past
+    /// the job's guarantee (its reservation at arrival): CONS+RS's
+    /// displaced jobs.
+    #[must_use]
+    pub const fn reservations_may_move_later(self) -> bool {
+        matches!(self, Self::ConsRs(_))
     }
 
     /// Whether the head of the queue is guaranteed a start by its first
@@ -186,6 +217,8 @@ pub(crate) enum Engine {
     Conservative(conservative::Conservative),
     /// Selective reservation.
     Selective(selective::Selective),
+    /// CONS+RS.
+    ConsRs(cons_rs::ConsRs),
 }
 
 impl Engine {
@@ -197,6 +230,11 @@ impl Engine {
             Policy::SjfEasy => Self::Easy(easy::Easy::new(true)),
             Policy::Conservative => Self::Conservative(conservative::Conservative::default()),
             Policy::Selective(threshold) => Self::Selective(selective::Selective::new(threshold)),
+            Policy::ConservativeNoCompression => Self::Conservative(conservative::Conservative {
+                static_plan: true,
+                ..conservative::Conservative::default()
+            }),
+            Policy::ConsRs(params) => Self::ConsRs(cons_rs::ConsRs::new(params)),
         }
     }
 
@@ -225,6 +263,7 @@ impl Engine {
             Self::Fcfs | Self::Easy(_) => Ok(None),
             Self::Conservative(c) => c.arrival(st, job, observer),
             Self::Selective(s) => s.arrival(st, observer),
+            Self::ConsRs(c) => c.arrival(st, job, observer),
         }
     }
 
@@ -254,8 +293,9 @@ impl Engine {
     ) {
         match self {
             Self::Fcfs | Self::Easy(_) => {}
-            Self::Conservative(c) => c.compression.completed(plan, &done.slot, now),
+            Self::Conservative(c) => c.completed(plan, &done.slot, now),
             Self::Selective(s) => s.completed(plan, done, now),
+            Self::ConsRs(c) => c.completed(plan, done, now),
         }
     }
 
@@ -277,6 +317,7 @@ impl Engine {
             Self::Easy(e) => e.pass(st, observer),
             Self::Conservative(c) => c.pass(st, observer),
             Self::Selective(s) => s.pass(st, observer),
+            Self::ConsRs(c) => c.pass(st, observer),
         }
     }
 
@@ -296,7 +337,9 @@ impl Engine {
     ) -> Option<Time> {
         match self {
             Self::Fcfs | Self::Easy(_) => None,
-            Self::Conservative(_) => conservative::next_reservation(&st.queue, st.now),
+            Self::Conservative(_) | Self::ConsRs(_) => {
+                conservative::next_reservation(&st.queue, st.now)
+            }
             Self::Selective(s) => s.next_wakeup(st),
         }
     }

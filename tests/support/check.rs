@@ -954,7 +954,14 @@ fn check_reservations(
             });
         }
         let s = &mut seen[i];
-        if let Some(last) = s.last_reservation {
+        // CONS+RS may move a reservation later, but never past the job's
+        // guarantee (its reservation at arrival): compare with that one.
+        let reference = if policy.reservations_may_move_later() {
+            s.first_reservation
+        } else {
+            s.last_reservation
+        };
+        if let Some(last) = reference {
             if slot.start > last.start && s.moved_later.is_none() {
                 s.moved_later = Some((now, last.start, slot.start));
             }
