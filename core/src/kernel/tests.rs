@@ -216,6 +216,9 @@ fn cons_rs_fills_a_gap_by_displacing_a_job_within_its_guarantee() {
     assert_eq!(starts(&rs), [(1, 0), (2, 0), (3, 120), (4, 20)]);
     assert_eq!(counters.rs_searches, 1);
     assert_eq!(counters.rs_accepted, 1);
+    // 4 x 2 queued jobs; every other iteration finds no gap (X has none
+    // before 60, nor J once it starts now and is no longer eligible).
+    assert_eq!((counters.rs_iterations, counters.rs_no_gap), (8, 7));
     assert_eq!(
         counters.rs_rejected_guarantee + counters.rs_rejected_objective,
         0
@@ -232,7 +235,7 @@ fn cons_rs_fills_a_gap_by_displacing_a_job_within_its_guarantee() {
     };
     let (plain, counters) = run_rs(none, GAP_FILL);
     assert_eq!(starts(&plain), starts(&cons));
-    assert_eq!(counters.rs_iterations, 0);
+    assert_eq!((counters.rs_searches, counters.rs_iterations), (0, 0));
 }
 
 /// The same shape, but X's guarantee is its arrival reservation at 100:
