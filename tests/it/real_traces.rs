@@ -1,5 +1,5 @@
 //! Real-trace replays: every trace in `$BACKFILL_TRACES_DIR` under every
-//! policy, with the full schedule checked by the invariant checker and every
+//! policy (the search policies on a prefix, see `SEARCH_PREFIX`), with the full schedule checked by the invariant checker and every
 //! job accounted for (scheduled, refused by the kernel, or skipped by reason).
 //!
 //! Without `BACKFILL_TRACES_DIR` the test says so and passes, so the README's
@@ -15,6 +15,14 @@ use backfill_core::{Cluster, Policy};
 use backfill_tests::check::{check, compare_replays, run_replay};
 use std::path::PathBuf;
 use std::time::Instant;
+
+/// Jobs of each trace replayed under CONS+RS and under Conservative without
+/// compression. Whole traces take minutes under these two (CEA-Curie, user
+/// estimates, release build: CONS+RS 469 s; without compression the queue
+/// passes 65,536 jobs, since reservations never move earlier, and a larger
+/// kernel takes 236 s), past the CI budget; a prefix of every trace still
+/// puts them through each site's job mix and the checker.
+const SEARCH_PREFIX: usize = 20_000;
 
 fn traces() -> Option<Vec<PathBuf>> {
     let dir = std::env::var_os("BACKFILL_TRACES_DIR")?;
@@ -64,10 +72,16 @@ fn real_traces_replay_under_every_policy() {
         let cluster: Cluster<1, 0> = Cluster::single(prepared.machine_procs).expect("machine size");
         for policy in Policy::ALL {
             let started = Instant::now();
+            // The search and ablation policies on a prefix (see
+            // SEARCH_PREFIX), every other policy on the whole trace.
+            let jobs = match policy {
+                Policy::ConsRs(_) | Policy::ConservativeNoCompression => {
+                    &prepared.jobs[..prepared.jobs.len().min(SEARCH_PREFIX)]
+                }
+                _ => &prepared.jobs[..],
+            };
             let result = run_replay::<QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY, 1, 0>(
-                &cluster,
-                policy,
-                &prepared.jobs,
+                &cluster, policy, jobs,
             );
             let took = started.elapsed();
             let outcome = result
@@ -76,11 +90,11 @@ fn real_traces_replay_under_every_policy() {
             result
                 .validate
                 .unwrap_or_else(|e| panic!("{name} under {policy}: validate: {e}"));
-            check(&cluster, policy, &prepared.jobs, &result.log)
+            check(&cluster, policy, jobs, &result.log)
                 .unwrap_or_else(|v| panic!("{name} under {policy}: {v}"));
             assert_eq!(
                 outcome.finished + outcome.rejected,
-                prepared.jobs.len() as u64,
+                jobs.len() as u64,
                 "{name} under {policy}: a job was lost"
             );
             assert_eq!(
