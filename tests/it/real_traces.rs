@@ -187,7 +187,7 @@ fn real_traces_match_the_naive_reference() {
             let t = Instant::now();
             let reference = naive::simulate(procs, policy, &prepared.jobs);
             reference_time += t.elapsed().as_secs_f64();
-            compared += naive::compare(policy, &prepared.jobs, &result.log.finished, &reference)
+            compared += naive::compare(&prepared.jobs, &result.log.finished, &reference)
                 .unwrap_or_else(|d| panic!("{name} under {policy}: {d}"));
         }
         eprintln!(

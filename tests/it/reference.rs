@@ -164,7 +164,7 @@ fn agree(w: &Workload, policy: Policy) -> Result<usize, String> {
         return Err(format!("{policy}: kernel replay failed: {e}"));
     }
     let reference = simulate(w.procs, policy, &w.jobs);
-    compare(policy, &w.jobs, &replay.log.finished, &reference).map_err(|d| {
+    compare(&w.jobs, &replay.log.finished, &reference).map_err(|d| {
         format!(
             "{policy} on {} processors: {d}\njobs (id, submit, procs, estimate, runtime): [{}]",
             w.procs,

@@ -75,8 +75,8 @@
 //!   effective run time is at least half their estimate count.
 //!
 //! SJF-EASY promises nothing (DESIGN.md: it is not starvation-free), so the
-//! reference records no guarantee under it and [`compare`] ignores its
-//! guarantees; FCFS makes no reservations at all.
+//! reference records no guarantee under it, though it reserves the head's
+//! shadow time in each pass as EASY does; FCFS makes no reservations at all.
 
 use backfill_core::policy::Threshold;
 use backfill_core::{JobId, JobRecord, Policy, SimJob, Time};
@@ -679,8 +679,7 @@ impl fmt::Display for Difference {
 }
 
 /// Compares a kernel replay's finished jobs with the reference's records
-/// for the same `jobs` under `policy`: start, end and killed flag of every
-/// job, and its guarantee (except under SJF-EASY, which promises nothing).
+/// for the same `jobs`: every job's start, end, killed flag and guarantee.
 ///
 /// Returns how many jobs were compared.
 ///
@@ -688,7 +687,6 @@ impl fmt::Display for Difference {
 /// The difference at the earliest time (the smallest start of the two),
 /// which is the first thing that went differently.
 pub fn compare(
-    policy: Policy,
     jobs: &[SimJob],
     kernel: &[JobRecord],
     reference: &[Option<NaiveRecord>],
@@ -697,15 +695,11 @@ pub fn compare(
         .iter()
         .map(|r| (r.job.id, NaiveRecord::from_kernel(r)))
         .collect();
-    let guarantees = policy != Policy::SjfEasy;
     let mut first: Option<(Time, Difference)> = None;
     for (sim, theirs) in jobs.iter().zip(reference) {
         let ours = by_id.get(&sim.job.id).copied();
         let same = match (ours, theirs) {
-            (Some(a), Some(b)) => {
-                (a.start, a.end, a.killed) == (b.start, b.end, b.killed)
-                    && (!guarantees || a.guarantee == b.guarantee)
-            }
+            (Some(a), Some(b)) => a == *b,
             (None, None) => true,
             _ => false,
         };
