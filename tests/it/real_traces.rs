@@ -188,7 +188,7 @@ fn real_traces_match_the_naive_reference() {
             let reference = naive::simulate(procs, policy, &prepared.jobs);
             reference_time += t.elapsed().as_secs_f64();
             compared += naive::compare(&prepared.jobs, &result.log.finished, &reference)
-                .unwrap_or_else(|d| panic!("{name} under {policy}: {d}"));
+                .unwrap_or_else(|d| panic!("{name} under {policy:?}: {d}"));
         }
         eprintln!(
             "{name:<36} {procs:>6} procs {:>5} jobs x {} policies: {compared:>6} jobs agree  {:>7.2} s (kernel {kernel_time:.2} s, reference {reference_time:.2} s)",

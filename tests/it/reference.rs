@@ -161,12 +161,12 @@ fn agree(w: &Workload, policy: Policy) -> Result<usize, String> {
     let cluster = backfill_core::Cluster::<1, 0>::single(w.procs).expect("a machine");
     let replay = run_replay::<Q, R, B, 1, 0>(&cluster, policy, &w.jobs);
     if let Err(e) = replay.outcome {
-        return Err(format!("{policy}: kernel replay failed: {e}"));
+        return Err(format!("{policy:?}: kernel replay failed: {e}"));
     }
     let reference = simulate(w.procs, policy, &w.jobs);
     compare(&w.jobs, &replay.log.finished, &reference).map_err(|d| {
         format!(
-            "{policy} on {} processors: {d}\njobs (id, submit, procs, estimate, runtime): [{}]",
+            "{policy:?} on {} processors: {d}\njobs (id, submit, procs, estimate, runtime): [{}]",
             w.procs,
             listing(&w.jobs)
         )
