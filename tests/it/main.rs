@@ -6,8 +6,11 @@
 //! * `fuzz_twins`: the fuzz targets' bodies on stable, over the committed
 //!   corpus and seeded random bytes.
 //! * `real_traces`: replays of the archive traces in `shared/traces/`.
+//! * `reference`: the kernel against the naive reference simulator on
+//!   random small workloads, every policy.
 
 mod checker;
 mod fuzz_twins;
 mod properties;
 mod real_traces;
+mod reference;
