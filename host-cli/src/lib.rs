@@ -17,5 +17,6 @@ pub mod cli;
 pub mod plot;
 pub mod replay;
 pub mod report;
+pub mod rng;
 pub mod swf;
 pub mod synth;
