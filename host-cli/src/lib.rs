@@ -14,6 +14,7 @@
 
 pub mod analysis;
 pub mod cli;
+pub mod lublin;
 pub mod plot;
 pub mod replay;
 pub mod report;
