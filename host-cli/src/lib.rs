@@ -3,6 +3,9 @@
 //! * [`swf`]: the Standard Workload Format reader (plain and gzip), with
 //!   errors naming file, line and field, and counted skip reasons;
 //! * [`synth`]: the seeded synthetic workload used when no trace is given;
+//! * [`lublin`], [`estimates`], [`rng`]: the Lublin-Feitelson job model,
+//!   Tsafrir-Etsion-Feitelson user estimates and the seeded generator they
+//!   draw from;
 //! * [`replay`]: windowing, estimates, load scaling, and the replay driver
 //!   around `backfill_core::Simulator`;
 //! * [`report`]: tables, JSON and the per-job CSV;
@@ -14,6 +17,7 @@
 
 pub mod analysis;
 pub mod cli;
+pub mod estimates;
 pub mod lublin;
 pub mod plot;
 pub mod replay;
