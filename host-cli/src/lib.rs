@@ -12,12 +12,14 @@
 //! * [`analysis`]: the selective-reservation analyses (thresholds, category
 //!   comparisons, load sweeps, fairness), run over several policies;
 //! * [`plot`]: their SVG figures (plotters, SVG backend only);
+//! * [`generate`]: `host-cli generate`, the model workloads as SWF files;
 //! * [`cli`]: the `host-cli` command line (clap).
 #![forbid(unsafe_code)]
 
 pub mod analysis;
 pub mod cli;
 pub mod estimates;
+pub mod generate;
 pub mod lublin;
 pub mod plot;
 pub mod replay;
