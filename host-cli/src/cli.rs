@@ -8,6 +8,7 @@
 //! host-cli compare TRACE --policies conservative,easy,selective,selective-d --baseline conservative --svg fig.svg
 //! host-cli sweep TRACE --loads 1.0,1.2,1.4,1.6 --csv sweep.csv --svg sweep.svg
 //! host-cli fairness TRACE --policies easy,selective,selective-d,sjf-easy --svg fairness.svg
+//! host-cli generate lublin --jobs 5000 --procs 128 --seed 1 -o lublin.swf
 //! ```
 //!
 //! Without TRACE every command uses the built-in synthetic workload
@@ -57,6 +58,8 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Fairness against fair-start times (Table 9, Figure 7).
     Fairness(FairnessArgs),
+    /// Write a model workload as an SWF trace.
+    Generate(crate::generate::GenerateArgs),
 }
 
 /// Output format.
@@ -450,6 +453,7 @@ pub fn run(command: &Command) -> Result<String, CliError> {
         Command::Compare(args) => run_compare(args),
         Command::Sweep(args) => run_sweep(args),
         Command::Fairness(args) => run_fairness(args),
+        Command::Generate(args) => crate::generate::run(args),
     }
 }
 

@@ -3,19 +3,27 @@
 //! * [`swf`]: the Standard Workload Format reader (plain and gzip), with
 //!   errors naming file, line and field, and counted skip reasons;
 //! * [`synth`]: the seeded synthetic workload used when no trace is given;
+//! * [`lublin`], [`estimates`], [`rng`]: the Lublin-Feitelson job model,
+//!   Tsafrir-Etsion-Feitelson user estimates and the seeded generator they
+//!   draw from;
 //! * [`replay`]: windowing, estimates, load scaling, and the replay driver
 //!   around `backfill_core::Simulator`;
 //! * [`report`]: tables, JSON and the per-job CSV;
 //! * [`analysis`]: the selective-reservation analyses (thresholds, category
 //!   comparisons, load sweeps, fairness), run over several policies;
 //! * [`plot`]: their SVG figures (plotters, SVG backend only);
+//! * [`generate`]: `host-cli generate`, the model workloads as SWF files;
 //! * [`cli`]: the `host-cli` command line (clap).
 #![forbid(unsafe_code)]
 
 pub mod analysis;
 pub mod cli;
+pub mod estimates;
+pub mod generate;
+pub mod lublin;
 pub mod plot;
 pub mod replay;
 pub mod report;
+pub mod rng;
 pub mod swf;
 pub mod synth;

@@ -270,7 +270,7 @@ pub fn prepare_synthetic(
         .map_or(usize::MAX, |f| usize::try_from(f).unwrap_or(usize::MAX));
     let jobs: Vec<TraceJob> = generated.into_iter().skip(skip).take(take).collect();
     finish(
-        format!("synthetic (seed {}, {} jobs)", spec.seed, spec.jobs),
+        spec.describe(),
         spec.procs,
         MachineSource::Synthetic,
         n,

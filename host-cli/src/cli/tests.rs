@@ -167,7 +167,7 @@ fn thresholds_command_prints_the_grid() {
     ])
     .unwrap();
     for needle in [
-        "trace        synthetic (seed 1, 300 jobs)",
+        "trace        built-in Lublin-Feitelson batch model (seed 1, 300 jobs)",
         "window       whole trace   estimates user   load x1",
         "300 job lines in window; 300 scheduled",
         "       N         W",
