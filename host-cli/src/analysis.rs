@@ -5,7 +5,7 @@
 //!
 //! | command | module | the paper's |
 //! | --- | --- | --- |
-//! | `host-cli thresholds` | [`thresholds`] | Tables 7 and 8 |
+//! | `host-cli thresholds` | [`crate::thresholds`] | Tables 7 and 8 |
 //! | `host-cli compare` | [`compare`] | Figures 1, 2, 3 and 5 |
 //! | `host-cli sweep` | [`sweep`] | Figures 4 and 6 |
 //! | `host-cli fairness` | [`fairness`] | Table 9 and Figure 7 |
@@ -26,7 +26,6 @@
 pub mod compare;
 pub mod fairness;
 pub mod sweep;
-pub mod thresholds;
 
 use crate::replay::{
     self, CliError, Estimates, MachineSource, Prepared, RunResult, Shaping, Window,
@@ -34,6 +33,9 @@ use crate::replay::{
 use crate::report::{self, Accounting};
 use crate::swf::{self, LoadedTrace};
 use crate::synth::SyntheticSpec;
+use crate::thresholds::{
+    milli_f64, milli_text, ConservativeThresholds, ThresholdSource, ThresholdsUsed,
+};
 use backfill_core::policy::Threshold;
 use backfill_core::{CategoryBounds, JobRecord, Metrics, Policy};
 use rayon::prelude::*;
@@ -41,7 +43,6 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::path::Path;
-use thresholds::{milli_f64, milli_text, ConservativeThresholds};
 
 /// A policy as named on the command line (Selective variants before their
 /// thresholds are known).
@@ -144,59 +145,6 @@ pub struct ThresholdOptions {
 
 /// The paper's scaled-adaptive factor, 1.5, in thousandths.
 pub const DEFAULT_SCALE: u32 = 1500;
-
-/// How a policy's thresholds were chosen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ThresholdSource {
-    /// The policy has none.
-    None,
-    /// Given with `--threshold` or `--thresholds`.
-    Given,
-    /// From a Conservative run, asked for with `--threshold-from`.
-    Conservative,
-    /// From a Conservative run because no threshold option was given.
-    DefaultConservative,
-    /// The running mean of completed jobs' slowdowns (adaptive variants).
-    Adaptive,
-}
-
-/// The thresholds a policy ran with, for reports.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ThresholdsUsed {
-    /// How they were chosen.
-    pub source: ThresholdSource,
-    /// Selective's threshold (expansion factor).
-    pub overall: Option<f64>,
-    /// Selective-D's thresholds for SN, SW, LN, LW.
-    pub per_category: Option<[f64; 4]>,
-    /// Adaptive variants: the factor applied to the running mean.
-    pub scale: Option<f64>,
-    /// Adaptive variants: whether only well-estimated jobs are averaged.
-    pub well_estimated_only: Option<bool>,
-    /// Categories that had no counted Conservative job and use the overall threshold.
-    pub fallback: Vec<String>,
-    /// The values alone: `9.30`, `SN 9.033 SW 36.436 LN 1.82 LW 2.842`,
-    /// `adaptive x1.50`; `-` for none.
-    pub values: String,
-    /// In words.
-    pub text: String,
-}
-
-impl ThresholdsUsed {
-    fn none() -> Self {
-        Self {
-            source: ThresholdSource::None,
-            overall: None,
-            per_category: None,
-            scale: None,
-            well_estimated_only: None,
-            fallback: Vec::new(),
-            values: "-".to_owned(),
-            text: "-".to_owned(),
-        }
-    }
-}
 
 impl ThresholdOptions {
     /// Whether some Selective variant in `choices` takes its thresholds from

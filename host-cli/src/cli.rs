@@ -16,9 +16,6 @@
 //!
 //! Exit codes: 0 success, 1 a replay or output failure, 2 bad input or options.
 
-use crate::analysis::thresholds::{
-    self, grid_text, parse_scale, parse_threshold, parse_thresholds, ConservativeThresholds,
-};
 use crate::analysis::{
     self, compare, fairness, sweep, PolicyChoice, Source, ThresholdFrom, ThresholdOptions,
 };
@@ -26,6 +23,9 @@ use crate::replay::{self, CliError, Estimates, Prepared, Shaping, Window};
 use crate::report;
 use crate::swf;
 use crate::synth::SyntheticSpec;
+use crate::thresholds::{
+    self, grid_text, parse_scale, parse_threshold, parse_thresholds, ConservativeThresholds,
+};
 use backfill_core::{CategoryBounds, Policy};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::{Deserialize, Serialize};

@@ -107,9 +107,9 @@ pub struct ReplayReport {
     /// Which call that was.
     pub slowest_call: String,
     /// Selective: the thresholds used and where they came from.
-    pub thresholds: Option<crate::analysis::ThresholdsUsed>,
+    pub thresholds: Option<crate::thresholds::ThresholdsUsed>,
     /// Selective thresholds taken from a Conservative run: that run's means.
-    pub conservative_thresholds: Option<crate::analysis::thresholds::ConservativeThresholds>,
+    pub conservative_thresholds: Option<crate::thresholds::ConservativeThresholds>,
 }
 
 /// Builds the report of a replay.
@@ -289,7 +289,7 @@ pub fn replay_table(r: &ReplayReport) -> String {
     out.push_str(&accounting_text(&r.accounting));
     if let Some(c) = &r.conservative_thresholds {
         let _ = writeln!(out);
-        out.push_str(&crate::analysis::thresholds::grid_text(c));
+        out.push_str(&crate::thresholds::grid_text(c));
     }
     let _ = writeln!(out);
     let _ = writeln!(

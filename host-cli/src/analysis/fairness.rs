@@ -26,15 +26,12 @@
 //!   bounds; these split the 1 h Short/Long bound further, and put CTC's
 //!   18 h and SDSC's and KTH's longest jobs in the last class.
 
-use super::thresholds::ConservativeThresholds;
-use super::{
-    common_metrics, records_by_id, run_study, PolicyChoice, Scenario, ThresholdOptions,
-    ThresholdsUsed,
-};
+use super::{common_metrics, records_by_id, run_study, PolicyChoice, Scenario, ThresholdOptions};
 use crate::plot::{self, Series, StackPanel};
 use crate::replay::{
     self, ArrivalObserver, CliError, Prepared, TraceCluster, TraceKernel, TracePlan, Window,
 };
+use crate::thresholds::{ConservativeThresholds, ThresholdsUsed};
 use backfill_core::metrics::SLOWDOWN_BOUND;
 use backfill_core::{CategoryBounds, Job, JobId, KernelError, Plan, Policy, Time};
 use serde::{Deserialize, Serialize};
