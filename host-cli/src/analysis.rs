@@ -727,14 +727,6 @@ pub fn progress_bar(total: u64, message: &str) -> Option<indicatif::ProgressBar>
     Some(bar)
 }
 
-/// Writes `contents` to `path`.
-///
-/// # Errors
-/// [`CliError::Io`] naming the file.
-pub fn write_file(path: &Path, contents: &str) -> Result<(), CliError> {
-    std::fs::write(path, contents).map_err(|e| CliError::Io(path.display().to_string(), e))
-}
-
 /// Rows as CSV text with a header line (from the row type's field names).
 ///
 /// # Errors

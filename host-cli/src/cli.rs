@@ -19,6 +19,7 @@
 use crate::analysis::{
     self, compare, fairness, sweep, PolicyChoice, Source, ThresholdFrom, ThresholdOptions,
 };
+use crate::output::{self, OutputFiles};
 use crate::replay::{self, CliError, Estimates, Prepared, Shaping, Window};
 use crate::report;
 use crate::swf;
@@ -30,7 +31,7 @@ use backfill_core::{CategoryBounds, Policy};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::{Deserialize, Serialize};
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Replay parallel-job traces through the backfill scheduling kernel.
@@ -417,25 +418,57 @@ pub struct FairnessArgs {
     pub window: WindowArgs,
 }
 
-/// Entry point of the binary.
+/// Entry point of the binary. Nothing here panics on an output error: a
+/// closed stdout pipe ends the program quietly with status 0, any other
+/// write error is one line on stderr and status 1 (see [`crate::output`]).
 #[must_use]
 pub fn main() -> std::process::ExitCode {
-    let cli = Cli::parse();
-    let result = run(&cli.command);
-    match result {
-        Ok(text) => {
-            print!("{text}");
-            std::process::ExitCode::SUCCESS
-        }
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_exit(&e),
+    };
+    match run(&cli.command) {
+        Ok(text) => match output::write_stdout(text.as_bytes()) {
+            Ok(_) => std::process::ExitCode::SUCCESS,
+            Err(e) => {
+                output::warn(&format!("host-cli: error: {e}"));
+                std::process::ExitCode::from(1)
+            }
+        },
         Err(e) => {
-            eprintln!("host-cli: error: {e}");
-            let code = match e {
-                CliError::Swf(_) | CliError::Usage(_) => 2,
-                CliError::Io(..) | CliError::Replay { .. } => 1,
-            };
-            std::process::ExitCode::from(code)
+            output::warn(&format!("host-cli: error: {e}"));
+            std::process::ExitCode::from(e.exit_code())
         }
     }
+}
+
+/// Prints clap's help, version or usage error and gives its exit status
+/// (0 for help and version, 2 for usage errors); a closed pipe is ignored,
+/// any other write error is status 1.
+fn clap_exit(e: &clap::Error) -> std::process::ExitCode {
+    match e.print() {
+        Err(io) if io.kind() != std::io::ErrorKind::BrokenPipe => {
+            output::warn(&format!(
+                "host-cli: error: writing the message failed: {io}"
+            ));
+            std::process::ExitCode::from(1)
+        }
+        _ => std::process::ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2)),
+    }
+}
+
+/// The output files named by `outputs` (option, path), checked and
+/// reserved before anything runs; `trace` may not be one of them.
+fn output_files(
+    trace: Option<&Path>,
+    outputs: &[(&'static str, Option<&Path>)],
+) -> Result<OutputFiles, CliError> {
+    let inputs: Vec<&Path> = trace.into_iter().collect();
+    let mut files = OutputFiles::new(&inputs);
+    for &(option, path) in outputs {
+        files.add(option, path)?;
+    }
+    Ok(files)
 }
 
 /// Runs one command and returns the text to print on stdout.
@@ -525,25 +558,40 @@ fn with_baseline(policies: &[PolicyChoice], baseline: PolicyChoice) -> Vec<Polic
 }
 
 /// Writes an analysis's CSV rows and figure when `--csv` / `--svg` ask for
-/// them, then returns what to print in the `--format` chosen.
+/// them, puts every output file in place, then returns what to print in the
+/// `--format` chosen.
 fn emit<C: serde::Serialize>(
     output: &OutputArgs,
+    mut files: OutputFiles,
     report: &impl serde::Serialize,
     rows: impl Fn() -> Vec<C>,
     table: impl FnOnce() -> String,
     svg: impl FnOnce() -> Result<String, CliError>,
 ) -> Result<String, CliError> {
-    if let Some(path) = &output.csv {
-        analysis::write_file(path, &analysis::csv_text(&rows())?)?;
+    if files.wants("--csv") {
+        files.write("--csv", analysis::csv_text(&rows())?.as_bytes())?;
     }
-    if let Some(path) = &output.svg {
-        analysis::write_file(path, &svg()?)?;
+    if files.wants("--svg") {
+        files.write("--svg", svg()?.as_bytes())?;
     }
-    Ok(match output.format {
+    let text = match output.format {
         Format::Table => table(),
         Format::Csv => analysis::csv_text(&rows())?,
         Format::Json => json(report)?,
-    })
+    };
+    files.commit()?;
+    Ok(text)
+}
+
+/// The `--csv` and `--svg` outputs of an analysis, checked before the run.
+fn analysis_files(trace: Option<&Path>, output: &OutputArgs) -> Result<OutputFiles, CliError> {
+    output_files(
+        trace,
+        &[
+            ("--csv", output.csv.as_deref()),
+            ("--svg", output.svg.as_deref()),
+        ],
+    )
 }
 
 /// `host-cli replay`: returns the text to print.
@@ -563,6 +611,10 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     };
     let options = args.thresholds.options();
     options.check(&[args.policy])?;
+    let mut files = output_files(
+        args.trace.as_deref(),
+        &[("--jobs-out", args.jobs_out.as_deref())],
+    )?;
     let (prepared, _) = load_prepared(args.trace.as_ref(), &args.window, shaping, &spec)?;
     let bounds = args.window.bounds();
     let derived = if options.needs_conservative(&[args.policy]) {
@@ -595,17 +647,10 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
         bar.as_ref(),
     )?;
     finish_bar(bar);
-    if let (Some(path), Some(records)) = (&args.jobs_out, &result.records) {
-        let file =
-            std::fs::File::create(path).map_err(|e| CliError::Io(path.display().to_string(), e))?;
-        report::write_jobs_csv(std::io::BufWriter::new(file), &prepared, records, bounds).map_err(
-            |e| {
-                CliError::Io(
-                    path.display().to_string(),
-                    std::io::Error::other(e.to_string()),
-                )
-            },
-        )?;
+    if let Some(records) = &result.records {
+        files.write_with("--jobs-out", |w| {
+            report::write_jobs_csv(w, &prepared, records, bounds)
+        })?;
     }
     let mut r = report::replay_report(
         &prepared,
@@ -619,11 +664,13 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
         r.thresholds = Some(used);
         r.conservative_thresholds = derived;
     }
-    Ok(match args.format {
+    let text = match args.format {
         Format::Table => report::replay_table(&r),
         Format::Json => json(&r)?,
         Format::Csv => analysis::csv_text(&r.metrics)?,
-    })
+    };
+    files.commit()?;
+    Ok(text)
 }
 
 /// `host-cli info`: returns the text to print.
@@ -718,6 +765,7 @@ pub struct ThresholdsCsvRow {
 /// # Errors
 /// Any [`CliError`].
 pub fn run_thresholds(args: &ThresholdsArgs) -> Result<String, CliError> {
+    let mut files = output_files(args.trace.as_deref(), &[("--csv", args.csv.as_deref())])?;
     let source = Source::load(args.trace.as_deref(), args.synthetic.spec())?;
     let window = args.window.window();
     let bounds = args.window.bounds();
@@ -762,10 +810,10 @@ pub fn run_thresholds(args: &ThresholdsArgs) -> Result<String, CliError> {
             })
             .collect()
     };
-    if let Some(path) = &args.csv {
-        analysis::write_file(path, &analysis::csv_text(&rows())?)?;
+    if files.wants("--csv") {
+        files.write("--csv", analysis::csv_text(&rows())?.as_bytes())?;
     }
-    Ok(match args.format {
+    let text = match args.format {
         Format::Table => {
             let mut out = report.scenario.text();
             out.push('\n');
@@ -774,7 +822,9 @@ pub fn run_thresholds(args: &ThresholdsArgs) -> Result<String, CliError> {
         }
         Format::Csv => analysis::csv_text(&rows())?,
         Format::Json => json(&report)?,
-    })
+    };
+    files.commit()?;
+    Ok(text)
 }
 
 /// `host-cli compare`: returns the text to print.
@@ -782,6 +832,7 @@ pub fn run_thresholds(args: &ThresholdsArgs) -> Result<String, CliError> {
 /// # Errors
 /// Any [`CliError`].
 pub fn run_compare(args: &CompareArgs) -> Result<String, CliError> {
+    let files = analysis_files(args.trace.as_deref(), &args.output)?;
     let source = Source::load(args.trace.as_deref(), args.synthetic.spec())?;
     let window = args.window.window();
     let bounds = args.window.bounds();
@@ -797,6 +848,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, CliError> {
     let report = compare::report(&prepared, &window, &study?, args.baseline, bounds)?;
     emit(
         &args.output,
+        files,
         &report,
         || compare::csv_rows(&report.scenario, &report.comparison),
         || compare::table(&report),
@@ -809,6 +861,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, CliError> {
 /// # Errors
 /// Any [`CliError`].
 pub fn run_sweep(args: &SweepArgs) -> Result<String, CliError> {
+    let files = analysis_files(args.trace.as_deref(), &args.output)?;
     let source = Source::load(args.trace.as_deref(), args.synthetic.spec())?;
     let spec = sweep::SweepSpec {
         window: args.window.window(),
@@ -827,6 +880,7 @@ pub fn run_sweep(args: &SweepArgs) -> Result<String, CliError> {
     let set = args.set.label();
     emit(
         &args.output,
+        files,
         &report,
         || sweep::csv_rows(&report),
         || sweep::table(&report, set),
@@ -839,6 +893,8 @@ pub fn run_sweep(args: &SweepArgs) -> Result<String, CliError> {
 /// # Errors
 /// Any [`CliError`].
 pub fn run_fairness(args: &FairnessArgs) -> Result<String, CliError> {
+    let mut files = analysis_files(args.trace.as_deref(), &args.output)?;
+    files.add("--jobs-out", args.jobs_out.as_deref())?;
     let source = Source::load(args.trace.as_deref(), args.synthetic.spec())?;
     let window = args.window.window();
     let bounds = args.window.bounds();
@@ -852,11 +908,15 @@ pub fn run_fairness(args: &FairnessArgs) -> Result<String, CliError> {
     let result = fairness::run(&prepared, &window, &choices, &options, bounds, &tick);
     finish_bar(bar);
     let (report, jobs) = result?;
-    if let Some(path) = &args.jobs_out {
-        analysis::write_file(path, &fairness::jobs_csv(&prepared, &report, &jobs)?)?;
+    if files.wants("--jobs-out") {
+        files.write(
+            "--jobs-out",
+            fairness::jobs_csv(&prepared, &report, &jobs)?.as_bytes(),
+        )?;
     }
     emit(
         &args.output,
+        files,
         &report,
         || fairness::csv_rows(&report),
         || fairness::table(&report),

@@ -8,6 +8,8 @@
 //! * [`synth`]: the seeded synthetic workload used when no trace is given;
 //! * [`replay`]: windowing, estimates, load scaling, and the replay driver
 //!   around `backfill_core::Simulator`;
+//! * [`output`]: stdout without panics, and output files checked before a
+//!   run and renamed into place only when complete;
 //! * [`thresholds`]: Selective's starvation thresholds: parsing them,
 //!   deriving them from a Conservative run, and saying which were used;
 //! * [`report`]: tables, JSON and the per-job CSV;
@@ -19,6 +21,7 @@
 
 pub mod analysis;
 pub mod cli;
+pub mod output;
 pub mod plot;
 pub mod replay;
 pub mod report;
@@ -32,10 +35,11 @@ mod tests {
 
     /// The modules bottom-up, as listed above: a module may use only the
     /// modules before it.
-    const LAYERS: [&str; 8] = [
+    const LAYERS: [&str; 9] = [
         "swf",
         "synth",
         "replay",
+        "output",
         "thresholds",
         "report",
         "plot",

@@ -138,6 +138,18 @@ pub enum CliError {
     Usage(String),
 }
 
+impl CliError {
+    /// The process exit status for this error: 2 for bad input or options
+    /// (the run could not start), 1 for a replay or output failure.
+    #[must_use]
+    pub const fn exit_code(&self) -> u8 {
+        match self {
+            Self::Swf(_) | Self::Usage(_) => 2,
+            Self::Io(..) | Self::Replay { .. } => 1,
+        }
+    }
+}
+
 impl std::fmt::Display for CliError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -354,13 +354,13 @@ pub struct JobRow {
 /// Writes one CSV row per scheduled job, in trace order (by job id).
 ///
 /// # Errors
-/// I/O and CSV errors.
+/// I/O errors (CSV errors as [`std::io::Error`]s).
 pub fn write_jobs_csv<W: Write>(
     out: W,
     prepared: &Prepared,
     records: &[JobRecord],
     bounds: CategoryBounds,
-) -> Result<(), csv::Error> {
+) -> std::io::Result<()> {
     let mut sorted: Vec<&JobRecord> = records.iter().collect();
     sorted.sort_by_key(|r| r.job.id);
     let mut writer = csv::Writer::from_writer(out);
@@ -369,21 +369,31 @@ pub fn write_jobs_csv<W: Write>(
             .trace_jobs
             .get(r.job.id as usize)
             .map_or(u64::from(r.job.id), |t| t.number);
-        writer.serialize(JobRow {
-            job_id: number,
-            submit: r.job.submit,
-            start: r.start(),
-            end: r.end,
-            wait: r.wait(),
-            run: r.run(),
-            estimate: r.job.estimate,
-            procs: r.job.procs,
-            bounded_slowdown: r.bounded_slowdown(),
-            category: bounds.classify(r.runtime, r.job.procs).label(),
-        })?;
+        writer
+            .serialize(JobRow {
+                job_id: number,
+                submit: r.job.submit,
+                start: r.start(),
+                end: r.end,
+                wait: r.wait(),
+                run: r.run(),
+                estimate: r.job.estimate,
+                procs: r.job.procs,
+                bounded_slowdown: r.bounded_slowdown(),
+                category: bounds.classify(r.runtime, r.job.procs).label(),
+            })
+            .map_err(csv_io)?;
     }
-    writer.flush()?;
-    Ok(())
+    writer.flush()
+}
+
+/// A CSV error as an I/O error (an I/O error stays itself).
+#[must_use]
+pub fn csv_io(e: csv::Error) -> std::io::Error {
+    match e.into_kind() {
+        csv::ErrorKind::Io(e) => e,
+        other => std::io::Error::other(format!("{other:?}")),
+    }
 }
 
 /// What `host-cli info` reports.
