@@ -357,18 +357,21 @@ impl Source {
     /// Prepares a window (`--procs` overrides the synthetic machine too).
     ///
     /// # Errors
-    /// As [`replay::prepare`].
+    /// As [`replay::prepare`], and [`CliError::NothingToSchedule`] when the
+    /// window has no job to run ([`Prepared::check_runnable`]).
     pub fn prepare(&self, window: &Window, shaping: Shaping) -> Result<Prepared, CliError> {
-        match self {
-            Self::Trace(t) => replay::prepare(t, window, shaping),
+        let prepared = match self {
+            Self::Trace(t) => replay::prepare(t, window, shaping)?,
             Self::Synthetic(spec) => {
                 let spec = SyntheticSpec {
                     procs: window.procs.unwrap_or(spec.procs),
                     ..*spec
                 };
-                replay::prepare_synthetic(&spec, window, shaping)
+                replay::prepare_synthetic(&spec, window, shaping)?
             }
-        }
+        };
+        prepared.check_runnable()?;
+        Ok(prepared)
     }
 }
 

@@ -616,6 +616,7 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
         &[("--jobs-out", args.jobs_out.as_deref())],
     )?;
     let (prepared, _) = load_prepared(args.trace.as_ref(), &args.window, shaping, &spec)?;
+    prepared.check_runnable()?;
     let bounds = args.window.bounds();
     let derived = if options.needs_conservative(&[args.policy]) {
         let r = replay::run(&prepared, Policy::Conservative, bounds, true, None)?;
@@ -689,6 +690,7 @@ pub fn run_info(args: &InfoArgs) -> Result<String, CliError> {
         shaping,
         &SyntheticSpec::default(),
     )?;
+    prepared.check_job_lines()?;
     let r = report::info_report(
         &prepared,
         &header.unwrap_or_default(),

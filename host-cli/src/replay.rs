@@ -104,6 +104,13 @@ pub struct Prepared {
     pub machine_source: MachineSource,
     /// Data lines in the whole file.
     pub records_read: u64,
+    /// Job lines (data lines other than partial-execution ones) in the
+    /// whole file: what the window selects from.
+    pub job_lines: u64,
+    /// Comment (header) lines in the file.
+    pub comment_lines: u64,
+    /// The window asked for.
+    pub window: Window,
     /// Job lines in the window (partial-execution lines excluded).
     pub jobs_in_window: u64,
     /// Window jobs not run, by reason.
@@ -136,6 +143,14 @@ pub enum CliError {
     },
     /// Bad option value.
     Usage(String),
+    /// The input holds no job to run: an empty file or window, or every job
+    /// of the window skipped. `why` says which.
+    NothingToSchedule {
+        /// Trace name.
+        trace: String,
+        /// Why there is nothing.
+        why: String,
+    },
 }
 
 impl CliError {
@@ -144,7 +159,7 @@ impl CliError {
     #[must_use]
     pub const fn exit_code(&self) -> u8 {
         match self {
-            Self::Swf(_) | Self::Usage(_) => 2,
+            Self::Swf(_) | Self::Usage(_) | Self::NothingToSchedule { .. } => 2,
             Self::Io(..) | Self::Replay { .. } => 1,
         }
     }
@@ -167,6 +182,9 @@ impl std::fmt::Display for CliError {
                 Ok(())
             }
             Self::Usage(m) => f.write_str(m),
+            Self::NothingToSchedule { trace, why } => {
+                write!(f, "{trace}: nothing to schedule: {why}")
+            }
         }
     }
 }
@@ -251,17 +269,25 @@ pub fn prepare(
         }
     };
     let workload = swf::select(trace, window.skip, window.first, procs)?;
-    finish(
-        trace.name.clone(),
-        procs,
-        source,
-        trace.records.len() as u64,
-        workload.jobs_in_window,
-        workload.skipped,
-        workload.out_of_order,
-        workload.jobs,
+    finish(Prepared {
+        name: trace.name.clone(),
+        machine_procs: procs,
+        machine_source: source,
+        records_read: trace.records.len() as u64,
+        job_lines: trace
+            .records
+            .iter()
+            .filter(|(_, r)| !r.is_partial_execution())
+            .count() as u64,
+        comment_lines: trace.comment_lines,
+        window: *window,
+        jobs_in_window: workload.jobs_in_window,
+        skipped: workload.skipped,
+        out_of_order: workload.out_of_order,
+        trace_jobs: workload.jobs,
+        jobs: Vec::new(),
         shaping,
-    )
+    })
 }
 
 /// Prepares the built-in synthetic workload.
@@ -281,37 +307,34 @@ pub fn prepare_synthetic(
         .first
         .map_or(usize::MAX, |f| usize::try_from(f).unwrap_or(usize::MAX));
     let jobs: Vec<TraceJob> = generated.into_iter().skip(skip).take(take).collect();
-    finish(
-        format!("synthetic (seed {}, {} jobs)", spec.seed, spec.jobs),
-        spec.procs,
-        MachineSource::Synthetic,
-        n,
-        jobs.len() as u64,
-        SkipCounts::default(),
-        0,
-        jobs,
+    finish(Prepared {
+        name: format!("synthetic (seed {}, {} jobs)", spec.seed, spec.jobs),
+        machine_procs: spec.procs,
+        machine_source: MachineSource::Synthetic,
+        records_read: n,
+        job_lines: n,
+        comment_lines: 0,
+        window: *window,
+        jobs_in_window: jobs.len() as u64,
+        skipped: SkipCounts::default(),
+        out_of_order: 0,
+        trace_jobs: jobs,
+        jobs: Vec::new(),
         shaping,
-    )
+    })
 }
 
-#[allow(clippy::too_many_arguments)]
-fn finish(
-    name: String,
-    machine_procs: u32,
-    machine_source: MachineSource,
-    records_read: u64,
-    jobs_in_window: u64,
-    skipped: SkipCounts,
-    out_of_order: u64,
-    trace_jobs: Vec<TraceJob>,
-    shaping: Shaping,
-) -> Result<Prepared, CliError> {
+/// Fills in the kernel input (`jobs`) of a prepared window from its trace
+/// jobs, estimates and load.
+fn finish(mut prepared: Prepared) -> Result<Prepared, CliError> {
+    let shaping = prepared.shaping;
     if !(shaping.load.is_finite() && shaping.load > 0.0) {
         return Err(CliError::Usage(format!(
             "--load must be a positive number, got {}",
             shaping.load
         )));
     }
+    let trace_jobs = &prepared.trace_jobs;
     let mut jobs = Vec::with_capacity(trace_jobs.len());
     for (index, t) in trace_jobs.iter().enumerate() {
         let id = JobId::try_from(index)
@@ -328,18 +351,113 @@ fn finish(
     }
     // Load scaling keeps the order (division is monotone), so the replay
     // order stays sorted.
-    Ok(Prepared {
-        name,
-        machine_procs,
-        machine_source,
-        records_read,
-        jobs_in_window,
-        skipped,
-        out_of_order,
-        trace_jobs,
-        jobs,
-        shaping,
-    })
+    prepared.jobs = jobs;
+    Ok(prepared)
+}
+
+impl Prepared {
+    /// Why the window holds no job line at all, if it does not: an empty
+    /// or header-only file, only partial-execution lines, `--first 0`, or
+    /// `--skip` past the last job line.
+    #[must_use]
+    pub fn why_no_job_lines(&self) -> Option<String> {
+        if self.jobs_in_window > 0 {
+            return None;
+        }
+        let synthetic = self.machine_source == MachineSource::Synthetic;
+        Some(if self.records_read == 0 && synthetic {
+            "the synthetic workload has no jobs (--synthetic-jobs 0)".to_owned()
+        } else if self.records_read == 0 && self.comment_lines > 0 {
+            format!(
+                "the file has only a header ({} comment line{}) and no job lines",
+                self.comment_lines,
+                if self.comment_lines == 1 { "" } else { "s" }
+            )
+        } else if self.records_read == 0 {
+            "the file is empty: no job lines (is it the right file?)".to_owned()
+        } else if self.job_lines == 0 {
+            format!(
+                "all {} data lines are partial-execution lines (status 2, 3 or 4), which are not jobs",
+                self.records_read
+            )
+        } else if self.window.first == Some(0) {
+            "--first 0 selects no job lines".to_owned()
+        } else {
+            format!(
+                "--skip {} passes over all {} job lines of the {}",
+                self.window.skip,
+                self.job_lines,
+                if synthetic { "workload" } else { "file" }
+            )
+        })
+    }
+
+    /// Why nothing can be scheduled, if nothing can: [`why_no_job_lines`]
+    /// (Self::why_no_job_lines), or every job line of the window skipped
+    /// (with the count per reason).
+    #[must_use]
+    pub fn why_nothing_to_schedule(&self) -> Option<String> {
+        if let Some(why) = self.why_no_job_lines() {
+            return Some(why);
+        }
+        if !self.trace_jobs.is_empty() {
+            return None;
+        }
+        let reasons: Vec<String> = self
+            .skipped
+            .iter()
+            .filter(|(r, n)| r.is_job() && *n > 0)
+            .map(|(r, n)| format!("{n} {}", r.label()))
+            .collect();
+        Some(format!(
+            "none of the window's {} job lines can run: {} (machine of {} processors, {})",
+            self.jobs_in_window,
+            reasons.join(", "),
+            self.machine_procs,
+            crate::replay::machine_source_words(self.machine_source)
+        ))
+    }
+
+    /// Refuses a window with nothing to schedule (see
+    /// [`why_nothing_to_schedule`](Self::why_nothing_to_schedule)).
+    ///
+    /// # Errors
+    /// [`CliError::NothingToSchedule`] saying why.
+    pub fn check_runnable(&self) -> Result<(), CliError> {
+        self.why_nothing_to_schedule().map_or(Ok(()), |why| {
+            Err(CliError::NothingToSchedule {
+                trace: self.name.clone(),
+                why,
+            })
+        })
+    }
+
+    /// Refuses a window without job lines (see
+    /// [`why_no_job_lines`](Self::why_no_job_lines)): `info` describes a
+    /// window whose jobs are all skipped, but not an empty one.
+    ///
+    /// # Errors
+    /// [`CliError::NothingToSchedule`] saying why.
+    pub fn check_job_lines(&self) -> Result<(), CliError> {
+        self.why_no_job_lines().map_or(Ok(()), |why| {
+            Err(CliError::NothingToSchedule {
+                trace: self.name.clone(),
+                why,
+            })
+        })
+    }
+}
+
+/// Where the machine size came from, in words.
+#[must_use]
+pub const fn machine_source_words(source: MachineSource) -> &'static str {
+    match source {
+        MachineSource::Option => "--procs",
+        MachineSource::MaxProcs => "header MaxProcs",
+        MachineSource::MaxNodes => "header MaxNodes",
+        MachineSource::PeakUsage => "no size in header: peak use in the log's own schedule",
+        MachineSource::Synthetic => "synthetic",
+    }
 }
 
 /// `submit / load`, rounded down.

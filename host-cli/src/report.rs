@@ -203,13 +203,7 @@ pub fn window_text(skip: u64, first: Option<u64>) -> String {
 /// Where the machine size came from, in words.
 #[must_use]
 pub const fn machine_source_text(source: MachineSource) -> &'static str {
-    match source {
-        MachineSource::Option => "--procs",
-        MachineSource::MaxProcs => "header MaxProcs",
-        MachineSource::MaxNodes => "header MaxNodes",
-        MachineSource::PeakUsage => "no size in header: peak use in the log's own schedule",
-        MachineSource::Synthetic => "synthetic",
-    }
+    crate::replay::machine_source_words(source)
 }
 
 /// The accounting as report lines: what was read, what was skipped and

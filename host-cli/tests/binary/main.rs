@@ -3,8 +3,12 @@
 //! stdout, stderr and the files it leaves behind.
 //!
 //! * [`output`]: stdout and output-file failures (closed pipes, full disks,
-//!   bad or clashing paths, runs that fail after some outputs are written).
+//!   bad or clashing paths, runs that fail after some outputs are written);
+//! * [`hostile`]: input that cannot be scheduled or does not fit (empty
+//!   windows, bad headers, times past the replay clock, huge queues) and
+//!   misleading option errors.
 
+mod hostile;
 mod output;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,87 @@
+//! Input that cannot be scheduled, does not fit, or is contradictory: each
+//! is refused before the run with a message saying what is wrong (exit
+//! status 2), or, when it shows only during the replay, reported with the
+//! job and line concerned.
+
+use super::{fails_with, job, run, scratch, stdout, write};
+use std::io::Write as _;
+
+#[test]
+fn empty_input_is_refused_with_the_reason() {
+    let dir = scratch();
+    let d = dir.path();
+    let empty = write(d, "empty.swf", "");
+    let header = write(d, "header.swf", "; Version: 2.2\n; MaxProcs: 4\n");
+    let gz = d.join("empty.swf.gz");
+    {
+        let file = std::fs::File::create(&gz).expect("create");
+        let mut enc = flate2::write::GzEncoder::new(file, flate2::Compression::default());
+        enc.write_all(b"").expect("gzip");
+        enc.finish().expect("gzip");
+    }
+    let two = write(
+        d,
+        "two.swf",
+        &format!(
+            "; MaxProcs: 4\n{}{}",
+            job(1, 0, 10, 1, 20),
+            job(2, 5, 10, 2, 20)
+        ),
+    );
+    let skipped = write(
+        d,
+        "skipped.swf",
+        &format!(
+            "; MaxProcs: 4\n{}{}",
+            job(1, 0, -1, 1, 20),
+            job(2, 5, 10, 8, 20)
+        ),
+    );
+    let p = |p: &std::path::Path| p.to_str().expect("utf-8").to_owned();
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec![p(&empty)], "the file is empty: no job lines"),
+        (
+            vec![p(&header)],
+            "only a header (2 comment lines) and no job lines",
+        ),
+        (vec![p(&gz)], "the file is empty"),
+        (
+            vec![p(&two), "--first".into(), "0".into()],
+            "--first 0 selects no job lines",
+        ),
+        (
+            vec![p(&two), "--skip".into(), "5".into()],
+            "--skip 5 passes over all 2 job lines of the file",
+        ),
+        (
+            vec![p(&skipped)],
+            "none of the window's 2 job lines can run: 1 no run time (field 4 is -1), \
+             1 wider than the machine (machine of 4 processors, header MaxProcs)",
+        ),
+    ];
+    for (args, why) in &cases {
+        for command in ["replay", "compare", "thresholds"] {
+            let mut argv = vec![command];
+            argv.extend(args.iter().map(String::as_str));
+            let out = run(&argv);
+            fails_with(&out, 2, &[": nothing to schedule: ", why]);
+            assert!(stdout(&out).is_empty(), "{argv:?}");
+        }
+    }
+    // The synthetic workload too.
+    let out = run(&["replay", "--synthetic-jobs", "0"]);
+    fails_with(&out, 2, &["no jobs (--synthetic-jobs 0)"]);
+    let out = run(&["sweep", "--synthetic-jobs", "10", "--skip", "10"]);
+    fails_with(
+        &out,
+        2,
+        &["--skip 10 passes over all 10 job lines of the workload"],
+    );
+    // `info` refuses an empty window but describes one whose jobs are all
+    // skipped (that is what it is for).
+    let out = run(&["info", &p(&header)]);
+    fails_with(&out, 2, &["only a header"]);
+    let out = run(&["info", &p(&skipped)]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).contains("0 runnable"), "{}", stdout(&out));
+}
