@@ -199,20 +199,49 @@ impl From<swf::SwfError> for CliError {
 
 /// The machine size for a trace: `--procs`, else `MaxProcs`, else
 /// `MaxNodes`; `None` when the header has neither (see [`peak_usage`]).
-#[must_use]
-pub fn machine_size(trace: &LoadedTrace, window: &Window) -> Option<(u32, MachineSource)> {
+///
+/// # Errors
+/// [`CliError::Swf`] naming the header line when, without `--procs`, the
+/// `MaxProcs` entry (or, with no `MaxProcs` at all, the `MaxNodes` entry)
+/// is there but is not a machine size (`0`, `banana`): the fallback would
+/// silently replay on another machine.
+pub fn machine_size(
+    trace: &LoadedTrace,
+    window: &Window,
+) -> Result<Option<(u32, MachineSource)>, CliError> {
     if let Some(p) = window.procs {
-        return Some((p, MachineSource::Option));
+        return Ok(Some((p, MachineSource::Option)));
     }
     let header = &trace.header;
-    let fits = |v: Option<u64>| v.and_then(|v| u32::try_from(v).ok()).filter(|&v| v > 0);
-    if let Some(p) = fits(header.max_procs) {
-        return Some((p, MachineSource::MaxProcs));
+    let size = |v: Option<u64>| v.and_then(|v| u32::try_from(v).ok()).filter(|&v| v > 0);
+    let invalid = |key: &str| {
+        header.invalid_value(key).map(|bad| {
+            CliError::Swf(swf::SwfError {
+                file: trace.name.clone(),
+                line: Some(bad.line),
+                field: None,
+                kind: swf::SwfErrorKind::HeaderValue {
+                    key: bad.key.clone(),
+                    value: bad.value.clone(),
+                    expected: "a machine size (an integer from 1 to 4294967295); \
+                               fix the header or give the size with --procs",
+                },
+            })
+        })
+    };
+    if let Some(p) = size(header.max_procs) {
+        return Ok(Some((p, MachineSource::MaxProcs)));
     }
-    if let Some(p) = fits(header.max_nodes) {
-        return Some((p, MachineSource::MaxNodes));
+    if let Some(e) = invalid("MaxProcs") {
+        return Err(e);
     }
-    None
+    if let Some(p) = size(header.max_nodes) {
+        return Ok(Some((p, MachineSource::MaxNodes)));
+    }
+    if let Some(e) = invalid("MaxNodes") {
+        return Err(e);
+    }
+    Ok(None)
 }
 
 /// The most processors in use at once in the log's recorded schedule: each
@@ -248,14 +277,15 @@ pub fn peak_usage(trace: &LoadedTrace) -> u32 {
 /// Applies the window, SWF rules, estimates and load to a loaded trace.
 ///
 /// # Errors
-/// [`CliError::Swf`] for values that do not fit, [`CliError::Usage`] for a
-/// bad load factor.
+/// [`CliError::Swf`] for values that do not fit or an invalid machine size
+/// in the header ([`machine_size`]), [`CliError::Usage`] for a bad load
+/// factor.
 pub fn prepare(
     trace: &LoadedTrace,
     window: &Window,
     shaping: Shaping,
 ) -> Result<Prepared, CliError> {
-    let (procs, source) = match machine_size(trace, window) {
+    let (procs, source) = match machine_size(trace, window)? {
         Some(found) => found,
         None => {
             // No size anywhere: the smallest machine on which the log's

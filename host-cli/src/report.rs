@@ -491,6 +491,13 @@ pub fn info_table(r: &InfoReport) -> String {
         h.unix_start_time
             .map_or_else(|| "-".to_owned(), |v| v.to_string())
     );
+    for bad in &h.invalid {
+        let _ = writeln!(
+            out,
+            "invalid      line {}: {} '{}' does not parse (not used)",
+            bad.line, bad.key, bad.value
+        );
+    }
     let _ = writeln!(
         out,
         "machine      {} processors ({:?})",

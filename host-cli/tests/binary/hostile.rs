@@ -85,3 +85,45 @@ fn empty_input_is_refused_with_the_reason() {
     assert_eq!(out.status.code(), Some(0));
     assert!(stdout(&out).contains("0 runnable"), "{}", stdout(&out));
 }
+
+#[test]
+fn an_invalid_machine_size_in_the_header_names_its_line() {
+    let dir = scratch();
+    let jobs = format!("{}{}", job(1, 0, 10, 2, 20), job(2, 5, 10, 3, 20));
+    for (header, key, value, line) in [
+        (
+            "; Version: 2\n; MaxProcs: 0\n; MaxNodes: 64\n",
+            "MaxProcs",
+            "0",
+            2,
+        ),
+        ("; MaxProcs: banana\n", "MaxProcs", "banana", 1),
+        ("; MaxProcs: 4294967296\n", "MaxProcs", "4294967296", 1),
+        (
+            "; Note: n\n; Note: m\n; MaxNodes: -4\n",
+            "MaxNodes",
+            "-4",
+            3,
+        ),
+    ] {
+        let path = write(dir.path(), "bad.swf", &format!("{header}{jobs}"));
+        let t = path.to_str().expect("utf-8");
+        for command in ["replay", "info", "compare"] {
+            let out = run(&[command, t]);
+            let needle = format!("bad.swf:{line}: header {key}: '{value}' is not a machine size");
+            fails_with(&out, 2, &[&needle, "--procs"]);
+        }
+        // --procs makes the header's size irrelevant.
+        let out = run(&["replay", t, "--procs", "4", "--format", "json"]);
+        assert_eq!(out.status.code(), Some(0), "{header}");
+        assert!(
+            stdout(&out).contains("\"machine_procs\": 4"),
+            "{}",
+            stdout(&out)
+        );
+        let out = run(&["info", t, "--procs", "4"]);
+        let text = stdout(&out);
+        let needle = format!("invalid      line {line}: {key} '{value}' does not parse (not used)");
+        assert!(text.contains(&needle), "{text}");
+    }
+}
