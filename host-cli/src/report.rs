@@ -96,6 +96,9 @@ pub struct ReplayReport {
     pub utilisation: f64,
     /// Longest wait queue.
     pub max_queue: usize,
+    /// Waiting (and running) jobs the replay kernel could hold: 65,536, or
+    /// more when the window needed a larger kernel (see [`crate::replay`]).
+    pub kernel_queue_capacity: usize,
     /// Kernel calls.
     pub kernel_calls: u64,
     /// Wall time of the replay (s), parse excluded.
@@ -144,6 +147,7 @@ pub fn replay_report(
         metrics,
         utilisation: m.overall.utilisation(u64::from(prepared.machine_procs)),
         max_queue: result.outcome.max_queue,
+        kernel_queue_capacity: result.queue_capacity,
         kernel_calls: result.outcome.calls,
         replay_seconds: result.wall.as_secs_f64(),
         total_seconds,
@@ -312,6 +316,15 @@ pub fn replay_table(r: &ReplayReport) -> String {
         r.max_queue,
         r.kernel_calls
     );
+    if r.kernel_queue_capacity > crate::replay::QUEUE_CAPACITY {
+        let _ = writeln!(
+            out,
+            "kernel       tables for {} waiting and running jobs (the queue outgrew {}; \
+             the replay was run again on the larger kernel)",
+            r.kernel_queue_capacity,
+            crate::replay::QUEUE_CAPACITY
+        );
+    }
     let _ = writeln!(
         out,
         "wall time    {:.3} s replay, {:.3} s with reading; slowest kernel call {:.1} µs ({})",

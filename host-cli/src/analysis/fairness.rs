@@ -28,13 +28,12 @@
 
 use super::{common_metrics, records_by_id, run_study, PolicyChoice, Scenario, ThresholdOptions};
 use crate::plot::{self, Series, StackPanel};
-use crate::replay::{
-    self, ArrivalObserver, CliError, Prepared, TraceCluster, TraceKernel, TracePlan, Window,
-};
+use crate::replay::{self, ArrivalObserver, CliError, Prepared, TraceCluster, Window};
 use crate::thresholds::{ConservativeThresholds, ThresholdsUsed};
 use backfill_core::metrics::SLOWDOWN_BOUND;
-use backfill_core::{CategoryBounds, Job, JobId, KernelError, Plan, Policy, Time};
+use backfill_core::{CategoryBounds, Job, JobId, Kernel, KernelError, Plan, Policy, Time};
 use serde::{Deserialize, Serialize};
+use std::any::Any;
 use std::fmt::Write as _;
 
 /// The ratio buckets, in order.
@@ -186,7 +185,9 @@ pub struct FairnessReport {
 
 /// Collects fair-start times as jobs arrive on an FCFS-Conservative kernel.
 pub struct FairStarts {
-    scratch: Box<TracePlan>,
+    /// A scratch plan of the replay kernel's shape (`Plan<B, 1, 0>` for the
+    /// kernel's `B`), built on the replay thread at the first arrival.
+    scratch: Option<Box<dyn Any + Send>>,
     /// Fair start per kernel job id.
     pub starts: Vec<Option<Time>>,
     /// Jobs whose fair start could not be computed.
@@ -194,12 +195,12 @@ pub struct FairStarts {
 }
 
 impl FairStarts {
-    /// An empty collector for `jobs` jobs (call on the replay thread: the
-    /// scratch plan is built on its stack before it is boxed).
+    /// An empty collector for `jobs` jobs on `cluster` (its scratch plan is
+    /// built at the first arrival, on the replay thread's large stack).
     #[must_use]
-    pub fn new(cluster: &TraceCluster, jobs: usize) -> Self {
+    pub fn new(_cluster: &TraceCluster, jobs: usize) -> Self {
         Self {
-            scratch: Box::new(Plan::new(cluster)),
+            scratch: None,
             starts: vec![None; jobs],
             errors: Vec::new(),
         }
@@ -207,8 +208,27 @@ impl FairStarts {
 }
 
 impl ArrivalObserver for FairStarts {
-    fn arriving(&mut self, kernel: &TraceKernel, job: &Job) {
-        match kernel.strict_fcfs_start(job.submit, job, &mut self.scratch) {
+    fn arriving<const Q: usize, const R: usize, const B: usize>(
+        &mut self,
+        kernel: &Kernel<Q, R, B>,
+        job: &Job,
+    ) {
+        if !self
+            .scratch
+            .as_ref()
+            .is_some_and(|s| s.is::<Plan<B, 1, 0>>())
+        {
+            let plan: Box<dyn Any + Send> = Box::new(Plan::<B, 1, 0>::new(kernel.cluster()));
+            self.scratch = Some(plan);
+        }
+        let Some(scratch) = self
+            .scratch
+            .as_mut()
+            .and_then(|s| s.downcast_mut::<Plan<B, 1, 0>>())
+        else {
+            return;
+        };
+        match kernel.strict_fcfs_start(job.submit, job, scratch) {
             Ok(slot) => {
                 if let Some(s) = self.starts.get_mut(job.id as usize) {
                     *s = Some(slot.start);

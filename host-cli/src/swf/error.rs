@@ -53,6 +53,15 @@ pub enum SwfErrorKind {
         /// The value as written.
         value: i64,
     },
+    /// A time value (the requested time, or the run time standing in for
+    /// it) that cannot fit the replay's clock: a job submitted with the
+    /// window's last submission would end past `u32::MAX` seconds.
+    PastClock {
+        /// The value, in seconds.
+        value: u64,
+        /// The window's last submit time (after `--load`).
+        last_submit: u32,
+    },
     /// A header value the replay needs (the machine size) does not parse;
     /// the header line is in [`SwfError::line`].
     HeaderValue {
@@ -78,6 +87,12 @@ impl fmt::Display for SwfErrorKind {
             Self::ValueOutOfRange { value } => {
                 write!(f, "value {value} is out of range (0 to {})", u32::MAX)
             }
+            Self::PastClock { value, last_submit } => write!(
+                f,
+                "{value} s does not fit the replay clock: the window's last job is \
+                 submitted at t={last_submit} s, and the clock ends at {} s (about 136 years)",
+                u32::MAX
+            ),
             Self::HeaderValue {
                 key,
                 value,

@@ -127,3 +127,120 @@ fn an_invalid_machine_size_in_the_header_names_its_line() {
         assert!(text.contains(&needle), "{text}");
     }
 }
+
+#[test]
+fn times_past_the_replay_clock_name_the_job_and_line() {
+    let dir = scratch();
+    let max = u32::MAX;
+    // Line 3: a requested time of 2^32 - 1 s, submitted at t=5.
+    let huge = write(
+        dir.path(),
+        "huge.swf",
+        &format!(
+            "; MaxProcs: 4\n{}{}",
+            job(1, 0, 10, 1, 20),
+            job(2, 5, 10, 1, i64::from(max))
+        ),
+    );
+    let h = huge.to_str().expect("utf-8");
+    for args in [
+        &["replay", h][..],
+        &["compare", h],
+        &["replay", h, "--policy", "conservative"],
+    ] {
+        let out = run(args);
+        fails_with(
+            &out,
+            2,
+            &["huge.swf:3: field 9 (requested time): 4294967295 s does not fit the replay clock"],
+        );
+    }
+    // Without a requested time the run time is the estimate: field 4.
+    let run_only = write(
+        dir.path(),
+        "run.swf",
+        &format!(
+            "; MaxProcs: 4\n{}{}",
+            job(1, 0, i64::from(max), 1, -1),
+            job(2, 9, 10, 1, 20)
+        ),
+    );
+    let out = run(&["replay", run_only.to_str().expect("utf-8")]);
+    fails_with(
+        &out,
+        2,
+        &["run.swf:2: field 4 (run time): 4294967295 s does not fit"],
+    );
+    // A load factor that moves submit times past the clock.
+    let small = write(
+        dir.path(),
+        "small.swf",
+        &format!(
+            "; MaxProcs: 4\n{}{}",
+            job(1, 0, 10, 1, 20),
+            job(7, 70, 10, 1, 20)
+        ),
+    );
+    let s = small.to_str().expect("utf-8");
+    let out = run(&["replay", s, "--load", "1e-300"]);
+    fails_with(
+        &out,
+        2,
+        &[
+            "--load 1e-300 moves trace job 7 (line 3) from t=70 s to t=7.000e301 s",
+            "at least 1.630e-8",
+        ],
+    );
+    let out = run(&["sweep", s, "--loads", "1,1e-300"]);
+    fails_with(&out, 2, &["--load 1e-300 moves trace job 7"]);
+    // An estimate that passes the check but makes a reservation end past
+    // the clock (job 1 holds the machine until 2^32 - 6; job 2 waits for
+    // it): the replay stops, naming the time and the job with the largest
+    // estimate.
+    let late = write(
+        dir.path(),
+        "late.swf",
+        &format!(
+            "; MaxProcs: 4\n{}{}",
+            job(1, 0, 10, 4, i64::from(max - 5)),
+            job(2, 5, 10, 4, 100)
+        ),
+    );
+    let out = run(&["replay", late.to_str().expect("utf-8")]);
+    fails_with(
+        &out,
+        1,
+        &[
+            "late.swf: replay stopped at t=5",
+            "time overflow",
+            "past the replay clock's end (4294967295 s, about 136 years)",
+            "largest estimate in the system then was 4294967290 s, trace job 1 (line 2)",
+        ],
+    );
+}
+
+#[test]
+fn a_queue_longer_than_the_first_kernel_is_replayed_on_a_larger_one() {
+    // 70,000 one-second jobs submitted at once on one processor: up to
+    // 69,999 wait together, more than the first kernel's 65,536.
+    let dir = scratch();
+    let mut text = String::from("; MaxProcs: 1\n");
+    for n in 1..=70_000 {
+        text.push_str(&job(n, 0, 1, 1, 2));
+    }
+    let path = write(dir.path(), "flood.swf", &text);
+    let out = run(&[
+        "replay",
+        path.to_str().expect("utf-8"),
+        "--policy",
+        "fcfs",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", super::stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    assert_eq!(json["accounting"]["scheduled"], 70_000);
+    assert_eq!(json["max_queue"], 70_000);
+    assert_eq!(json["kernel_queue_capacity"], 1 << 18);
+    assert_eq!(json["metrics"][0]["jobs"], 70_000);
+}
