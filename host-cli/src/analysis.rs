@@ -158,15 +158,17 @@ impl ThresholdOptions {
         })
     }
 
-    /// Refuses options that no policy in `choices` would use.
+    /// Refuses options that no policy in `choices` would use, and
+    /// `--threshold-from` together with the thresholds it would replace.
     ///
     /// # Errors
-    /// [`CliError::Usage`] naming the option and the policies it applies to.
+    /// [`CliError::Usage`] naming the option and the policies it applies
+    /// to, or the options that clash.
     pub fn check(&self, choices: &[PolicyChoice]) -> Result<(), CliError> {
         let has = |c: PolicyChoice| choices.contains(&c);
         let unused = |option: &str, applies: &str| {
             Err(CliError::Usage(format!(
-                "{option} applies to {applies}, which is not among the policies ({})",
+                "{option} is for {applies} only, and the policies are {}",
                 choices
                     .iter()
                     .map(|c| c.name())
@@ -181,10 +183,33 @@ impl ThresholdOptions {
             return unused("--thresholds", "selective-d");
         }
         if self.from.is_some() && !self.needs_conservative(choices) {
-            return unused(
-                "--threshold-from",
-                "selective or selective-d without --threshold / --thresholds",
-            );
+            // Every selective / selective-d listed has its thresholds given.
+            let given: Vec<(&str, &str)> = [
+                (
+                    PolicyChoice::Selective,
+                    self.threshold.is_some(),
+                    "--threshold",
+                ),
+                (
+                    PolicyChoice::SelectiveD,
+                    self.thresholds.is_some(),
+                    "--thresholds",
+                ),
+            ]
+            .into_iter()
+            .filter(|&(c, set, _)| set && has(c))
+            .map(|(c, _, option)| (option, c.name()))
+            .collect();
+            if given.is_empty() {
+                return unused("--threshold-from", "selective and selective-d");
+            }
+            let options: Vec<&str> = given.iter().map(|g| g.0).collect();
+            let policies: Vec<&str> = given.iter().map(|g| g.1).collect();
+            return Err(CliError::Usage(format!(
+                "--threshold-from and {} both set the thresholds of {}: give one or the other",
+                options.join(" and "),
+                policies.join(" and ")
+            )));
         }
         if self.scale.is_some() && !has(PolicyChoice::SelectiveScaled) {
             return unused("--scale", "selective-scaled");
@@ -780,7 +805,39 @@ mod tests {
             ..ThresholdOptions::default()
         };
         assert!(from.check(&[P::SelectiveD]).is_ok());
-        assert!(from.check(&[P::SelectiveAdaptive]).is_err());
+        let e = from.check(&[P::SelectiveAdaptive]).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "--threshold-from is for selective and selective-d only, and the policies are \
+             selective-adaptive"
+        );
+        let both = ThresholdOptions {
+            threshold: Some(5000),
+            from: Some(ThresholdFrom::Conservative),
+            ..ThresholdOptions::default()
+        };
+        let e = both.check(&[P::Selective]).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "--threshold-from and --threshold both set the thresholds of selective: give one or \
+             the other"
+        );
+        assert!(
+            both.check(&[P::Selective, P::SelectiveD]).is_ok(),
+            "selective-d takes them"
+        );
+        let all = ThresholdOptions {
+            thresholds: Some([2000; 4]),
+            ..both
+        };
+        let e = all
+            .check(&[P::Selective, P::SelectiveD])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("--threshold-from and --threshold and --thresholds both set the thresholds of selective and selective-d"),
+            "{e}"
+        );
         let scale = ThresholdOptions {
             scale: Some(2000),
             ..ThresholdOptions::default()

@@ -79,19 +79,19 @@ pub type PolicyArg = PolicyChoice;
 #[derive(Clone, Debug, Args)]
 pub struct WindowArgs {
     /// Take only the first N job lines (after --skip), in file order.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_count_u64)]
     pub first: Option<u64>,
     /// Skip the first N job lines, in file order.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true, value_parser = parse_count_u64)]
     pub skip: u64,
     /// Machine size, overriding the header's MaxProcs.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_procs)]
     pub procs: Option<u32>,
     /// Longest run time (s) of a Short job.
-    #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600, allow_negative_numbers = true, value_parser = parse_count_u32)]
     pub short_max: u32,
     /// Most processors of a Narrow job (the paper used 64 for LANL-CM5).
-    #[arg(long, value_name = "PROCS", default_value_t = 8)]
+    #[arg(long, value_name = "PROCS", default_value_t = 8, allow_negative_numbers = true, value_parser = parse_count_u32)]
     pub narrow_max: u32,
 }
 
@@ -120,10 +120,10 @@ impl WindowArgs {
 #[derive(Clone, Debug, Args)]
 pub struct SyntheticArgs {
     /// Synthetic workload (no TRACE): number of jobs.
-    #[arg(long, default_value_t = SyntheticSpec::default().jobs)]
+    #[arg(long, default_value_t = SyntheticSpec::default().jobs, allow_negative_numbers = true, value_parser = parse_count_u32)]
     pub synthetic_jobs: u32,
     /// Synthetic workload (no TRACE): PRNG seed.
-    #[arg(long, default_value_t = SyntheticSpec::default().seed)]
+    #[arg(long, default_value_t = SyntheticSpec::default().seed, allow_negative_numbers = true, value_parser = parse_count_u64)]
     pub seed: u64,
 }
 
@@ -144,7 +144,7 @@ pub struct ShapeArgs {
     #[arg(long, value_enum, default_value_t = Estimates::User)]
     pub estimates: Estimates,
     /// Load factor: submit times are divided by F (F > 1 is heavier).
-    #[arg(long, value_name = "F", default_value_t = 1.0)]
+    #[arg(long, value_name = "F", default_value_t = 1.0, allow_negative_numbers = true, value_parser = parse_load)]
     pub load: f64,
 }
 
@@ -163,10 +163,10 @@ impl ShapeArgs {
 #[derive(Clone, Debug, Default, Args)]
 pub struct ThresholdArgs {
     /// Selective's starvation threshold, an expansion factor (e.g. 26.69).
-    #[arg(long, value_name = "X", value_parser = parse_threshold)]
+    #[arg(long, value_name = "X", allow_negative_numbers = true, value_parser = parse_threshold)]
     pub threshold: Option<u32>,
     /// Selective-D's thresholds for SN,SW,LN,LW (categories by --short-max / --narrow-max).
-    #[arg(long, value_name = "SN,SW,LN,LW", value_parser = parse_thresholds)]
+    #[arg(long, value_name = "SN,SW,LN,LW", allow_negative_numbers = true, value_parser = parse_thresholds)]
     pub thresholds: Option<[u32; 4]>,
     /// Take the thresholds a run gives: `conservative` is the mean bounded
     /// slowdown of a Conservative run (overall; per category for
@@ -174,7 +174,7 @@ pub struct ThresholdArgs {
     #[arg(long, value_enum, value_name = "SOURCE")]
     pub threshold_from: Option<ThresholdFrom>,
     /// selective-scaled: the factor applied to the running mean slowdown [default: 1.5].
-    #[arg(long, value_name = "F", value_parser = parse_scale)]
+    #[arg(long, value_name = "F", allow_negative_numbers = true, value_parser = parse_scale)]
     pub scale: Option<u32>,
     /// selective-adaptive / selective-scaled: average only well-estimated jobs.
     #[arg(long)]
@@ -221,7 +221,7 @@ pub struct ReplayArgs {
     #[arg(long, value_enum, default_value_t = Estimates::User)]
     pub estimates: Estimates,
     /// Load factor: submit times are divided by F (F > 1 is heavier).
-    #[arg(long, value_name = "F", default_value_t = 1.0)]
+    #[arg(long, value_name = "F", default_value_t = 1.0, allow_negative_numbers = true, value_parser = parse_load)]
     pub load: f64,
     /// Write one CSV row per scheduled job to FILE.
     #[arg(long, value_name = "FILE.csv")]
@@ -230,10 +230,10 @@ pub struct ReplayArgs {
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
     /// Synthetic workload: number of jobs.
-    #[arg(long, default_value_t = SyntheticSpec::default().jobs)]
+    #[arg(long, default_value_t = SyntheticSpec::default().jobs, allow_negative_numbers = true, value_parser = parse_count_u32)]
     pub synthetic_jobs: u32,
     /// Synthetic workload: PRNG seed.
-    #[arg(long, default_value_t = SyntheticSpec::default().seed)]
+    #[arg(long, default_value_t = SyntheticSpec::default().seed, allow_negative_numbers = true, value_parser = parse_count_u64)]
     pub seed: u64,
     /// Selective thresholds.
     #[command(flatten)]
@@ -350,7 +350,9 @@ pub struct SweepArgs {
         long,
         value_name = "F,F,...",
         value_delimiter = ',',
-        default_value = "1.0,1.2,1.4,1.6"
+        default_value = "1.0,1.2,1.4,1.6",
+        allow_negative_numbers = true,
+        value_parser = parse_load
     )]
     pub loads: Vec<f64>,
     /// Policies to replay, comma-separated.
@@ -416,6 +418,54 @@ pub struct FairnessArgs {
     /// Window and categories.
     #[command(flatten)]
     pub window: WindowArgs,
+}
+
+/// Parses a count, a whole number from 0 to `u64::MAX` (`--first`, `--skip`).
+///
+/// # Errors
+/// A message saying what the text is not.
+pub fn parse_count_u64(text: &str) -> Result<u64, String> {
+    text.trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a whole number from 0 to {}", u64::MAX))
+}
+
+/// Parses a count, a whole number from 0 to `u32::MAX` (`--short-max`).
+///
+/// # Errors
+/// A message saying what the text is not.
+pub fn parse_count_u32(text: &str) -> Result<u32, String> {
+    text.trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a whole number from 0 to {}", u32::MAX))
+}
+
+/// Parses a machine size, a whole number from 1 to `u32::MAX` (`--procs`).
+///
+/// # Errors
+/// A message saying what the text is not.
+pub fn parse_procs(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(p) if p > 0 => Ok(p),
+        _ => Err(format!(
+            "`{text}` is not a machine size (a whole number from 1 to {})",
+            u32::MAX
+        )),
+    }
+}
+
+/// Parses a load factor: a positive finite number (`--load`, `--loads`).
+///
+/// # Errors
+/// A message saying what the text is not.
+pub fn parse_load(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(f) if f.is_finite() && f > 0.0 => Ok(f),
+        _ => Err(format!(
+            "`{text}` is not a load factor (a positive number: submit times are divided by it, \
+             so 1.2 is 20% heavier)"
+        )),
+    }
 }
 
 /// Entry point of the binary. Nothing here panics on an output error: a

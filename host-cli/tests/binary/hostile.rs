@@ -244,3 +244,76 @@ fn a_queue_longer_than_the_first_kernel_is_replayed_on_a_larger_one() {
     assert_eq!(json["kernel_queue_capacity"], 1 << 18);
     assert_eq!(json["metrics"][0]["jobs"], 70_000);
 }
+
+#[test]
+fn option_errors_say_what_is_wrong() {
+    let dir = scratch();
+    let trace = super::small_trace(dir.path());
+    let t = trace.to_str().expect("utf-8");
+    let out = run(&[
+        "replay",
+        t,
+        "--policy",
+        "selective",
+        "--threshold",
+        "5",
+        "--threshold-from",
+        "conservative",
+    ]);
+    fails_with(
+        &out,
+        2,
+        &["--threshold-from and --threshold both set the thresholds of selective: give one or the other"],
+    );
+    let out = run(&[
+        "compare",
+        t,
+        "--policies",
+        "easy",
+        "--threshold-from",
+        "conservative",
+    ]);
+    fails_with(
+        &out,
+        2,
+        &["--threshold-from is for selective and selective-d only, and the policies are conservative,easy"],
+    );
+    // Negative numbers are values, not options: no advice to write `-- -1`.
+    for (args, needle) in [
+        (
+            &["replay", "--load", "-1"][..],
+            "`-1` is not a load factor (a positive number",
+        ),
+        (&["replay", "--load", "0"], "`0` is not a load factor"),
+        (
+            &["sweep", "--loads", "1,-1.5"],
+            "`-1.5` is not a load factor",
+        ),
+        (
+            &["replay", "--first", "-1"],
+            "`-1` is not a whole number from 0 to",
+        ),
+        (
+            &["info", t, "--skip", "-3"],
+            "`-3` is not a whole number from 0 to",
+        ),
+        (
+            &["replay", "--procs", "-4"],
+            "`-4` is not a machine size (a whole number from 1 to",
+        ),
+        (&["replay", "--procs", "0"], "`0` is not a machine size"),
+        (
+            &["replay", "--policy", "selective", "--threshold", "-2"],
+            "`-2` is not a decimal number",
+        ),
+    ] {
+        let out = run(args);
+        let err = super::stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(needle),
+            "{args:?}: {needle:?} missing in {err}"
+        );
+        assert!(!err.contains("-- -"), "{args:?}: {err}");
+    }
+}
