@@ -30,7 +30,7 @@ pub mod sweep;
 use crate::replay::{
     self, CliError, Estimates, MachineSource, Prepared, RunResult, Shaping, Window,
 };
-use crate::report::{self, Accounting};
+use crate::report::{self, Accounting, RejectedJobs};
 use crate::swf::{self, LoadedTrace};
 use crate::synth::SyntheticSpec;
 use crate::thresholds::{
@@ -465,7 +465,7 @@ impl Scenario {
         window: &Window,
         bounds: CategoryBounds,
         load: Option<f64>,
-        rejected: u64,
+        rejected: RejectedJobs,
         common: &CommonMetrics,
     ) -> Self {
         Self {
@@ -560,12 +560,12 @@ impl Study {
 
     /// Jobs the kernel refused (the same under every policy: too wide).
     #[must_use]
-    pub fn rejected(&self) -> u64 {
+    pub fn rejected(&self) -> RejectedJobs {
         self.runs
             .iter()
-            .map(|r| r.result.rejected.len() as u64)
-            .max()
-            .unwrap_or(0)
+            .map(|r| RejectedJobs::of(&r.result.rejected))
+            .max_by_key(RejectedJobs::total)
+            .unwrap_or_default()
     }
 }
 
@@ -720,15 +720,7 @@ pub fn percent_change(value: f64, baseline: f64) -> Option<f64> {
         .then(|| 100.0 * (value - baseline) / baseline)
 }
 
-/// `v` rounded to 4 decimals, for CSV files (`None` stays `None`).
-#[must_use]
-pub fn round4(v: f64) -> f64 {
-    if v.is_finite() && v.abs() < 1e11 {
-        (v * 1e4).round() / 1e4
-    } else {
-        v
-    }
-}
+pub use crate::report::round4;
 
 /// A percent change as table text: `+12.3%`, `-45.0%`, `-` for none.
 #[must_use]

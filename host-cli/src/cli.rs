@@ -226,7 +226,9 @@ pub struct ReplayArgs {
     /// Write one CSV row per scheduled job to FILE.
     #[arg(long, value_name = "FILE.csv")]
     pub jobs_out: Option<PathBuf>,
-    /// Report format (csv: the metrics rows).
+    /// Report format (csv: one row per set of jobs, each with the run's
+    /// context, so the rows of several runs can be concatenated; json: one
+    /// object, wall-clock times apart under "timings").
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
     /// Synthetic workload: number of jobs.
@@ -248,7 +250,8 @@ pub struct ReplayArgs {
 pub struct InfoArgs {
     /// SWF trace, plain or gzip.
     pub trace: PathBuf,
-    /// Report format (csv: the category rows).
+    /// Report format (csv: one row per category, each with the trace's
+    /// context; json: one object, the read time apart under "timings").
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
     /// Window and categories.
@@ -667,9 +670,13 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     )?;
     let (prepared, _) = load_prepared(args.trace.as_ref(), &args.window, shaping, &spec)?;
     prepared.check_runnable()?;
+    let read = started.elapsed().as_secs_f64();
     let bounds = args.window.bounds();
+    let mut prerun = None;
     let derived = if options.needs_conservative(&[args.policy]) {
+        let prerun_started = Instant::now();
         let r = replay::run(&prepared, Policy::Conservative, bounds, true, None)?;
+        prerun = Some(prerun_started.elapsed().as_secs_f64());
         Some(ConservativeThresholds::from_records(
             r.records.as_deref().unwrap_or_default(),
             prepared.shaping.estimates,
@@ -703,14 +710,12 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
             report::write_jobs_csv(w, &prepared, records, bounds)
         })?;
     }
-    let mut r = report::replay_report(
-        &prepared,
-        &result,
-        bounds,
-        args.window.skip,
-        args.window.first,
-        started.elapsed().as_secs_f64(),
-    );
+    let phases = report::Phases {
+        read,
+        prerun,
+        total: started.elapsed().as_secs_f64(),
+    };
+    let mut r = report::replay_report(&prepared, &result, bounds, phases);
     if matches!(policy, Policy::Selective(_)) {
         r.thresholds = Some(used);
         r.conservative_thresholds = derived;
@@ -718,7 +723,7 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     let text = match args.format {
         Format::Table => report::replay_table(&r),
         Format::Json => json(&r)?,
-        Format::Csv => analysis::csv_text(&r.metrics)?,
+        Format::Csv => analysis::csv_text(&report::replay_csv_rows(&r))?,
     };
     files.commit()?;
     Ok(text)
@@ -745,31 +750,12 @@ pub fn run_info(args: &InfoArgs) -> Result<String, CliError> {
         &prepared,
         &header.unwrap_or_default(),
         args.window.bounds(),
-        args.window.skip,
-        args.window.first,
         started.elapsed().as_secs_f64(),
     );
     Ok(match args.format {
         Format::Table => report::info_table(&r),
         Format::Json => json(&r)?,
-        Format::Csv => {
-            #[derive(Serialize)]
-            struct Row<'a> {
-                set: &'a str,
-                jobs: u64,
-                percent: f64,
-            }
-            let rows: Vec<Row<'_>> = r
-                .categories
-                .iter()
-                .map(|(set, jobs, percent)| Row {
-                    set,
-                    jobs: *jobs,
-                    percent: *percent,
-                })
-                .collect();
-            analysis::csv_text(&rows)?
-        }
+        Format::Csv => analysis::csv_text(&report::info_csv_rows(&r))?,
     })
 }
 
@@ -834,7 +820,7 @@ pub fn run_thresholds(args: &ThresholdsArgs) -> Result<String, CliError> {
         &window,
         bounds,
         Some(args.shape.load),
-        run.rejected.len() as u64,
+        report::RejectedJobs::of(&run.rejected),
         &common,
     );
     let (per, _) = t.per_category();

@@ -71,7 +71,10 @@ fn fairness_on_a_hand_worked_trace() {
     let acc = &v["scenario"]["accounting"];
     assert_eq!(acc["jobs_in_window"], 5);
     assert_eq!(acc["scheduled"], 4);
-    assert_eq!(acc["skipped"][1][1], 1, "job 5 has no run time: {acc}");
+    assert_eq!(
+        acc["skipped"]["no_run_time"], 1,
+        "job 5 has no run time: {acc}"
+    );
     assert_eq!(v["jobs_counted"], 4);
     // Fair slowdowns 1, 1.99, 2.98, (297 + 250) / 250 = 2.188.
     let mean = v["mean_fair_slowdown"].as_f64().unwrap();
@@ -118,6 +121,14 @@ fn replay_selective_takes_thresholds_from_conservative_by_default() {
     assert!(
         text.contains("Selective threshold (overall): 2.040"),
         "{text}"
+    );
+    // The timing line keeps the Conservative pre-run apart from the replay.
+    let timing = text.lines().find(|l| l.starts_with("wall time")).unwrap();
+    assert!(
+        timing.contains(" s replay, ")
+            && timing.contains(" s Conservative pre-run for the thresholds, ")
+            && timing.contains(" s in all"),
+        "{timing}"
     );
     let given = cli(&[
         "replay",

@@ -2,12 +2,14 @@
 //! small inputs written to a scratch directory, and check its exit status,
 //! stdout, stderr and the files it leaves behind.
 //!
+//! * [`formats`]: CSV, JSON and per-job outputs as other tools read them;
 //! * [`output`]: stdout and output-file failures (closed pipes, full disks,
 //!   bad or clashing paths, runs that fail after some outputs are written);
 //! * [`hostile`]: input that cannot be scheduled or does not fit (empty
 //!   windows, bad headers, times past the replay clock, huge queues) and
 //!   misleading option errors.
 
+mod formats;
 mod hostile;
 mod output;
 
