@@ -41,7 +41,6 @@ use backfill_core::{CategoryBounds, JobRecord, Metrics, Policy};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
-use std::io::IsTerminal;
 use std::path::Path;
 
 /// A policy as named on the command line (Selective variants before their
@@ -587,8 +586,9 @@ pub fn study_replays(
 
 /// Replays `prepared` under every choice (in parallel), keeping per-job
 /// records. A Conservative run goes first when it is listed or thresholds
-/// come from it; `reference`, if given, is used as that run. `tick` is
-/// called after each replay.
+/// come from it; `reference`, if given, is used as that run. `progress`
+/// counts the jobs of every replay ([`study_replays`] replays of
+/// `prepared.jobs`).
 ///
 /// # Errors
 /// Option errors ([`ThresholdOptions::check`]) and replay errors.
@@ -598,7 +598,7 @@ pub fn run_study(
     options: &ThresholdOptions,
     bounds: CategoryBounds,
     reference: Option<RunResult>,
-    tick: &(dyn Fn() + Sync),
+    progress: Option<&indicatif::ProgressBar>,
 ) -> Result<Study, CliError> {
     options.check(choices)?;
     let wants_conservative =
@@ -606,8 +606,7 @@ pub fn run_study(
     let conservative = match reference {
         Some(r) => Some(r),
         None if wants_conservative => {
-            let r = replay::run(prepared, Policy::Conservative, bounds, true, None)?;
-            tick();
+            let r = replay::run(prepared, Policy::Conservative, bounds, true, progress)?;
             Some(r)
         }
         None => None,
@@ -632,11 +631,7 @@ pub fn run_study(
         .map(|(choice, policy, thresholds)| {
             let result = match (&conservative, choice) {
                 (Some(r), PolicyChoice::Conservative) => r.clone(),
-                _ => {
-                    let r = replay::run(prepared, policy, bounds, true, None)?;
-                    tick();
-                    r
-                }
+                _ => replay::run(prepared, policy, bounds, true, progress)?,
             };
             Ok(PolicyRun {
                 choice,
@@ -726,25 +721,6 @@ pub use crate::report::round4;
 #[must_use]
 pub fn pct_text(change: Option<f64>) -> String {
     change.map_or_else(|| "-".to_owned(), |c| format!("{c:+.1}%"))
-}
-
-/// A progress bar on stderr counting `total` replays, only when stderr is
-/// a terminal.
-#[must_use]
-pub fn progress_bar(total: u64, message: &str) -> Option<indicatif::ProgressBar> {
-    if !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let bar = indicatif::ProgressBar::new(total);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{spinner} {msg} [{bar:40}] {pos}/{len} replays ({elapsed})",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    bar.set_message(message.to_owned());
-    bar.enable_steady_tick(std::time::Duration::from_millis(200));
-    Some(bar)
 }
 
 /// Rows as CSV text with a header line (from the row type's field names).

@@ -20,6 +20,7 @@ use crate::analysis::{
     self, compare, fairness, sweep, PolicyChoice, Source, ThresholdFrom, ThresholdOptions,
 };
 use crate::output::{self, OutputFiles};
+use crate::progress;
 use crate::replay::{self, CliError, Estimates, Prepared, Shaping, Window};
 use crate::report;
 use crate::swf;
@@ -30,7 +31,6 @@ use crate::thresholds::{
 use backfill_core::{CategoryBounds, Policy};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::{Deserialize, Serialize};
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -480,6 +480,7 @@ pub fn main() -> std::process::ExitCode {
         Ok(cli) => cli,
         Err(e) => return clap_exit(&e),
     };
+    progress::show_on_terminal();
     match run(&cli.command) {
         Ok(text) => match output::write_stdout(text.as_bytes()) {
             Ok(_) => std::process::ExitCode::SUCCESS,
@@ -562,22 +563,15 @@ pub fn load_prepared(
     }
 }
 
-/// A replay counter on stderr (when it is a terminal) and the tick that
-/// advances it.
-fn counter(total: u64, message: &str) -> (Option<indicatif::ProgressBar>, impl Fn() + Sync) {
-    let bar = analysis::progress_bar(total, message);
-    let handle = bar.clone();
-    (bar, move || {
-        if let Some(b) = &handle {
-            b.inc(1);
-        }
-    })
-}
-
-fn finish_bar(bar: Option<indicatif::ProgressBar>) {
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
+/// A progress bar for `replays` replays of `prepared`'s jobs.
+fn replays_bar(label: &str, replays: u64, prepared: &Prepared) -> indicatif::ProgressBar {
+    progress::phase(
+        &format!(
+            "{label} {replays} replay{}",
+            if replays == 1 { "" } else { "s" }
+        ),
+        replays * prepared.jobs.len() as u64,
+    )
 }
 
 /// `policies` without repeats; at least one.
@@ -675,7 +669,10 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     let mut prerun = None;
     let derived = if options.needs_conservative(&[args.policy]) {
         let prerun_started = Instant::now();
-        let r = replay::run(&prepared, Policy::Conservative, bounds, true, None)?;
+        let bar = progress::phase("Conservative pre-run", prepared.jobs.len() as u64);
+        let r = replay::run(&prepared, Policy::Conservative, bounds, true, Some(&bar));
+        progress::finish(&bar);
+        let r = r?;
         prerun = Some(prerun_started.elapsed().as_secs_f64());
         Some(ConservativeThresholds::from_records(
             r.records.as_deref().unwrap_or_default(),
@@ -686,25 +683,16 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
         None
     };
     let (policy, used) = options.resolve(args.policy, bounds, derived.as_ref())?;
-    let bar = (std::io::stderr().is_terminal() && prepared.jobs.len() > 20_000).then(|| {
-        let bar = indicatif::ProgressBar::new(prepared.jobs.len() as u64);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} {msg} [{bar:40}] {pos}/{len} jobs ({eta})",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar.set_message(format!("replaying under {policy}"));
-        bar
-    });
+    let bar = progress::phase(&format!("replay {policy}"), prepared.jobs.len() as u64);
     let result = replay::run(
         &prepared,
         policy,
         bounds,
         args.jobs_out.is_some(),
-        bar.as_ref(),
-    )?;
-    finish_bar(bar);
+        Some(&bar),
+    );
+    progress::finish(&bar);
+    let result = result?;
     if let Some(records) = &result.records {
         files.write_with("--jobs-out", |w| {
             report::write_jobs_csv(w, &prepared, records, bounds)
@@ -808,7 +796,10 @@ pub fn run_thresholds(args: &ThresholdsArgs) -> Result<String, CliError> {
     let window = args.window.window();
     let bounds = args.window.bounds();
     let prepared = source.prepare(&window, args.shape.shaping())?;
-    let run = replay::run(&prepared, Policy::Conservative, bounds, true, None)?;
+    let bar = progress::phase("Conservative run", prepared.jobs.len() as u64);
+    let run = replay::run(&prepared, Policy::Conservative, bounds, true, Some(&bar));
+    progress::finish(&bar);
+    let run = run?;
     let t = ConservativeThresholds::from_records(
         run.records.as_deref().unwrap_or_default(),
         prepared.shaping.estimates,
@@ -877,12 +868,13 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, CliError> {
     let prepared = source.prepare(&window, args.shape.shaping())?;
     let choices = with_baseline(&args.policies, args.baseline);
     let options = args.thresholds.options();
-    let (bar, tick) = counter(
-        analysis::study_replays(&choices, &options, false),
+    let bar = replays_bar(
         "compare",
+        analysis::study_replays(&choices, &options, false),
+        &prepared,
     );
-    let study = analysis::run_study(&prepared, &choices, &options, bounds, None, &tick);
-    finish_bar(bar);
+    let study = analysis::run_study(&prepared, &choices, &options, bounds, None, Some(&bar));
+    progress::finish(&bar);
     let report = compare::report(&prepared, &window, &study?, args.baseline, bounds)?;
     emit(
         &args.output,
@@ -911,9 +903,17 @@ pub fn run_sweep(args: &SweepArgs) -> Result<String, CliError> {
         bounds: args.window.bounds(),
     };
     let per_load = analysis::study_replays(&spec.choices, &spec.options, false);
-    let (bar, tick) = counter(per_load * spec.loads.len() as u64, "sweep");
-    let report = sweep::run(&source, &spec, &tick);
-    finish_bar(bar);
+    // Every load replays the same jobs (the window does not depend on it).
+    let jobs = source.prepare(
+        &spec.window,
+        Shaping {
+            estimates: spec.estimates,
+            load: 1.0,
+        },
+    )?;
+    let bar = replays_bar("sweep", per_load * spec.loads.len() as u64, &jobs);
+    let report = sweep::run(&source, &spec, Some(&bar));
+    progress::finish(&bar);
     let report = report?;
     let set = args.set.label();
     emit(
@@ -939,12 +939,13 @@ pub fn run_fairness(args: &FairnessArgs) -> Result<String, CliError> {
     let prepared = source.prepare(&window, args.shape.shaping())?;
     let choices = distinct(&args.policies)?;
     let options = args.thresholds.options();
-    let (bar, tick) = counter(
-        analysis::study_replays(&choices, &options, true) + 1,
+    let bar = replays_bar(
         "fairness",
+        analysis::study_replays(&choices, &options, true) + 1,
+        &prepared,
     );
-    let result = fairness::run(&prepared, &window, &choices, &options, bounds, &tick);
-    finish_bar(bar);
+    let result = fairness::run(&prepared, &window, &choices, &options, bounds, Some(&bar));
+    progress::finish(&bar);
     let (report, jobs) = result?;
     if files.wants("--jobs-out") {
         files.write(

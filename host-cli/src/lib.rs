@@ -6,6 +6,7 @@
 //! * [`swf`]: the Standard Workload Format reader (plain and gzip), with
 //!   errors naming file, line and field, and counted skip reasons;
 //! * [`synth`]: the seeded synthetic workload used when no trace is given;
+//! * [`progress`]: progress bars on stderr for the phases of a command;
 //! * [`replay`]: windowing, estimates, load scaling, and the replay driver
 //!   around `backfill_core::Simulator`;
 //! * [`output`]: stdout without panics, and output files checked before a
@@ -23,6 +24,7 @@ pub mod analysis;
 pub mod cli;
 pub mod output;
 pub mod plot;
+pub mod progress;
 pub mod replay;
 pub mod report;
 pub mod swf;
@@ -35,9 +37,10 @@ mod tests {
 
     /// The modules bottom-up, as listed above: a module may use only the
     /// modules before it.
-    const LAYERS: [&str; 9] = [
+    const LAYERS: [&str; 10] = [
         "swf",
         "synth",
+        "progress",
         "replay",
         "output",
         "thresholds",

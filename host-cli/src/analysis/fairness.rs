@@ -247,6 +247,7 @@ impl ArrivalObserver for FairStarts {
 pub fn fair_starts(
     prepared: &Prepared,
     bounds: CategoryBounds,
+    progress: Option<&indicatif::ProgressBar>,
 ) -> Result<(replay::RunResult, FairStarts), CliError> {
     let n = prepared.jobs.len();
     replay::run_observed(
@@ -254,7 +255,7 @@ pub fn fair_starts(
         Policy::Conservative,
         bounds,
         true,
-        None,
+        progress,
         move |c| FairStarts::new(c, n),
     )
 }
@@ -281,12 +282,18 @@ pub fn run(
     choices: &[PolicyChoice],
     options: &ThresholdOptions,
     bounds: CategoryBounds,
-    tick: &(dyn Fn() + Sync),
+    progress: Option<&indicatif::ProgressBar>,
 ) -> Result<(FairnessReport, Vec<JobFairness>), CliError> {
     options.check(choices)?;
-    let (reference, fair) = fair_starts(prepared, bounds)?;
-    tick();
-    let study = run_study(prepared, choices, options, bounds, Some(reference), tick)?;
+    let (reference, fair) = fair_starts(prepared, bounds, progress)?;
+    let study = run_study(
+        prepared,
+        choices,
+        options,
+        bounds,
+        Some(reference),
+        progress,
+    )?;
     let results: Vec<_> = study.runs.iter().map(|r| &r.result).collect();
     let n = prepared.jobs.len();
     let common = common_metrics(&results, bounds, n);

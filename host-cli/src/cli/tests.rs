@@ -373,3 +373,49 @@ fn the_window_selects_synthetic_jobs_too() {
     assert_eq!(json["accounting"]["scheduled"], 100);
     assert_eq!(json["metrics"][0]["jobs"], 100);
 }
+
+/// Every phase that replays jobs has a progress bar, and each bar counts
+/// to its end (bars are hidden off a terminal but count all the same).
+#[test]
+fn every_replaying_phase_has_a_progress_bar() {
+    let phases = |args: &[&str]| {
+        let (result, phases) = crate::progress::recording(|| cli(args));
+        result.unwrap();
+        assert!(
+            phases.iter().all(|p| p.done == p.total && p.total > 0),
+            "{phases:?}"
+        );
+        phases
+            .into_iter()
+            .map(|p| (p.label, p.total))
+            .collect::<Vec<_>>()
+    };
+    let jobs = ["--synthetic-jobs", "300"];
+    let with = |command: &[&'static str]| [command, &jobs[..]].concat();
+    assert_eq!(
+        phases(&with(&["replay", "--policy", "selective"])),
+        [
+            ("Conservative pre-run".into(), 300),
+            ("replay selective".into(), 300)
+        ]
+    );
+    assert_eq!(phases(&with(&["replay"])), [("replay easy".into(), 300)]);
+    assert_eq!(
+        phases(&with(&["thresholds"])),
+        [("Conservative run".into(), 300)]
+    );
+    // conservative (thresholds too), easy, selective, selective-d.
+    assert_eq!(
+        phases(&with(&["compare"])),
+        [("compare 4 replays".into(), 1200)]
+    );
+    assert_eq!(
+        phases(&with(&["sweep", "--loads", "1,2", "--policies", "easy"])),
+        [("sweep 4 replays".into(), 1200)]
+    );
+    // The FCFS-Conservative reference, then the four policies.
+    assert_eq!(
+        phases(&with(&["fairness"])),
+        [("fairness 5 replays".into(), 1500)]
+    );
+}
