@@ -14,6 +14,7 @@
 //! are -1.
 
 use crate::lublin::MAX_RUNTIME;
+use crate::output::OutputFiles;
 use crate::replay::CliError;
 use crate::swf::{SwfRecord, TraceJob};
 use crate::synth::{self, SyntheticSpec, BATCH_QUEUE};
@@ -93,7 +94,10 @@ pub fn run(args: &GenerateArgs) -> Result<String, CliError> {
             match &a.output {
                 None => Ok(text),
                 Some(path) => {
-                    crate::analysis::write_file(path, &text)?;
+                    let mut files = OutputFiles::new(&[]);
+                    files.add("--output", Some(path))?;
+                    files.write("--output", text.as_bytes())?;
+                    files.commit()?;
                     Ok(format!(
                         "wrote {} jobs ({}) to {}\n",
                         spec.jobs,
@@ -193,6 +197,3 @@ fn record(job: &TraceJob) -> SwfRecord {
         -1,
     ])
 }
-
-#[cfg(test)]
-mod tests;
