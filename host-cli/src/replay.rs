@@ -1012,7 +1012,7 @@ mod tests {
         let text = failed.into_error(&prepared).to_string();
         assert!(
             text.starts_with(
-                "synthetic (seed 1, 10 jobs): replay stopped at t=7 (job 3): wait queue full"
+                "built-in Lublin-Feitelson batch model (seed 1, 10 jobs): replay stopped at t=7 (job 3): wait queue full"
             ),
             "{text}"
         );
