@@ -504,8 +504,8 @@ impl Prepared {
         })
     }
 
-    /// Why nothing can be scheduled, if nothing can: [`why_no_job_lines`]
-    /// (Self::why_no_job_lines), or every job line of the window skipped
+    /// Why nothing can be scheduled, if nothing can:
+    /// [`why_no_job_lines`](Self::why_no_job_lines), or every job line of the window skipped
     /// (with the count per reason).
     #[must_use]
     pub fn why_nothing_to_schedule(&self) -> Option<String> {
