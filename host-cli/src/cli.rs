@@ -20,6 +20,7 @@
 use crate::analysis::{
     self, compare, fairness, sweep, PolicyChoice, Source, ThresholdFrom, ThresholdOptions,
 };
+use crate::batsim;
 use crate::output::{self, OutputFiles};
 use crate::progress;
 use crate::replay::{self, CliError, Estimates, Prepared, Shaping, Window};
@@ -72,6 +73,23 @@ pub enum Format {
     Csv,
     /// One JSON object.
     Json,
+}
+
+/// Layout of `replay --jobs-out`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum JobsFormat {
+    /// job_id, submit, start, end, wait, run, estimate, procs,
+    /// bounded_slowdown, category, killed.
+    Plain,
+    /// Batsim's jobs.csv, which evalys loads to draw Gantt charts: job_id,
+    /// workload_name, profile, submission_time,
+    /// requested_number_of_resources, requested_time, success, final_state
+    /// (COMPLETED_WALLTIME_REACHED for a job killed at its estimate),
+    /// starting_time, execution_time, finish_time, waiting_time,
+    /// turnaround_time, stretch, allocated_resources (processor ids as an
+    /// interval set, "0-3 8 10-11", given first-fit in start order, never
+    /// two running jobs on one id), consumed_energy (-1), metadata.
+    Batsim,
 }
 
 /// The policy names `--policy` accepts (kept for compatibility; the same as
@@ -226,9 +244,20 @@ pub struct ReplayArgs {
     /// Load factor: submit times are divided by F (F > 1 is heavier).
     #[arg(long, value_name = "F", default_value_t = 1.0, allow_negative_numbers = true, value_parser = parse_load)]
     pub load: f64,
-    /// Write one CSV row per scheduled job to FILE.
+    /// Write one CSV row per scheduled job to FILE, in trace order (layout:
+    /// --jobs-format).
     #[arg(long, value_name = "FILE.csv")]
     pub jobs_out: Option<PathBuf>,
+    /// Layout of --jobs-out: this tool's columns, or Batsim's jobs.csv (for
+    /// evalys; scripts/evalys_gantt.py draws its Gantt chart).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "LAYOUT",
+        default_value_t = JobsFormat::Plain,
+        requires = "jobs_out"
+    )]
+    pub jobs_format: JobsFormat,
     /// Report format (csv: one row per set of jobs, each with the run's
     /// context, so the rows of several runs can be concatenated; json: one
     /// object, wall-clock times apart under "timings").
@@ -698,8 +727,9 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     progress::finish(&bar);
     let result = result?;
     if let Some(records) = &result.records {
-        files.write_with("--jobs-out", |w| {
-            report::write_jobs_csv(w, &prepared, records, bounds)
+        files.write_with("--jobs-out", |w| match args.jobs_format {
+            JobsFormat::Plain => report::write_jobs_csv(w, &prepared, records, bounds),
+            JobsFormat::Batsim => batsim::write_jobs(w, &prepared, records),
         })?;
     }
     let phases = report::Phases {

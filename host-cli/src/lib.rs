@@ -17,6 +17,8 @@
 //! * [`thresholds`]: Selective's starvation thresholds: parsing them,
 //!   deriving them from a Conservative run, and saying which were used;
 //! * [`report`]: tables, JSON and the per-job CSV;
+//! * [`batsim`]: the per-job schedule in Batsim's `jobs.csv` layout, with
+//!   processor ids assigned (for evalys and other Batsim tools);
 //! * [`plot`]: SVG figures (plotters, SVG backend only; uses no other module);
 //! * [`generate`]: `host-cli generate`, the model workloads as SWF files;
 //! * [`analysis`]: the selective-reservation analyses (category
@@ -25,6 +27,7 @@
 #![forbid(unsafe_code)]
 
 pub mod analysis;
+pub mod batsim;
 pub mod cli;
 pub mod estimates;
 pub mod generate;
@@ -45,7 +48,7 @@ mod tests {
 
     /// The modules bottom-up, as listed above: a module may use only the
     /// modules before it.
-    const LAYERS: [&str; 14] = [
+    const LAYERS: [&str; 15] = [
         "swf",
         "rng",
         "lublin",
@@ -56,6 +59,7 @@ mod tests {
         "output",
         "thresholds",
         "report",
+        "batsim",
         "plot",
         "generate",
         "analysis",

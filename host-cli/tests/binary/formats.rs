@@ -171,3 +171,44 @@ fn the_jobs_csv_says_which_jobs_were_killed() {
         ]
     );
 }
+
+#[test]
+fn jobs_format_batsim_writes_batsim_jobs_csv() {
+    let dir = scratch();
+    // Job 2 runs 50 s but asked for 20: killed at its estimate; job 3 needs
+    // the whole machine and waits for both.
+    let text = format!(
+        "; MaxProcs: 4\n{}{}{}",
+        super::job(1, 0, 10, 1, 20),
+        super::job(2, 1, 50, 2, 20),
+        super::job(3, 2, 5, 4, 10)
+    );
+    let trace = super::write(dir.path(), "k.swf", &text);
+    let jobs = dir.path().join("jobs.csv");
+    let out = run(&[
+        "replay",
+        trace.to_str().expect("utf-8"),
+        "--jobs-out",
+        jobs.to_str().expect("utf-8"),
+        "--jobs-format",
+        "batsim",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&jobs).expect("jobs csv");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "job_id,workload_name,profile,submission_time,requested_number_of_resources,\
+             requested_time,success,final_state,starting_time,execution_time,finish_time,\
+             waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,metadata",
+            "1,k,10,0,1,20,1,COMPLETED_SUCCESSFULLY,0,10,10,0,10,1.0,0,-1,",
+            "2,k,50,1,2,20,0,COMPLETED_WALLTIME_REACHED,1,20,21,0,20,1.0,1-2,-1,",
+            "3,k,5,2,4,10,1,COMPLETED_SUCCESSFULLY,21,5,26,19,24,4.8,0-3,-1,",
+        ]
+    );
+    // The layout needs a file to write.
+    let alone = run(&["replay", "--first", "5", "--jobs-format", "batsim"]);
+    assert_eq!(alone.status.code(), Some(2), "{}", stderr(&alone));
+    assert!(stderr(&alone).contains("--jobs-out"), "{}", stderr(&alone));
+}
