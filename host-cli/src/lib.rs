@@ -9,11 +9,15 @@
 //! * [`analysis`]: the selective-reservation analyses (thresholds, category
 //!   comparisons, load sweeps, fairness), run over several policies;
 //! * [`plot`]: their SVG figures (plotters, SVG backend only);
+//! * [`farm`]: heterogeneous farms (the flexible-backfilling paper): the
+//!   TOML/CSV farm files, their generator, farm replays and metrics, and
+//!   the farm study;
 //! * [`cli`]: the `host-cli` command line (clap).
 #![forbid(unsafe_code)]
 
 pub mod analysis;
 pub mod cli;
+pub mod farm;
 pub mod plot;
 pub mod replay;
 pub mod report;
