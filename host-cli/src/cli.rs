@@ -57,6 +57,25 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Fairness against fair-start times (Table 9, Figure 7).
     Fairness(FairnessArgs),
+    /// Write generated inputs (a farm and its job list).
+    Generate(GenerateArgs),
+    /// The flexible-backfilling paper's farm experiments (figures 1, 2 and its tables).
+    FarmStudy(crate::farm::cli::FarmStudyArgs),
+}
+
+/// `host-cli generate`.
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// What to generate.
+    #[command(subcommand)]
+    pub what: GenerateCommand,
+}
+
+/// What `host-cli generate` writes.
+#[derive(Debug, Subcommand)]
+pub enum GenerateCommand {
+    /// A farm (TOML) and its job list (CSV) from the flexible-backfilling paper's parameters.
+    Farm(crate::farm::cli::GenerateFarmArgs),
 }
 
 /// Output format.
@@ -240,6 +259,13 @@ pub struct ReplayArgs {
     /// Window and categories.
     #[command(flatten)]
     pub window: WindowArgs,
+    /// Replay a farm: FARM.toml describes machines and license pools, and
+    /// TRACE is then its job list (CSV); see `docs/farm.md`.
+    #[arg(long, value_name = "FARM.toml")]
+    pub farm: Option<PathBuf>,
+    /// Flexible-backfilling heuristics (bf-unmod, bf-mod).
+    #[command(flatten)]
+    pub heuristics: crate::farm::cli::HeuristicsArgs,
 }
 
 /// `host-cli info`.
@@ -450,6 +476,10 @@ pub fn run(command: &Command) -> Result<String, CliError> {
         Command::Compare(args) => run_compare(args),
         Command::Sweep(args) => run_sweep(args),
         Command::Fairness(args) => run_fairness(args),
+        Command::Generate(args) => match &args.what {
+            GenerateCommand::Farm(a) => crate::farm::cli::run_generate(a),
+        },
+        Command::FarmStudy(args) => crate::farm::cli::run_study(args),
     }
 }
 
@@ -551,6 +581,20 @@ fn emit<C: serde::Serialize>(
 /// # Errors
 /// Any [`CliError`].
 pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
+    if let Some(farm) = &args.farm {
+        return crate::farm::cli::run_replay(&crate::farm::cli::ReplayRequest {
+            farm,
+            jobs: args.trace.as_deref(),
+            policy: args.heuristics.apply(args.thresholds.options().resolve(
+                args.policy,
+                args.window.bounds(),
+                None,
+            )?.0),
+            bounds: args.window.bounds(),
+            jobs_out: args.jobs_out.as_deref(),
+            format: args.format,
+        });
+    }
     let started = Instant::now();
     let shaping = Shaping {
         estimates: args.estimates,
@@ -576,6 +620,7 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
         None
     };
     let (policy, used) = options.resolve(args.policy, bounds, derived.as_ref())?;
+    let policy = args.heuristics.apply(policy);
     let bar = (std::io::stderr().is_terminal() && prepared.jobs.len() > 20_000).then(|| {
         let bar = indicatif::ProgressBar::new(prepared.jobs.len() as u64);
         bar.set_style(
