@@ -6,8 +6,11 @@
 //! * `fuzz_twins`: the fuzz targets' bodies on stable, over the committed
 //!   corpus and seeded random bytes.
 //! * `real_traces`: replays of the archive traces in `shared/traces/`.
+//! * `farm`: flexible backfilling (BF_FCFS, BF_UNMOD, BF_MOD) against its
+//!   equivalences and the checker on random and generated farms.
 
 mod checker;
+mod farm;
 mod fuzz_twins;
 mod properties;
 mod real_traces;
