@@ -6,6 +6,8 @@
 //! * `fuzz_twins`: the fuzz targets' bodies on stable, over the committed
 //!   corpus and seeded random bytes.
 //! * `real_traces`: replays of the archive traces in `shared/traces/`.
+//! * `reference`: the kernel against the naive reference simulator on
+//!   random small workloads, every policy.
 //! * `farm`: flexible backfilling (BF_FCFS, BF_UNMOD, BF_MOD) against its
 //!   equivalences and the checker on random and generated farms.
 
@@ -14,3 +16,4 @@ mod farm;
 mod fuzz_twins;
 mod properties;
 mod real_traces;
+mod reference;

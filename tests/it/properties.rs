@@ -296,13 +296,20 @@ proptest! {
     }
 
     /// CONS+RS with any seed keeps every invariant in its own form (no job
-    /// past its guarantee) and replays identically.
+    /// past its guarantee) and replays identically, on one machine and on
+    /// farms with license pools (where a move must also clear the licenses
+    /// jobs on other machines hold).
     #[test]
-    fn cons_rs_keeps_every_invariant_with_any_seed(spec in single_machine(), seed in any::<u64>()) {
-        let s = spec.build();
+    fn cons_rs_keeps_every_invariant_with_any_seed(
+        single in single_machine(),
+        farm in scenario(),
+        seed in any::<u64>(),
+    ) {
         let policy = Policy::ConsRs(RandomSearch { seed, ..RandomSearch::DEFAULT });
-        if let Err(e) = s.verify_policy(policy) {
-            prop_assert!(false, "{e}");
+        for spec in [single, farm] {
+            if let Err(e) = spec.build().verify_policy(policy) {
+                prop_assert!(false, "{e}");
+            }
         }
     }
 }

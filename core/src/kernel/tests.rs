@@ -216,6 +216,9 @@ fn cons_rs_fills_a_gap_by_displacing_a_job_within_its_guarantee() {
     assert_eq!(starts(&rs), [(1, 0), (2, 0), (3, 120), (4, 20)]);
     assert_eq!(counters.rs_searches, 1);
     assert_eq!(counters.rs_accepted, 1);
+    // 4 x 2 queued jobs; every other iteration finds no gap (X has none
+    // before 60, nor J once it starts now and is no longer eligible).
+    assert_eq!((counters.rs_iterations, counters.rs_no_gap), (8, 7));
     assert_eq!(
         counters.rs_rejected_guarantee + counters.rs_rejected_objective,
         0
@@ -232,7 +235,27 @@ fn cons_rs_fills_a_gap_by_displacing_a_job_within_its_guarantee() {
     };
     let (plain, counters) = run_rs(none, GAP_FILL);
     assert_eq!(starts(&plain), starts(&cons));
-    assert_eq!(counters.rs_iterations, 0);
+    assert_eq!((counters.rs_searches, counters.rs_iterations), (0, 0));
+}
+
+/// The same shape with R1's estimate 120: X's guarantee is 120, and the
+/// search displaces it to exactly 120. A guarantee is kept when the job
+/// starts by it, so the move stands.
+#[test]
+fn cons_rs_may_displace_a_job_to_exactly_its_guarantee() {
+    let jobs = &[
+        (1, 0, 6, 120, 20),
+        (2, 0, 4, 60, 60),
+        (3, 1, 10, 100, 100),
+        (4, 2, 6, 100, 100),
+    ];
+    let cons = run(Policy::Conservative, 10, jobs);
+    assert_eq!(starts(&cons), [(1, 0), (2, 0), (3, 60), (4, 160)]);
+    let (rs, counters) = run_rs(RandomSearch::DEFAULT, jobs);
+    assert_eq!(starts(&rs), [(1, 0), (2, 0), (3, 120), (4, 20)]);
+    assert_eq!(counters.rs_accepted, 1);
+    let x = rs.records.iter().find(|r| r.job.id == 3).unwrap();
+    assert_eq!(x.guarantee, Some(120));
 }
 
 /// The same shape, but X's guarantee is its arrival reservation at 100:
@@ -252,6 +275,56 @@ fn cons_rs_never_breaks_a_guarantee() {
     assert_eq!(starts(&rs), starts(&cons));
     assert!(counters.rs_rejected_guarantee > 0, "{counters:?}");
     assert_eq!(counters.rs_accepted, 0);
+}
+
+/// CONS+RS on a farm: m0 has 2 processors, m1 4; one license copy usable on
+/// both. A (2 procs, m0) ends early at 10; B (4 procs, m1) runs to 50. Y (4
+/// procs, license) is reserved on m1 at [50, 150); J (2 procs, license, 60
+/// s) behind it on m0 at [150, 210). At 10, J's gap is m0 at 10 (2
+/// processors and the license free then): placing J there needs the
+/// license Y holds on the *other* machine from 50, so Y is taken out too,
+/// cannot go back, and re-placed at 70 it would pass its guarantee (50):
+/// the move is undone. The plan must stay consistent throughout.
+#[test]
+fn cons_rs_clears_licenses_held_on_other_machines() {
+    use crate::types::{LicensePool, LicenseSet, Machine, MachineSet};
+    let machine = |cpus| Machine { cpus, speed: 1000 };
+    let cluster: Cluster<2, 1> = Cluster::new(
+        &[machine(2), machine(4)],
+        &[LicensePool {
+            count: 1,
+            machines: MachineSet::ALL,
+        }],
+    )
+    .unwrap();
+    let licensed = |id, submit, procs, estimate| {
+        let mut job = Job::new(id, submit, procs, estimate);
+        job.licenses = LicenseSet(1);
+        job
+    };
+    let jobs = [
+        (Job::new(1, 0, 2, 100), 10),
+        (Job::new(2, 0, 4, 50), 50),
+        (licensed(3, 1, 4, 100), 100),
+        (licensed(4, 2, 2, 60), 60),
+    ];
+    let mut outcomes = Vec::new();
+    for policy in [Policy::Conservative, Policy::ConsRs(RandomSearch::DEFAULT)] {
+        let kernel: Kernel<8, 8, 64, 2, 1> = Kernel::new(cluster.clone(), policy);
+        let mut sim = Simulator::new(kernel);
+        let mut sink = Collect::default();
+        let input = jobs.iter().map(|&(job, runtime)| SimJob { job, runtime });
+        sim.run(input, &mut sink).unwrap();
+        sim.kernel().validate().unwrap();
+        outcomes.push((starts(&sink), *sim.kernel().counters()));
+    }
+    assert_eq!(outcomes[0].0, [(1, 0), (2, 0), (3, 50), (4, 150)]);
+    assert_eq!(outcomes[1].0, outcomes[0].0);
+    assert!(
+        outcomes[1].1.rs_rejected_guarantee > 0,
+        "{:?}",
+        outcomes[1].1
+    );
 }
 
 /// Conservative without compression keeps every arrival reservation.

@@ -9,7 +9,7 @@
 
 use super::metrics::{self, FarmMetrics};
 use super::{FarmJob, FarmWorkload};
-use crate::replay::CliError;
+use crate::replay::{CliError, ReplayFailure};
 use backfill_core::{
     CategoryBounds, Cluster, Counters, Job, JobId, JobRecord, Kernel, KernelError, Metrics,
     Outcome, Policy, SimJob, Simulator, Sink,
@@ -280,10 +280,15 @@ fn run_on<const Q: usize, const R: usize, const B: usize>(
         let counters = *sim.kernel().counters();
         outcome.map(|o| (o, sink, counters, wall))
     })?;
-    let (outcome, sink, counters, wall) = outcome.map_err(|error| CliError::Replay {
-        trace: prepared.name.clone(),
-        error,
-        number: None,
+    // The error names the job by its id, which is the file's.
+    let (outcome, sink, counters, wall) = outcome.map_err(|error| {
+        CliError::Replay(Box::new(ReplayFailure {
+            trace: prepared.name.clone(),
+            error,
+            number: None,
+            line: None,
+            detail: None,
+        }))
     })?;
     let mut standard = Metrics::new(bounds);
     for r in &sink.records {

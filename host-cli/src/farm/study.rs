@@ -188,7 +188,7 @@ fn replay_setting(
     experiment: &str,
     repetition: u32,
     policies: &[Policy],
-    tick: &(dyn Fn() + Sync),
+    tick: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<StudyRow>, CliError> {
     let workload = generate(spec).map_err(CliError::Usage)?;
     let name = format!("generated farm (seed {})", spec.seed);
@@ -234,7 +234,7 @@ fn replay_setting(
             max_queue: run.outcome.max_queue as u64,
             span: m.span,
         });
-        tick();
+        tick(u64::from(spec.jobs));
     }
     Ok(rows)
 }
@@ -266,20 +266,22 @@ pub fn run(spec: &StudySpec) -> Result<StudyResults, CliError> {
             tasks.push(("licenses", s, r));
         }
     }
-    let total = (tasks.len() * spec.policies.len()) as u64;
-    let bar = crate::analysis::progress_bar(total, "farm-study");
-    let tick = || {
-        if let Some(b) = &bar {
-            b.inc(1);
-        }
-    };
+    // The bar counts jobs, spec.base.jobs per replay (those no machine can
+    // run included).
+    let total = (tasks.len() * spec.policies.len()) as u64 * u64::from(spec.base.jobs);
+    let bar = crate::progress::phase(
+        &format!(
+            "farm-study {} replays",
+            tasks.len() * spec.policies.len()
+        ),
+        total,
+    );
+    let tick = |jobs: u64| bar.inc(jobs);
     let results: Vec<Result<Vec<StudyRow>, CliError>> = tasks
         .par_iter()
         .map(|(experiment, s, r)| replay_setting(s, experiment, *r, &spec.policies, &tick))
         .collect();
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
+    crate::progress::finish(&bar);
     let mut grid = Vec::new();
     let mut licenses = Vec::new();
     for rows in results {
@@ -344,7 +346,7 @@ pub fn summarise(rows: &[StudyRow]) -> Vec<SummaryRow> {
 }
 
 fn round(v: f64) -> f64 {
-    crate::analysis::round4(v)
+    crate::report::round4(v)
 }
 
 /// Summaries as CSV: the key columns, then `<metric>` and `<metric>_ci95`
@@ -406,6 +408,31 @@ fn rounded(rows: &[StudyRow]) -> Vec<StudyRow> {
             ..r.clone()
         })
         .collect()
+}
+
+/// The names of the CSV files [`csv_files`] makes, in its order (the
+/// license files only with a license sweep).
+#[must_use]
+pub fn csv_names(license_sweep: bool) -> Vec<&'static str> {
+    let mut names = vec!["farm-grid.csv", "farm-grid-summary.csv"];
+    if license_sweep {
+        names.extend(["farm-licenses.csv", "farm-licenses-summary.csv"]);
+    }
+    names
+}
+
+/// The names of the figures [`figures`] draws, in its order.
+#[must_use]
+pub fn figure_names(license_sweep: bool) -> Vec<&'static str> {
+    let mut names = vec![
+        "farm-fig1a-deadlines.svg",
+        "farm-fig1b-usage.svg",
+        "farm-fig2a-slowdown.svg",
+    ];
+    if license_sweep {
+        names.push("farm-fig2b-licenses.svg");
+    }
+    names
 }
 
 /// The CSV files: `(file name, contents)`.
