@@ -286,9 +286,7 @@ impl Engine {
                 flexible::Mode::Fcfs,
                 Heuristics::DEFAULT,
             )),
-            Policy::BfUnmod(h) => {
-                Self::Flexible(flexible::Flexible::new(flexible::Mode::Unmod, h))
-            }
+            Policy::BfUnmod(h) => Self::Flexible(flexible::Flexible::new(flexible::Mode::Unmod, h)),
             Policy::BfMod(h) => Self::Flexible(flexible::Flexible::new(flexible::Mode::Mod, h)),
         }
     }

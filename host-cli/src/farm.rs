@@ -2,7 +2,7 @@
 //! Capannini, Pasquali, Puppin, Ricci and Techiouba, *Backfilling strategies
 //! for scheduling streams of jobs on computational farms*, 2007).
 //!
-//! * [`format`]: the farm description people read and write, a TOML file of
+//! * [`format`](mod@format): the farm description people read and write, a TOML file of
 //!   machines (CPUs, speed) and license pools (copies, eligible machines),
 //!   and a CSV job list (id, submit, CPUs, estimate, run time, deadline,
 //!   licenses), with errors naming file, line and field;

@@ -32,8 +32,11 @@ const AGING_ONLY: [Policy; 2] = [
     Policy::BfMod(Heuristics::AGING_ONLY),
 ];
 
+/// Starts `(job, slot)` and reservations `(now, job, start)` of a replay.
+type Decisions = (Vec<(u32, backfill_core::Slot)>, Vec<(u32, u32, u32)>);
+
 /// Starts and reservations of a replay, for comparing policies.
-fn decisions(log: &RunLog) -> (Vec<(u32, backfill_core::Slot)>, Vec<(u32, u32, u32)>) {
+fn decisions(log: &RunLog) -> Decisions {
     let reservations = log
         .reservations
         .iter()

@@ -599,7 +599,8 @@ impl Naive<'_> {
                 "the reference models flexible backfilling without deadlines and licenses"
             );
             let aging = u128::from(h.age_factor) * u128::from(self.now - self.submit(job));
-            let wait = u128::from(h.wait_boost) * u128::from(shortest) / u128::from(self.estimate(job));
+            let wait =
+                u128::from(h.wait_boost) * u128::from(shortest) / u128::from(self.estimate(job));
             u128::from(h.aging_weight) * aging + u128::from(h.wait_weight) * wait
         };
         let mut order: Vec<usize> = (0..self.waiting.len()).collect();

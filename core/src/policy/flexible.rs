@@ -189,7 +189,9 @@ impl Heuristics {
     #[must_use]
     pub fn wait(&self, shortest: Duration, execution: Duration) -> i64 {
         let product = i64::from(self.wait_boost).saturating_mul(i64::from(shortest));
-        product.checked_div(i64::from(execution.max(1))).unwrap_or(0)
+        product
+            .checked_div(i64::from(execution.max(1)))
+            .unwrap_or(0)
     }
 
     /// The priority from the four scores (milli-points): their weighted
@@ -256,7 +258,9 @@ impl LicenseDemand {
                 continue;
             }
             if asked > count {
-                demand.critical |= 1_u32.checked_shl(u32::try_from(pool).unwrap_or(31)).unwrap_or(0);
+                demand.critical |= 1_u32
+                    .checked_shl(u32::try_from(pool).unwrap_or(31))
+                    .unwrap_or(0);
             } else if asked > 0 {
                 non_critical = non_critical.saturating_add(1);
             }
@@ -466,7 +470,9 @@ fn backfill_on_farm<
         (0..st.cluster.pools().len().min(POOLS))
             .filter(|&l| st.plan.license(l).is_some_and(|p| p.free_at(now) > 0))
             .fold(0_u32, |bits, l| {
-                bits | 1_u32.checked_shl(u32::try_from(l).unwrap_or(31)).unwrap_or(0)
+                bits | 1_u32
+                    .checked_shl(u32::try_from(l).unwrap_or(31))
+                    .unwrap_or(0)
             })
     };
     let mut most_free = st.plan.most_free_now(now);
@@ -581,7 +587,11 @@ impl Context {
 
     /// The job's estimate on the fastest machine it is eligible for (its
     /// reference estimate when none is, which the kernel never queues).
-    fn execution<const M: usize, const L: usize>(&self, cluster: &Cluster<M, L>, job: &Job) -> Duration {
+    fn execution<const M: usize, const L: usize>(
+        &self,
+        cluster: &Cluster<M, L>,
+        job: &Job,
+    ) -> Duration {
         let machine = match self.uniform_speed {
             Some(m) => Some(m),
             None => cluster

@@ -27,7 +27,9 @@ pub fn parse_milli(text: &str) -> Result<u32, String> {
         .map_err(|_| format!("expected a number, found '{text}'"))?;
     let milli = (v * 1000.0).round();
     if !(v.is_finite() && (0.0..=4e9).contains(&milli)) {
-        return Err(format!("expected a number from 0 to 4000000, found '{text}'"));
+        return Err(format!(
+            "expected a number from 0 to 4000000, found '{text}'"
+        ));
     }
     // In range, rounded.
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
@@ -252,7 +254,11 @@ pub fn run_generate(args: &GenerateFarmArgs) -> Result<String, CliError> {
         jobs_csv(&workload.farm, &workload.jobs, &header).as_bytes(),
     )?;
     files.commit()?;
-    let deadlines = workload.jobs.iter().filter(|j| j.deadline.is_some()).count();
+    let deadlines = workload
+        .jobs
+        .iter()
+        .filter(|j| j.deadline.is_some())
+        .count();
     let last = workload.jobs.last().map_or(0, |j| j.submit);
     Ok(format!(
         "wrote {} ({} machines, {} CPUs, {} license pools) and {} ({} jobs, {} with a deadline, last submit {})\n",
@@ -272,8 +278,7 @@ pub fn run_generate(args: &GenerateFarmArgs) -> Result<String, CliError> {
 /// # Errors
 /// [`CliError::Usage`] naming the file, line and field of a bad input.
 pub fn load(farm: &Path, jobs: &Path) -> Result<PreparedFarm, CliError> {
-    let workload =
-        format::read_workload(farm, jobs).map_err(|e| CliError::Usage(e.to_string()))?;
+    let workload = format::read_workload(farm, jobs).map_err(|e| CliError::Usage(e.to_string()))?;
     let name = format!("{} + {}", farm.display(), jobs.display());
     farm_replay::prepare(&name, workload)
 }
@@ -305,8 +310,7 @@ pub fn run_replay(
     let started = Instant::now();
     let jobs = request.jobs.ok_or_else(|| {
         CliError::Usage(
-            "--farm FARM.toml needs the job list: host-cli replay --farm FARM.toml JOBS.csv"
-                .into(),
+            "--farm FARM.toml needs the job list: host-cli replay --farm FARM.toml JOBS.csv".into(),
         )
     })?;
     let mut files = OutputFiles::new(&[request.farm, jobs]);
@@ -318,7 +322,10 @@ pub fn run_replay(
             why: if prepared.skipped.is_empty() {
                 "the job list is empty".into()
             } else {
-                format!("no machine can run any of its {} jobs", prepared.skipped.len())
+                format!(
+                    "no machine can run any of its {} jobs",
+                    prepared.skipped.len()
+                )
             },
         });
     }
@@ -341,16 +348,31 @@ pub fn run_replay(
 #[derive(Debug, Args)]
 pub struct FarmStudyArgs {
     /// Mean inter-arrival times of the grid, comma-separated.
-    #[arg(long, value_name = "T,T,...", value_delimiter = ',', default_value = "4,6,12,24,48")]
+    #[arg(
+        long,
+        value_name = "T,T,...",
+        value_delimiter = ',',
+        default_value = "4,6,12,24,48"
+    )]
     pub means: Vec<f64>,
     /// Repetitions of each setting (seeds SEED, SEED+1, ...).
     #[arg(long, default_value_t = 20)]
     pub repetitions: u32,
     /// Policies, comma-separated (fcfs, easy, bf-fcfs, bf-unmod, bf-mod, ...).
-    #[arg(long, value_name = "P,P,...", value_delimiter = ',', default_value = "fcfs,bf-fcfs,bf-unmod,bf-mod")]
+    #[arg(
+        long,
+        value_name = "P,P,...",
+        value_delimiter = ',',
+        default_value = "fcfs,bf-fcfs,bf-unmod,bf-mod"
+    )]
     pub policies: Vec<String>,
     /// License ratio ranges of the license sweep (LO-HI percent), comma-separated.
-    #[arg(long, value_name = "LO-HI,...", value_delimiter = ',', default_value = "10-30,20-40,30-50,40-60,50-70,60-80,70-90")]
+    #[arg(
+        long,
+        value_name = "LO-HI,...",
+        value_delimiter = ',',
+        default_value = "10-30,20-40,30-50,40-60,50-70,60-80,70-90"
+    )]
     pub license_ratios: Vec<String>,
     /// Mean inter-arrival time of the license sweep.
     #[arg(long, value_name = "T", default_value_t = 12.0)]
@@ -405,15 +427,19 @@ fn make_dir(dir: &Path) -> Result<(), CliError> {
 
 /// `LO-HI` percent.
 fn parse_ratio_range(text: &str) -> Result<(u32, u32), CliError> {
-    let (lo, hi) = text
-        .split_once('-')
-        .ok_or_else(|| CliError::Usage(format!("--license-ratios: expected LO-HI, found '{text}'")))?;
+    let (lo, hi) = text.split_once('-').ok_or_else(|| {
+        CliError::Usage(format!("--license-ratios: expected LO-HI, found '{text}'"))
+    })?;
     let number = |s: &str| {
         s.trim()
             .parse::<u32>()
             .ok()
             .filter(|&v| v <= 100)
-            .ok_or_else(|| CliError::Usage(format!("--license-ratios: expected a percentage, found '{s}'")))
+            .ok_or_else(|| {
+                CliError::Usage(format!(
+                    "--license-ratios: expected a percentage, found '{s}'"
+                ))
+            })
     };
     Ok((number(lo)?, number(hi)?))
 }
@@ -434,7 +460,9 @@ pub fn run_study(args: &FarmStudyArgs) -> Result<String, CliError> {
         }
     }
     if policies.is_empty() {
-        return Err(CliError::Usage("--policies needs at least one policy".into()));
+        return Err(CliError::Usage(
+            "--policies needs at least one policy".into(),
+        ));
     }
     let ratios = if args.no_license_sweep {
         Vec::new()
@@ -454,7 +482,9 @@ pub fn run_study(args: &FarmStudyArgs) -> Result<String, CliError> {
     };
     spec.base.validate().map_err(CliError::Usage)?;
     if spec.repetitions == 0 || spec.means.is_empty() {
-        return Err(CliError::Usage("farm-study needs at least one mean and one repetition".into()));
+        return Err(CliError::Usage(
+            "farm-study needs at least one mean and one repetition".into(),
+        ));
     }
     // Every output file is checked and reserved before the run, and put in
     // place only when all are written.

@@ -156,9 +156,10 @@ fn draw_panel(root: &Area<'_>, area: &Area<'_>, panel: &Panel) -> Result<(), Str
                 .draw_series(pts.iter().map(|p| Circle::new((p.0, p.1), 5, c.filled())))
                 .map_err(err)?;
             chart
-                .draw_series(pts.iter().map(|p| {
-                    PathElement::new(vec![(p.0, p.2), (p.0, p.3)], c.stroke_width(2))
-                }))
+                .draw_series(
+                    pts.iter()
+                        .map(|p| PathElement::new(vec![(p.0, p.2), (p.0, p.3)], c.stroke_width(2))),
+                )
                 .map_err(err)?;
         }
         let bottom = chart.backend_coord(&(0.0, lo)).1;
@@ -206,9 +207,10 @@ fn draw_panel(root: &Area<'_>, area: &Area<'_>, panel: &Panel) -> Result<(), Str
                 .draw_series(pts.iter().map(|p| Circle::new((p.0, p.1), 5, c.filled())))
                 .map_err(err)?;
             chart
-                .draw_series(pts.iter().map(|p| {
-                    PathElement::new(vec![(p.0, p.2), (p.0, p.3)], c.stroke_width(2))
-                }))
+                .draw_series(
+                    pts.iter()
+                        .map(|p| PathElement::new(vec![(p.0, p.2), (p.0, p.3)], c.stroke_width(2))),
+                )
                 .map_err(err)?;
         }
         let bottom = chart.backend_coord(&(0.0, 0.0)).1;
@@ -227,11 +229,12 @@ fn points(line: &Line, floor: impl Fn(f64, f64) -> f64) -> Vec<(f64, f64, f64, f
         .iter()
         .enumerate()
         .filter_map(|(i, p)| {
-            p.filter(|(m, ci)| m.is_finite() && ci.is_finite()).map(|(m, ci)| {
-                #[allow(clippy::cast_precision_loss)]
-                let x = i as f64;
-                (x, m, floor(m, ci), m + ci)
-            })
+            p.filter(|(m, ci)| m.is_finite() && ci.is_finite())
+                .map(|(m, ci)| {
+                    #[allow(clippy::cast_precision_loss)]
+                    let x = i as f64;
+                    (x, m, floor(m, ci), m + ci)
+                })
         })
         .collect()
 }

@@ -138,23 +138,21 @@ pub fn read_farm(path: &Path) -> Result<Farm, FormatError> {
 /// # Errors
 /// [`FormatError`] naming the file, line and field.
 pub fn parse_farm(file: &str, text: &str) -> Result<Farm, FormatError> {
-    let error = |span: Option<std::ops::Range<usize>>, field: Option<&str>, message: String| {
-        FormatError {
+    let error =
+        |span: Option<std::ops::Range<usize>>, field: Option<&str>, message: String| FormatError {
             file: file.to_owned(),
             line: span.map(|s| line_of(text, s.start)),
             field: field.map(str::to_owned),
             message,
-        }
-    };
-    let raw: RawFarm = toml::from_str(text).map_err(|e| {
-        error(
-            e.span(),
-            None,
-            e.message().trim_end().replace('\n', "; "),
-        )
-    })?;
+        };
+    let raw: RawFarm = toml::from_str(text)
+        .map_err(|e| error(e.span(), None, e.message().trim_end().replace('\n', "; ")))?;
     if raw.machine.is_empty() {
-        return Err(error(None, None, "a farm needs at least one [[machine]]".into()));
+        return Err(error(
+            None,
+            None,
+            "a farm needs at least one [[machine]]".into(),
+        ));
     }
     if raw.machine.len() > MAX_MACHINES {
         let span = raw.machine.get(MAX_MACHINES).map(Spanned::span);
@@ -196,13 +194,19 @@ pub fn parse_farm(file: &str, text: &str) -> Result<Farm, FormatError> {
             ));
         }
         let cpus = *m.cpus.get_ref();
-        let cpus = u32::try_from(cpus).ok().filter(|&c| c >= 1).ok_or_else(|| {
-            error(
-                Some(m.cpus.span()),
-                Some("cpus"),
-                format!("machine '{name}': expected a whole number from 1 to {}, found {cpus}", u32::MAX),
-            )
-        })?;
+        let cpus = u32::try_from(cpus)
+            .ok()
+            .filter(|&c| c >= 1)
+            .ok_or_else(|| {
+                error(
+                    Some(m.cpus.span()),
+                    Some("cpus"),
+                    format!(
+                        "machine '{name}': expected a whole number from 1 to {}, found {cpus}",
+                        u32::MAX
+                    ),
+                )
+            })?;
         let speed = match &m.speed {
             None => 1000,
             Some(s) => {
@@ -246,7 +250,10 @@ pub fn parse_farm(file: &str, text: &str) -> Result<Farm, FormatError> {
             error(
                 Some(l.copies.span()),
                 Some("copies"),
-                format!("license '{name}': expected a whole number from 0 to {}, found {copies}", u32::MAX),
+                format!(
+                    "license '{name}': expected a whole number from 0 to {}, found {copies}",
+                    u32::MAX
+                ),
             )
         })?;
         let lookup = |list: &Option<Vec<Spanned<String>>>, field: &str| {
@@ -259,7 +266,10 @@ pub fn parse_farm(file: &str, text: &str) -> Result<Farm, FormatError> {
                                 error(
                                     Some(n.span()),
                                     Some(field),
-                                    format!("license '{name}': no machine is named '{}'", n.get_ref()),
+                                    format!(
+                                        "license '{name}': no machine is named '{}'",
+                                        n.get_ref()
+                                    ),
                                 )
                             })
                         })
@@ -338,7 +348,12 @@ pub fn farm_toml(farm: &Farm, comment: &str) -> String {
     out.push_str("license = [\n");
     let all = farm.machines.len();
     for l in &farm.licenses {
-        let _ = write!(out, "  {{ name = {}, copies = {}", quoted(&l.name), l.copies);
+        let _ = write!(
+            out,
+            "  {{ name = {}, copies = {}",
+            quoted(&l.name),
+            l.copies
+        );
         let names = |ms: &mut dyn Iterator<Item = usize>| -> String {
             ms.filter_map(|m| farm.machines.get(m).map(|x| quoted(&x.name)))
                 .collect::<Vec<_>>()
@@ -444,7 +459,11 @@ pub fn parse_jobs(file: &str, bytes: &[u8], farm: &Farm) -> Result<Vec<FarmJob>,
     let header = reader.headers().map_err(|e| csv_error(&e))?.clone();
     let header_line = header.position().map(csv::Position::line);
     if header.iter().all(str::is_empty) {
-        return Err(error(None, None, format!("no header line (expected {})", COLUMNS.join(","))));
+        return Err(error(
+            None,
+            None,
+            format!("no header line (expected {})", COLUMNS.join(",")),
+        ));
     }
     let mut column: HashMap<&str, usize> = HashMap::new();
     for (i, h) in header.iter().enumerate() {
@@ -456,11 +475,7 @@ pub fn parse_jobs(file: &str, bytes: &[u8], farm: &Farm) -> Result<Vec<FarmJob>,
             ));
         }
         if column.insert(h, i).is_some() {
-            return Err(error(
-                header_line,
-                Some(h),
-                "column named twice".into(),
-            ));
+            return Err(error(header_line, Some(h), "column named twice".into()));
         }
     }
     for required in ["id", "submit", "cpus", "estimate"] {
@@ -492,7 +507,11 @@ pub fn parse_jobs(file: &str, bytes: &[u8], farm: &Farm) -> Result<Vec<FarmJob>,
             return Err(error(
                 line,
                 None,
-                format!("{} fields, but the header has {}", record.len(), header.len()),
+                format!(
+                    "{} fields, but the header has {}",
+                    record.len(),
+                    header.len()
+                ),
             ));
         }
         let text = |name: &str| column.get(name).and_then(|&i| record.get(i)).unwrap_or("");
@@ -502,7 +521,10 @@ pub fn parse_jobs(file: &str, bytes: &[u8], farm: &Farm) -> Result<Vec<FarmJob>,
                 error(
                     line,
                     Some(name),
-                    format!("expected a whole number from {min} to {}, found '{v}'", u32::MAX),
+                    format!(
+                        "expected a whole number from {min} to {}, found '{v}'",
+                        u32::MAX
+                    ),
                 )
             })
         };

@@ -32,7 +32,9 @@ use super::{Farm, FarmJob, FarmLicense, FarmMachine, FarmWorkload};
 use backfill_core::rng::SplitMix64;
 
 /// How the deadline margin is read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum MarginKind {
     /// Time units: `deadline = submit + estimate + margin` (the literal
@@ -277,7 +279,8 @@ pub fn generate(spec: &FarmSpec) -> Result<FarmWorkload, String> {
         let cpus = draw.uniform(spec.job_cpus);
         let estimate = draw.uniform(spec.estimate);
         let share = draw.uniform(spec.runtime_percent);
-        let runtime = u32::try_from(u64::from(estimate) * u64::from(share) / 100).unwrap_or(u32::MAX);
+        let runtime =
+            u32::try_from(u64::from(estimate) * u64::from(share) / 100).unwrap_or(u32::MAX);
         let licenses: Vec<usize> = (0..farm.licenses.len())
             .filter(|_| draw.chance(spec.needs))
             .collect();

@@ -189,9 +189,9 @@ mod tests {
     #[test]
     fn deadlines_and_slowdowns() {
         let records = [
-            record(0, 0, 100, 1, Some(100), 0), // on time (end == deadline)
+            record(0, 0, 100, 1, Some(100), 0),   // on time (end == deadline)
             record(0, 100, 200, 1, Some(150), 0), // missed
-            record(0, 0, 5, 1, None, 0),        // no deadline
+            record(0, 0, 5, 1, None, 0),          // no deadline
         ];
         let m = compute(&records, 4, &[]);
         assert_eq!((m.deadline_jobs, m.missed_deadlines), (2, 1));

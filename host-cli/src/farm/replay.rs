@@ -138,16 +138,18 @@ pub fn prepare(name: &str, workload: FarmWorkload) -> Result<PreparedFarm, CliEr
         .cluster()
         .map_err(|e| CliError::Usage(format!("{name}: {e}")))?;
     let limit = FARM_B - 8;
-    if let Some(m) = workload.farm.machines.iter().find(|m| m.cpus as usize > limit) {
+    if let Some(m) = workload
+        .farm
+        .machines
+        .iter()
+        .find(|m| m.cpus as usize > limit)
+    {
         return Err(CliError::Usage(format!(
             "{name}: machine '{}' has {} CPUs; farm replays support at most {limit} per machine",
             m.name, m.cpus
         )));
     }
-    let busy = workload
-        .farm
-        .total_cpus()
-        .min(workload.jobs.len() as u64);
+    let busy = workload.farm.total_cpus().min(workload.jobs.len() as u64);
     if busy > FARM_R as u64 {
         return Err(CliError::Usage(format!(
             "{name}: up to {busy} jobs could run at once; farm replays support at most {FARM_R}"
@@ -267,8 +269,7 @@ fn run_on<const Q: usize, const R: usize, const B: usize>(
     bounds: CategoryBounds,
 ) -> Result<FarmRun, CliError> {
     let outcome = on_big_stack(|| {
-        let kernel: Kernel<Q, R, B, FARM_M, FARM_L> =
-            Kernel::new(prepared.cluster.clone(), policy);
+        let kernel: Kernel<Q, R, B, FARM_M, FARM_L> = Kernel::new(prepared.cluster.clone(), policy);
         let mut sim = Box::new(Simulator::new(kernel));
         let mut sink = Collect {
             records: Vec::with_capacity(prepared.jobs.len()),
@@ -294,7 +295,13 @@ fn run_on<const Q: usize, const R: usize, const B: usize>(
     for r in &sink.records {
         standard.add(r);
     }
-    let copies: Vec<u32> = prepared.workload.farm.licenses.iter().map(|l| l.copies).collect();
+    let copies: Vec<u32> = prepared
+        .workload
+        .farm
+        .licenses
+        .iter()
+        .map(|l| l.copies)
+        .collect();
     let metrics = metrics::compute(&sink.records, prepared.workload.farm.total_cpus(), &copies);
     Ok(FarmRun {
         policy,

@@ -363,7 +363,9 @@ pub fn csv_row(r: &FarmReport) -> Result<String, CliError> {
 /// # Errors
 /// [`CliError::Io`] when a row cannot be serialised.
 pub fn to_csv<T: Serialize>(rows: &[T]) -> Result<String, CliError> {
-    let fail = |e: &dyn std::fmt::Display| CliError::Io("csv".into(), std::io::Error::other(e.to_string()));
+    let fail = |e: &dyn std::fmt::Display| {
+        CliError::Io("csv".into(), std::io::Error::other(e.to_string()))
+    };
     let mut writer = csv::Writer::from_writer(Vec::new());
     for row in rows {
         writer.serialize(row).map_err(|e| fail(&e))?;

@@ -101,8 +101,15 @@ pub struct StudyRow {
     pub span: u64,
 }
 
+/// How a metric is read from a replay's row.
+pub type MetricReader = fn(&StudyRow) -> Option<f64>;
+
+/// A labelled setting (an inter-arrival mean, a license ratio) and the test
+/// picking its summary rows.
+type Setting<'a> = (String, Box<dyn Fn(&SummaryRow) -> bool + 'a>);
+
 /// The metrics a summary covers: CSV column stem and how to read it.
-pub const METRICS: [(&str, fn(&StudyRow) -> Option<f64>); 10] = [
+pub const METRICS: [(&str, MetricReader); 10] = [
     ("missed_percent", |r| r.missed_percent),
     ("system_usage", |r| r.system_usage),
     ("system_usage_cpus", |r| r.system_usage_cpus),
@@ -270,10 +277,7 @@ pub fn run(spec: &StudySpec) -> Result<StudyResults, CliError> {
     // run included).
     let total = (tasks.len() * spec.policies.len()) as u64 * u64::from(spec.base.jobs);
     let bar = crate::progress::phase(
-        &format!(
-            "farm-study {} replays",
-            tasks.len() * spec.policies.len()
-        ),
+        &format!("farm-study {} replays", tasks.len() * spec.policies.len()),
         total,
     );
     let tick = |jobs: u64| bar.inc(jobs);
@@ -355,12 +359,20 @@ fn round(v: f64) -> f64 {
 /// # Errors
 /// [`CliError::Io`] when writing fails.
 pub fn summary_csv(rows: &[SummaryRow]) -> Result<String, CliError> {
-    let fail = |e: &dyn std::fmt::Display| CliError::Io("csv".into(), std::io::Error::other(e.to_string()));
+    let fail = |e: &dyn std::fmt::Display| {
+        CliError::Io("csv".into(), std::io::Error::other(e.to_string()))
+    };
     let mut w = csv::Writer::from_writer(Vec::new());
-    let mut header: Vec<String> = ["experiment", "mean_interarrival", "license_ratio", "policy", "repetitions"]
-        .iter()
-        .map(|s| (*s).to_owned())
-        .collect();
+    let mut header: Vec<String> = [
+        "experiment",
+        "mean_interarrival",
+        "license_ratio",
+        "policy",
+        "repetitions",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
     for (name, _) in METRICS {
         header.push(name.to_owned());
         header.push(format!("{name}_ci95"));
@@ -421,7 +433,7 @@ pub fn csv_names(license_sweep: bool) -> Vec<&'static str> {
     names
 }
 
-/// The names of the figures [`figures`] draws, in its order.
+/// The names of the figures [`figures()`] draws, in its order.
 #[must_use]
 pub fn figure_names(license_sweep: bool) -> Vec<&'static str> {
     let mut names = vec![
@@ -470,10 +482,11 @@ fn number_text(v: f64) -> String {
 }
 
 /// One panel of `metric` over the settings `xs` (by `key`) for every policy.
+#[allow(clippy::too_many_arguments)] // one figure panel's every choice, named at the call
 fn panel(
     summary: &[SummaryRow],
     policies: &[Policy],
-    xs: &[(String, Box<dyn Fn(&SummaryRow) -> bool + '_>)],
+    xs: &[Setting<'_>],
     metric: &str,
     title: &str,
     x_label: &str,
@@ -512,7 +525,7 @@ fn panel(
 pub fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, CliError> {
     let spec = &results.spec;
     let grid = summarise(&results.grid);
-    let means: Vec<(String, Box<dyn Fn(&SummaryRow) -> bool + '_>)> = spec
+    let means: Vec<Setting<'_>> = spec
         .means
         .iter()
         .map(|&m| {
@@ -539,7 +552,16 @@ pub fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, CliError
             "farm-fig1a-deadlines.svg".to_owned(),
             draw(
                 "Figure 1(a): deadline jobs that missed their deadline",
-                &[panel(&grid, p, &means, "missed_percent", "deadlines missed", x, "% of deadline jobs", false)],
+                &[panel(
+                    &grid,
+                    p,
+                    &means,
+                    "missed_percent",
+                    "deadlines missed",
+                    x,
+                    "% of deadline jobs",
+                    false,
+                )],
             )?,
         ),
         (
@@ -547,8 +569,26 @@ pub fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, CliError
             draw(
                 "Figure 1(b): system usage",
                 &[
-                    panel(&grid, p, &means, "system_usage", "paper's: CPUs in use / min(CPUs, jobs)", x, "%", false),
-                    panel(&grid, p, &means, "system_usage_cpus", "CPUs in use / min(CPUs, CPUs asked)", x, "%", false),
+                    panel(
+                        &grid,
+                        p,
+                        &means,
+                        "system_usage",
+                        "paper's: CPUs in use / min(CPUs, jobs)",
+                        x,
+                        "%",
+                        false,
+                    ),
+                    panel(
+                        &grid,
+                        p,
+                        &means,
+                        "system_usage_cpus",
+                        "CPUs in use / min(CPUs, CPUs asked)",
+                        x,
+                        "%",
+                        false,
+                    ),
                 ],
             )?,
         ),
@@ -557,15 +597,33 @@ pub fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, CliError
             draw(
                 "Figure 2(a): slowdown",
                 &[
-                    panel(&grid, p, &means, "mean_slowdown", "mean slowdown (wait + run) / run", x, "slowdown (log scale)", true),
-                    panel(&grid, p, &means, "mean_wait", "mean wait", x, "time units (log scale)", true),
+                    panel(
+                        &grid,
+                        p,
+                        &means,
+                        "mean_slowdown",
+                        "mean slowdown (wait + run) / run",
+                        x,
+                        "slowdown (log scale)",
+                        true,
+                    ),
+                    panel(
+                        &grid,
+                        p,
+                        &means,
+                        "mean_wait",
+                        "mean wait",
+                        x,
+                        "time units (log scale)",
+                        true,
+                    ),
                 ],
             )?,
         ),
     ];
     if !results.licenses.is_empty() {
         let licenses = summarise(&results.licenses);
-        let ratios: Vec<(String, Box<dyn Fn(&SummaryRow) -> bool + '_>)> = spec
+        let ratios: Vec<Setting<'_>> = spec
             .license_ratios
             .iter()
             .map(|&r| {
@@ -591,8 +649,26 @@ pub fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, CliError
                 "Figure 2(b): license usage and deadlines missed by license ratio",
                 &subtitle2,
                 &[
-                    panel(&licenses, p, &ratios, "license_usage", "license usage", x, "% of copies in use", false),
-                    panel(&licenses, p, &ratios, "missed_percent", "deadlines missed", x, "% of deadline jobs", false),
+                    panel(
+                        &licenses,
+                        p,
+                        &ratios,
+                        "license_usage",
+                        "license usage",
+                        x,
+                        "% of copies in use",
+                        false,
+                    ),
+                    panel(
+                        &licenses,
+                        p,
+                        &ratios,
+                        "missed_percent",
+                        "deadlines missed",
+                        x,
+                        "% of deadline jobs",
+                        false,
+                    ),
                 ],
             )
             .map_err(CliError::Usage)?,
@@ -607,7 +683,7 @@ fn metric_table(
     out: &mut String,
     summary: &[SummaryRow],
     policies: &[Policy],
-    settings: &[(String, Box<dyn Fn(&SummaryRow) -> bool + '_>)],
+    settings: &[Setting<'_>],
     first: &str,
     metric: &str,
 ) {
@@ -635,7 +711,7 @@ fn metric_table(
 pub fn tables(results: &StudyResults, seconds: f64) -> String {
     let spec = &results.spec;
     let grid = summarise(&results.grid);
-    let means: Vec<(String, Box<dyn Fn(&SummaryRow) -> bool + '_>)> = spec
+    let means: Vec<Setting<'_>> = spec
         .means
         .iter()
         .map(|&m| {
@@ -650,8 +726,14 @@ pub fn tables(results: &StudyResults, seconds: f64) -> String {
         spec.base.describe()
     );
     for (metric, title) in [
-        ("missed_percent", "deadlines missed, % of deadline jobs (figure 1(a))"),
-        ("system_usage", "system usage, % (paper's definition, figure 1(b))"),
+        (
+            "missed_percent",
+            "deadlines missed, % of deadline jobs (figure 1(a))",
+        ),
+        (
+            "system_usage",
+            "system usage, % (paper's definition, figure 1(b))",
+        ),
         ("system_usage_cpus", "system usage against CPU demand, %"),
         ("mean_slowdown", "mean slowdown (figure 2(a))"),
         ("mean_bounded_slowdown", "mean bounded slowdown"),
@@ -663,7 +745,7 @@ pub fn tables(results: &StudyResults, seconds: f64) -> String {
     }
     if !results.licenses.is_empty() {
         let licenses = summarise(&results.licenses);
-        let ratios: Vec<(String, Box<dyn Fn(&SummaryRow) -> bool + '_>)> = spec
+        let ratios: Vec<Setting<'_>> = spec
             .license_ratios
             .iter()
             .map(|&r| {
@@ -683,7 +765,14 @@ pub fn tables(results: &StudyResults, seconds: f64) -> String {
                 "\n{title}, by license ratio, mean inter-arrival {}:",
                 number_text(spec.license_mean)
             );
-            metric_table(&mut out, &licenses, &spec.policies, &ratios, "ratio", metric);
+            metric_table(
+                &mut out,
+                &licenses,
+                &spec.policies,
+                &ratios,
+                "ratio",
+                metric,
+            );
         }
     }
     out

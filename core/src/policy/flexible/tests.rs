@@ -244,7 +244,11 @@ fn bf_mod_hands_the_reservation_to_a_higher_priority_job() {
     assert_eq!(c.reservations, [(1, 2, 100), (2, 3, 100), (100, 2, 150)]);
     let guaranteed = |c: &Collect, id| c.records.iter().find(|r| r.job.id == id).unwrap().guarantee;
     let (c, _, _) = run::<1>(UNMOD, &one, &jobs);
-    assert_eq!(guaranteed(&c, 2), Some(100), "BF_UNMOD's head is guaranteed");
+    assert_eq!(
+        guaranteed(&c, 2),
+        Some(100),
+        "BF_UNMOD's head is guaranteed"
+    );
     let (c, _, _) = run::<1>(MOD, &one, &jobs);
     assert_eq!(guaranteed(&c, 2), None, "BF_MOD promises nothing");
 }

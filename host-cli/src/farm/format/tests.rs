@@ -85,9 +85,15 @@ fn farm_errors_name_line_and_field() {
         "farm.toml:2: field copies: license 'l': expected a whole number from 0 to 4294967295, found -1"
     );
     let unknown = farm_error("machine = [{ cpus = 1, colour = \"red\" }]\n");
-    assert!(unknown.starts_with("farm.toml:1: unknown field `colour`"), "{unknown}");
+    assert!(
+        unknown.starts_with("farm.toml:1: unknown field `colour`"),
+        "{unknown}"
+    );
     let missing = farm_error("[[machine]]\nname = \"a\"\n");
-    assert!(missing.starts_with("farm.toml:1: missing field `cpus`"), "{missing}");
+    assert!(
+        missing.starts_with("farm.toml:1: missing field `cpus`"),
+        "{missing}"
+    );
     let syntax = farm_error("machine = [\n{ cpus = }\n]");
     assert!(syntax.starts_with("farm.toml:2: "), "{syntax}");
     assert_eq!(
@@ -136,8 +142,7 @@ fn reads_a_job_list() {
 
 #[test]
 fn columns_may_be_reordered_and_optional_ones_left_out() {
-    let jobs =
-        parse_jobs("j.csv", b"estimate,id,cpus,submit\n100,9,1,5\n", &farm()).unwrap();
+    let jobs = parse_jobs("j.csv", b"estimate,id,cpus,submit\n100,9,1,5\n", &farm()).unwrap();
     assert_eq!(
         jobs,
         [FarmJob {
@@ -200,7 +205,7 @@ fn job_list_errors_name_line_and_field() {
         jobs_error(&format!("{head}1,0,1,0,1,,\n")),
         "jobs.csv:2: field estimate: expected a whole number from 1 to 4294967295, found '0'"
     );
-    let bad_utf8 = parse_jobs("j.csv", b"id,submit,cpus,estimate\n1,0,1,\xff\n", &farm())
-        .unwrap_err();
+    let bad_utf8 =
+        parse_jobs("j.csv", b"id,submit,cpus,estimate\n1,0,1,\xff\n", &farm()).unwrap_err();
     assert_eq!(bad_utf8.line, Some(2));
 }

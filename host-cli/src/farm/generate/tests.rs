@@ -85,11 +85,15 @@ fn sample_means_match_the_configured_distributions() {
             .filter_map(|j| j.deadline.map(|d| f64::from(d - j.submit - j.estimate))),
     );
     close("deadline margin", m, 140.0, uniform_sd(30.0, 250.0), n);
-    let (m, n) = mean(jobs.iter().map(|j| f64::from(u8::from(j.deadline.is_none()))));
+    let (m, n) = mean(
+        jobs.iter()
+            .map(|j| f64::from(u8::from(j.deadline.is_none()))),
+    );
     close("share without deadline", m, 0.3, (0.3f64 * 0.7).sqrt(), n);
-    let (m, n) = mean(jobs.iter().flat_map(|j| {
-        (0..20).map(move |l| f64::from(u8::from(j.licenses.contains(&l))))
-    }));
+    let (m, n) = mean(
+        jobs.iter()
+            .flat_map(|j| (0..20).map(move |l| f64::from(u8::from(j.licenses.contains(&l))))),
+    );
     close("license needs", m, 0.3, (0.3f64 * 0.7).sqrt(), n);
 }
 
@@ -97,11 +101,26 @@ fn sample_means_match_the_configured_distributions() {
 fn farm_draws_match_the_configured_distributions() {
     // Machines and licenses of 50 farms.
     let farms: Vec<_> = (1..=50)
-        .map(|seed| generate(&FarmSpec { jobs: 0, seed, ..FarmSpec::default() }).unwrap().farm)
+        .map(|seed| {
+            generate(&FarmSpec {
+                jobs: 0,
+                seed,
+                ..FarmSpec::default()
+            })
+            .unwrap()
+            .farm
+        })
         .collect();
-    let (m, n) = mean(farms.iter().flat_map(|f| f.machines.iter().map(|m| f64::from(m.cpus))));
+    let (m, n) = mean(
+        farms
+            .iter()
+            .flat_map(|f| f.machines.iter().map(|m| f64::from(m.cpus))),
+    );
     close("machine CPUs", m, 4.5, uniform_sd(1.0, 8.0), n);
-    assert!(farms.iter().flat_map(|f| &f.machines).all(|m| m.speed == 1000));
+    assert!(farms
+        .iter()
+        .flat_map(|f| &f.machines)
+        .all(|m| m.speed == 1000));
     let (m, n) = mean(farms.iter().flat_map(|f| {
         f.licenses
             .iter()
