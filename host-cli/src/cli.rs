@@ -1012,6 +1012,9 @@ fn json<T: serde::Serialize>(value: &T) -> Result<String, CliError> {
         .map_err(|e| CliError::Io("json".into(), std::io::Error::other(e.to_string())))
 }
 
+/// The farm commands end to end, through the command line.
+#[cfg(test)]
+mod farm_tests;
 /// `generate` end to end, through the command line.
 #[cfg(test)]
 mod generate_tests;
