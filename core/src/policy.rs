@@ -11,6 +11,9 @@
 //! | [`Policy::Conservative`] | `conservative.rs` | every job gets a reservation on arrival at the earliest time it fits the plan; it starts at its reservation; after every instant with a completion the plan is compressed in queue order, never moving a reservation later | Mu'alem & Feitelson (2001) |
 //! | [`Policy::ConservativeNoCompression`] | `conservative.rs` | Conservative whose reservations, made at arrival, are never revisited; a baseline | the CONS+RS paper's CONS |
 //! | [`Policy::ConsRs`] | `cons_rs.rs` | Conservative, then after every early completion a bounded random search: a random queued job moves into the earliest gap before its reservation, jobs it displaces are re-placed; kept only if no job passes its guarantee and the mean predicted wait and bounded slowdown improve | Klusáček, *Conservative backfilling with random-search gap filling* |
+//! | [`Policy::BfFcfs`] | `flexible.rs` | EASY on a heterogeneous farm: machines tried most powerful first (ties: index); the head keeps the front until it starts | Baraglia et al., *Backfilling strategies for scheduling streams of jobs on computational farms*, CoreGRID 2007 |
+//! | [`Policy::BfUnmod`] | `flexible.rs` | BF_FCFS with the queue behind the head re-ordered at every pass by the priority of the five [`Heuristics`] (aging, deadline, licenses, wait minimisation; minimal requirements as a filter); the head keeps its reservation until it starts | the same |
+//! | [`Policy::BfMod`] | `flexible.rs` | BF_UNMOD, but the reservation belongs to the highest-priority job at each pass and moves when another overtakes it; not starvation-free for weak aging | the same |
 //! | [`Policy::Selective`] | `selective.rs` | two queues: an entry queue without guarantees (FCFS) and a guaranteed queue run like Conservative. A job is promoted, and gets a reservation, the instant its expansion factor `(wait + estimate) / estimate` reaches its starvation [`Threshold`]; entry-queue jobs start whenever they fit now without delaying a reservation | Srinivasan, Kettimuthu, Subramani & Sadayappan, *Selective Reservation Strategies for Backfill Job Scheduling*, JSSPP 2002 |
 //!
 //! Queue order is FCFS, `(submit, id)`, unless the policy says otherwise.
@@ -28,9 +31,11 @@ mod cons_rs;
 mod conservative;
 mod easy;
 mod fcfs;
+mod flexible;
 mod selective;
 
 pub use cons_rs::{Iterations, RandomSearch, MAX_TOUCHED};
+pub use flexible::{Heuristics, LicenseDemand, Scores};
 pub use selective::{SlowdownAverage, Threshold};
 
 use crate::plan::Slot;
@@ -56,6 +61,14 @@ pub enum Policy {
     ConservativeNoCompression,
     /// Conservative with random-search gap filling after early completions.
     ConsRs(RandomSearch),
+    /// BF_FCFS: EASY on a farm (machines tried most powerful first).
+    BfFcfs,
+    /// BF_UNMOD: flexible backfilling; the head keeps its reservation, the
+    /// rest is ordered by the heuristics' priority at every pass.
+    BfUnmod(Heuristics),
+    /// BF_MOD: flexible backfilling; the reservation belongs to the
+    /// highest-priority job at every pass.
+    BfMod(Heuristics),
 }
 
 impl Policy {
@@ -70,7 +83,7 @@ impl Policy {
 
     /// Every policy, in a fixed order (for sweeps, tests and fuzzing);
     /// Selective variants with example thresholds.
-    pub const ALL: [Self; 10] = [
+    pub const ALL: [Self; 13] = [
         Self::Fcfs,
         Self::Easy,
         Self::SjfEasy,
@@ -81,6 +94,9 @@ impl Policy {
         Self::Selective(Threshold::SCALED_ADAPTIVE),
         Self::ConservativeNoCompression,
         Self::ConsRs(RandomSearch::DEFAULT),
+        Self::BfFcfs,
+        Self::BfUnmod(Heuristics::DEFAULT),
+        Self::BfMod(Heuristics::DEFAULT),
     ];
 
     /// The policy's command-line name.
@@ -97,11 +113,15 @@ impl Policy {
             Self::Selective(Threshold::Adaptive { .. }) => "selective-scaled",
             Self::ConservativeNoCompression => "conservative-no-compression",
             Self::ConsRs(_) => "cons-rs",
+            Self::BfFcfs => "bf-fcfs",
+            Self::BfUnmod(_) => "bf-unmod",
+            Self::BfMod(_) => "bf-mod",
         }
     }
 
     /// The policy with command-line name `name` (Selective variants with
-    /// their example or default thresholds).
+    /// their example or default thresholds, flexible backfilling with the
+    /// default [`Heuristics`]).
     #[must_use]
     pub fn from_name(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|p| p.name() == name)
@@ -140,17 +160,42 @@ impl Policy {
         matches!(self, Self::ConsRs(_))
     }
 
-    /// Whether the head of the queue is guaranteed a start by its first
-    /// reservation (EASY-style head reservation).
+    /// Whether the policy reserves for the head of its queue only, EASY
+    /// style: the first job that does not fit gets a reservation at its
+    /// earliest start, and later jobs backfill around it. Whether that
+    /// reservation is a promise is [`Policy::head_guaranteed`].
     #[must_use]
     pub const fn reserves_head(self) -> bool {
-        matches!(self, Self::Easy | Self::SjfEasy)
+        matches!(
+            self,
+            Self::Easy | Self::SjfEasy | Self::BfFcfs | Self::BfUnmod(_) | Self::BfMod(_)
+        )
+    }
+
+    /// Whether the job holding the head reservation keeps it until it
+    /// starts, and starts no later than its first reservation (EASY,
+    /// BF_FCFS, BF_UNMOD). Not SJF-EASY, whose head a shorter arrival
+    /// overtakes, nor BF_MOD, whose reservation moves to whichever job has
+    /// the highest priority.
+    #[must_use]
+    pub const fn head_guaranteed(self) -> bool {
+        matches!(self, Self::Easy | Self::BfFcfs | Self::BfUnmod(_))
     }
 
     /// Whether the policy guarantees that every job of a finite input starts.
     #[must_use]
     pub const fn starvation_free(self) -> bool {
-        !matches!(self, Self::SjfEasy)
+        !matches!(self, Self::SjfEasy | Self::BfMod(_))
+    }
+
+    /// Flexible backfilling (BF_UNMOD, BF_MOD): the heuristics' weights and
+    /// constants; `None` for other policies.
+    #[must_use]
+    pub const fn heuristics(self) -> Option<Heuristics> {
+        match self {
+            Self::BfUnmod(h) | Self::BfMod(h) => Some(h),
+            _ => None,
+        }
     }
 
     /// Whether the queue is ordered by estimate rather than by arrival.
@@ -219,6 +264,8 @@ pub(crate) enum Engine {
     Selective(selective::Selective),
     /// CONS+RS.
     ConsRs(cons_rs::ConsRs),
+    /// BF_FCFS, BF_UNMOD and BF_MOD.
+    Flexible(flexible::Flexible),
 }
 
 impl Engine {
@@ -235,6 +282,12 @@ impl Engine {
                 ..conservative::Conservative::default()
             }),
             Policy::ConsRs(params) => Self::ConsRs(cons_rs::ConsRs::new(params)),
+            Policy::BfFcfs => Self::Flexible(flexible::Flexible::new(
+                flexible::Mode::Fcfs,
+                Heuristics::DEFAULT,
+            )),
+            Policy::BfUnmod(h) => Self::Flexible(flexible::Flexible::new(flexible::Mode::Unmod, h)),
+            Policy::BfMod(h) => Self::Flexible(flexible::Flexible::new(flexible::Mode::Mod, h)),
         }
     }
 
@@ -260,7 +313,7 @@ impl Engine {
         observer: &mut impl Observer,
     ) -> Result<Option<Slot>, KernelError> {
         match self {
-            Self::Fcfs | Self::Easy(_) => Ok(None),
+            Self::Fcfs | Self::Easy(_) | Self::Flexible(_) => Ok(None),
             Self::Conservative(c) => c.arrival(st, job, observer),
             Self::Selective(s) => s.arrival(st, observer),
             Self::ConsRs(c) => c.arrival(st, job, observer),
@@ -292,7 +345,7 @@ impl Engine {
         now: Time,
     ) {
         match self {
-            Self::Fcfs | Self::Easy(_) => {}
+            Self::Fcfs | Self::Easy(_) | Self::Flexible(_) => {}
             Self::Conservative(c) => c.completed(plan, &done.slot, now),
             Self::Selective(s) => s.completed(plan, done, now),
             Self::ConsRs(c) => c.completed(plan, done, now),
@@ -318,6 +371,7 @@ impl Engine {
             Self::Conservative(c) => c.pass(st, observer),
             Self::Selective(s) => s.pass(st, observer),
             Self::ConsRs(c) => c.pass(st, observer),
+            Self::Flexible(f) => f.pass(st, observer),
         }
     }
 
@@ -336,7 +390,7 @@ impl Engine {
         st: &State<Q, R, B, M, L>,
     ) -> Option<Time> {
         match self {
-            Self::Fcfs | Self::Easy(_) => None,
+            Self::Fcfs | Self::Easy(_) | Self::Flexible(_) => None,
             Self::Conservative(_) | Self::ConsRs(_) => {
                 conservative::next_reservation(&st.queue, st.now)
             }

@@ -46,18 +46,22 @@ impl LicenseSet {
     }
 }
 
-/// A set of machines (bit `m` = machine `m`); at most 64 machines.
+/// A set of machines (bit `m` = machine `m`); at most
+/// [`MachineSet::CAPACITY`] (128) machines, enough for the flexible
+/// backfilling paper's 100-machine farms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct MachineSet(pub u64);
+pub struct MachineSet(pub u128);
 
 impl MachineSet {
     /// Every machine.
-    pub const ALL: Self = Self(u64::MAX);
+    pub const ALL: Self = Self(u128::MAX);
+    /// The most machines a set can name.
+    pub const CAPACITY: usize = 128;
 
     /// Whether machine `machine` is in the set.
     #[must_use]
     pub const fn contains(self, machine: usize) -> bool {
-        machine < 64 && (self.0 >> machine) & 1 == 1
+        machine < Self::CAPACITY && (self.0 >> machine) & 1 == 1
     }
 }
 
@@ -147,7 +151,7 @@ pub struct LicensePool {
 #[non_exhaustive]
 pub enum ClusterError {
     /// More machines or license pools than the capacity `M` / `L`, or more
-    /// than the 64 machines / 32 pools the bit sets can name.
+    /// than the 128 machines / 32 pools the bit sets can name.
     TooMany,
     /// No machines at all.
     Empty,
@@ -190,7 +194,7 @@ impl<const M: usize, const L: usize> Cluster<M, L> {
         if machines.is_empty() {
             return Err(ClusterError::Empty);
         }
-        if machines.len() > 64 || pools.len() > 32 {
+        if machines.len() > MachineSet::CAPACITY || pools.len() > 32 {
             return Err(ClusterError::TooMany);
         }
         let mut cluster = Self {

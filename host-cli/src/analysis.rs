@@ -76,6 +76,12 @@ pub enum PolicyChoice {
     SelectiveAdaptive,
     /// Selective with the running mean slowdown times `--scale` (1.5).
     SelectiveScaled,
+    /// BF_FCFS: EASY on a farm, machines tried most powerful first.
+    BfFcfs,
+    /// BF_UNMOD: flexible backfilling, the head keeps its reservation.
+    BfUnmod,
+    /// BF_MOD: flexible backfilling, the reservation follows the priority.
+    BfMod,
 }
 
 impl PolicyChoice {
@@ -91,6 +97,9 @@ impl PolicyChoice {
             Self::SelectiveD => "selective-d",
             Self::SelectiveAdaptive => "selective-adaptive",
             Self::SelectiveScaled => "selective-scaled",
+            Self::BfFcfs => "bf-fcfs",
+            Self::BfUnmod => "bf-unmod",
+            Self::BfMod => "bf-mod",
         }
     }
 
@@ -109,6 +118,9 @@ impl PolicyChoice {
             Self::Easy => Some(Policy::Easy),
             Self::SjfEasy => Some(Policy::SjfEasy),
             Self::Conservative => Some(Policy::Conservative),
+            Self::BfFcfs => Some(Policy::BfFcfs),
+            Self::BfUnmod => Some(Policy::BfUnmod(backfill_core::policy::Heuristics::DEFAULT)),
+            Self::BfMod => Some(Policy::BfMod(backfill_core::policy::Heuristics::DEFAULT)),
             _ => None,
         }
     }

@@ -62,6 +62,8 @@ pub enum Command {
     Fairness(FairnessArgs),
     /// Write a model workload as an SWF trace.
     Generate(crate::generate::GenerateArgs),
+    /// The flexible-backfilling paper's farm experiments (figures 1, 2 and its tables).
+    FarmStudy(crate::farm::cli::FarmStudyArgs),
 }
 
 /// Output format.
@@ -275,6 +277,13 @@ pub struct ReplayArgs {
     /// Window and categories.
     #[command(flatten)]
     pub window: WindowArgs,
+    /// Replay a farm: FARM.toml describes machines and license pools, and
+    /// TRACE is then its job list (CSV); see `docs/farm.md`.
+    #[arg(long, value_name = "FARM.toml")]
+    pub farm: Option<PathBuf>,
+    /// Flexible-backfilling heuristics (bf-unmod, bf-mod).
+    #[command(flatten)]
+    pub heuristics: crate::farm::cli::HeuristicsArgs,
 }
 
 /// `host-cli info`.
@@ -570,6 +579,7 @@ pub fn run(command: &Command) -> Result<String, CliError> {
         Command::Sweep(args) => run_sweep(args),
         Command::Fairness(args) => run_fairness(args),
         Command::Generate(args) => crate::generate::run(args),
+        Command::FarmStudy(args) => crate::farm::cli::run_study(args),
     }
 }
 
@@ -679,6 +689,9 @@ fn analysis_files(trace: Option<&Path>, output: &OutputArgs) -> Result<OutputFil
 /// # Errors
 /// Any [`CliError`].
 pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
+    if let Some(farm) = &args.farm {
+        return run_farm_replay(args, farm);
+    }
     let started = Instant::now();
     let shaping = Shaping {
         estimates: args.estimates,
@@ -716,6 +729,7 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
         None
     };
     let (policy, used) = options.resolve(args.policy, bounds, derived.as_ref())?;
+    let policy = args.heuristics.apply(policy);
     let bar = progress::phase(&format!("replay {policy}"), prepared.jobs.len() as u64);
     let result = replay::run(
         &prepared,
@@ -746,6 +760,31 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
         Format::Table => report::replay_table(&r),
         Format::Json => json(&r)?,
         Format::Csv => analysis::csv_text(&report::replay_csv_rows(&r))?,
+    };
+    files.commit()?;
+    Ok(text)
+}
+
+/// `host-cli replay --farm FARM.toml JOBS.csv`: returns the text to print.
+///
+/// # Errors
+/// Any [`CliError`].
+fn run_farm_replay(args: &ReplayArgs, farm: &Path) -> Result<String, CliError> {
+    let options = args.thresholds.options();
+    options.check(&[args.policy])?;
+    let bounds = args.window.bounds();
+    let (policy, _) = options.resolve(args.policy, bounds, None)?;
+    let (r, files) = crate::farm::cli::run_replay(&crate::farm::cli::ReplayRequest {
+        farm,
+        jobs: args.trace.as_deref(),
+        policy: args.heuristics.apply(policy),
+        bounds,
+        jobs_out: args.jobs_out.as_deref(),
+    })?;
+    let text = match args.format {
+        Format::Table => crate::farm::report::table(&r),
+        Format::Json => json(&r)?,
+        Format::Csv => crate::farm::report::csv_row(&r)?,
     };
     files.commit()?;
     Ok(text)
@@ -1003,6 +1042,9 @@ fn json<T: serde::Serialize>(value: &T) -> Result<String, CliError> {
         .map_err(|e| CliError::Io("json".into(), std::io::Error::other(e.to_string())))
 }
 
+/// The farm commands end to end, through the command line.
+#[cfg(test)]
+mod farm_tests;
 /// `generate` end to end, through the command line.
 #[cfg(test)]
 mod generate_tests;

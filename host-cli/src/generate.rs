@@ -1,8 +1,16 @@
-//! `host-cli generate`: write a model workload as an SWF trace.
+//! `host-cli generate`: write a model workload: an SWF trace (Lublin), or a
+//! farm description and its job list (farm).
 //!
 //! ```text
 //! host-cli generate lublin --jobs 5000 --procs 128 --seed 1 [--load 1.0] [-o lublin.swf]
+//! host-cli generate farm --mean-interarrival 12 --seed 1 [--farm-out farm.toml] [--jobs-out jobs.csv]
 //! ```
+//!
+//! `generate farm` draws a farm and its jobs from the flexible-backfilling
+//! paper's parameters, every one an option with the paper's value as
+//! default ([`crate::farm::generate`]); both files appear only when both
+//! are complete, and `host-cli replay --farm FARM.toml JOBS.csv` replays
+//! them.
 //!
 //! `generate lublin` writes the built-in workload ([`crate::synth`]) for
 //! the given parameters: `host-cli replay FILE` then schedules exactly what
@@ -36,6 +44,9 @@ pub enum GenerateModel {
     /// Lublin-Feitelson batch jobs with Tsafrir-Etsion-Feitelson estimates
     /// (the built-in workload of `replay`).
     Lublin(LublinArgs),
+    /// A heterogeneous farm (TOML) and its job list (CSV) from the
+    /// flexible-backfilling paper's parameters (Baraglia et al. 2007).
+    Farm(crate::farm::cli::GenerateFarmArgs),
 }
 
 /// `host-cli generate lublin`.
@@ -88,6 +99,7 @@ impl LublinArgs {
 /// A bad option, the estimate model failing, or writing the file.
 pub fn run(args: &GenerateArgs) -> Result<String, CliError> {
     match &args.model {
+        GenerateModel::Farm(a) => crate::farm::cli::run_generate(a),
         GenerateModel::Lublin(a) => {
             let spec = a.spec()?;
             let text = lublin_swf(&spec)?;

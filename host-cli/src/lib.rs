@@ -20,7 +20,11 @@
 //! * [`batsim`]: the per-job schedule in Batsim's `jobs.csv` layout, with
 //!   processor ids assigned (for evalys and other Batsim tools);
 //! * [`plot`]: SVG figures (plotters, SVG backend only; uses no other module);
-//! * [`generate`]: `host-cli generate`, the model workloads as SWF files;
+//! * [`farm`]: heterogeneous farms (the flexible-backfilling paper): the
+//!   TOML/CSV farm files, their generator, farm replays and metrics, and
+//!   the farm study with its figures;
+//! * [`generate`]: `host-cli generate`, the model workloads: Lublin as an
+//!   SWF file, a farm as its TOML description and CSV job list;
 //! * [`analysis`]: the selective-reservation analyses (category
 //!   comparisons, load sweeps, fairness), run over several policies;
 //! * [`cli`]: the `host-cli` command line (clap).
@@ -30,6 +34,7 @@ pub mod analysis;
 pub mod batsim;
 pub mod cli;
 pub mod estimates;
+pub mod farm;
 pub mod generate;
 pub mod lublin;
 pub mod output;
@@ -61,6 +66,7 @@ mod tests {
         "report",
         "batsim",
         "plot",
+        "farm",
         "generate",
         "analysis",
         "cli",

@@ -1,7 +1,7 @@
 //! The checker itself: it passes good logs, fails each kind of broken log
 //! with the exact [`Violation`], and is fast on 300,000-job logs.
 
-use backfill_core::policy::Threshold;
+use backfill_core::policy::{Heuristics, Threshold};
 use backfill_core::{
     Cluster, Job, JobId, JobRecord, KernelError, LicensePool, LicenseSet, Machine, MachineSet,
     Policy, SimJob, Slot, Time,
@@ -393,10 +393,19 @@ fn reservation_moved_later() {
         log.check(Policy::Easy),
         Err(Violation::ReservationMovedLater { job: 2, .. })
     ));
+    // BF_FCFS's and BF_UNMOD's head keeps its promise as EASY's does;
+    // BF_MOD's reservation moves between jobs by design.
+    for policy in [Policy::BfFcfs, Policy::BfUnmod(Heuristics::DEFAULT)] {
+        assert!(matches!(
+            log.check(policy),
+            Err(Violation::ReservationMovedLater { job: 2, .. })
+        ));
+    }
     for record in &mut log.run.finished {
         record.guarantee = None;
     }
     assert_eq!(log.check(Policy::SjfEasy), Ok(()));
+    assert_eq!(log.check(Policy::BfMod(Heuristics::DEFAULT)), Ok(()));
 }
 
 #[test]

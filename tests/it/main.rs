@@ -8,8 +8,11 @@
 //! * `real_traces`: replays of the archive traces in `shared/traces/`.
 //! * `reference`: the kernel against the naive reference simulator on
 //!   random small workloads, every policy.
+//! * `farm`: flexible backfilling (BF_FCFS, BF_UNMOD, BF_MOD) against its
+//!   equivalences and the checker on random and generated farms.
 
 mod checker;
+mod farm;
 mod fuzz_twins;
 mod properties;
 mod real_traces;

@@ -46,7 +46,7 @@ fn run_time() -> impl Strategy<Value = RunTime> {
 fn job() -> impl Strategy<Value = JobSpec> {
     let gap = prop_oneof![4 => Just(0_u16), 5 => 0_u16..60, 1 => 0_u16..3000];
     let estimate = prop_oneof![1 => Just(0_u16), 20 => 1_u16..=100, 9 => 1_u16..=5000];
-    let licenses = prop_oneof![7 => Just(0_u8), 2 => 1_u8..=3, 1 => 0_u8..8];
+    let licenses = prop_oneof![7 => Just(0_u8), 2 => 1_u8..=3, 1 => 0_u8..8, 1 => any::<u8>()];
     (gap, width(), estimate, run_time(), licenses).prop_map(
         |(gap, width, estimate, run, licenses)| JobSpec {
             gap,

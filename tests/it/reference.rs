@@ -11,10 +11,10 @@
 //! zero run times, kills, jobs as wide as the machine, and equal submit
 //! times with ids in both orders.
 
-use backfill_core::policy::Threshold;
+use backfill_core::policy::{Heuristics, Threshold};
 use backfill_core::{CategoryBounds, Job, JobId, Policy, SimJob, Time};
 use backfill_tests::check::run_replay;
-use backfill_tests::naive::{compare, simulate};
+use backfill_tests::naive::{compare, models, simulate};
 use proptest::prelude::*;
 
 /// Most jobs in one workload.
@@ -24,10 +24,11 @@ const Q: usize = MAX_JOBS;
 const R: usize = MAX_JOBS;
 const B: usize = 2 * Q + R + 1;
 
-/// The policies compared: every one in [`Policy::ALL`], plus thresholds
-/// that make the edge cases of each rule likely on small numbers.
+/// The policies compared: every one in [`Policy::ALL`] the reference
+/// models ([`models`]), plus thresholds and heuristics that make the edge
+/// cases of each rule likely on small numbers.
 fn policies() -> Vec<Policy> {
-    let mut all = Policy::ALL.to_vec();
+    let mut all: Vec<Policy> = Policy::ALL.into_iter().filter(|&p| models(p)).collect();
     all.extend([
         // Promoted on arrival: the guaranteed queue is all there is.
         Policy::Selective(Threshold::Fixed(1000)),
@@ -51,9 +52,20 @@ fn policies() -> Vec<Policy> {
             well_estimated_only: true,
             initial: 2000,
         }),
+        // Aging that competes with wait minimisation over a few seconds
+        // (the defaults' aging is negligible at these time scales).
+        Policy::BfUnmod(STRONG_AGING),
+        Policy::BfMod(STRONG_AGING),
     ]);
     all
 }
+
+/// Flexible-backfilling heuristics whose aging (0.25 points a second)
+/// overtakes wait minimisation (at most 1 point) within seconds.
+const STRONG_AGING: Heuristics = Heuristics {
+    age_factor: 250,
+    ..Heuristics::DEFAULT
+};
 
 /// How a job's run time relates to its estimate.
 #[derive(Clone, Copy, Debug)]

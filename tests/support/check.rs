@@ -32,7 +32,8 @@
 //!    one. Promised reservations never move later and the job starts no later
 //!    than the first one, which is its [`JobRecord::guarantee`]. Promised
 //!    are: every reservation under a `keeps_reservations` policy; the blocked
-//!    head's under [`Policy::Easy`] (not SJF-EASY); under any policy, those
+//!    head's under a [`Policy::head_guaranteed`] policy (EASY, BF_FCFS,
+//!    BF_UNMOD; not SJF-EASY nor BF_MOD); under any policy, those
 //!    of a job whose record carries a guarantee (the kernel sets one only
 //!    where the policy promises the start).
 //!
@@ -1036,7 +1037,7 @@ fn check_capacity<const M: usize, const L: usize>(
 /// Rule 2.
 ///
 /// Which reservations are promises: every one under a reserve-all policy
-/// (Conservative); the blocked head's under EASY; and, under any policy,
+/// (Conservative); the blocked head's under EASY, BF_FCFS and BF_UNMOD; and, under any policy,
 /// those of a job whose record carries a guarantee (the kernel sets one
 /// only when the policy promises the start, e.g. Selective's guaranteed
 /// queue), which must be its first reservation's start.
@@ -1083,7 +1084,9 @@ fn check_reservations(
         s.last_reservation = Some(slot);
         s.last_reserved_at = Some(now);
     }
-    let easy = policy == Policy::Easy;
+    // EASY's, BF_FCFS's and BF_UNMOD's head; not BF_MOD's, whose
+    // reservation moves between jobs by design.
+    let easy = policy.head_guaranteed();
     for (i, s) in seen.iter().enumerate() {
         let job = &input[i].job;
         let Some(n) = s.finished else {

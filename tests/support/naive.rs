@@ -74,11 +74,28 @@
 //!   effective run time; with `well_estimated_only`, only jobs whose
 //!   effective run time is at least half their estimate count.
 //!
+//! * **BF_FCFS** (flexible backfilling's EASY on a farm): on one machine,
+//!   EASY exactly.
+//! * **BF_UNMOD / BF_MOD**: EASY's pass over a queue ordered, at every
+//!   pass, by the priority of the flexible-backfilling heuristics, highest
+//!   first, ties `(submit, id)`. The reference's workloads have no
+//!   deadlines and no licenses, so two terms remain (DESIGN.md, heuristics
+//!   paragraph; `Heuristics`' field docs for the units): aging,
+//!   `age_factor * (now - submit)`, and wait minimisation,
+//!   `floor(wait_boost * shortest / estimate)` with `shortest` the smallest
+//!   estimate of the jobs waiting at the start of the pass; the priority is
+//!   `aging_weight * aging + wait_weight * wait`. BF_UNMOD: the job that was
+//!   the head (the first that did not fit) at the previous pass and still
+//!   waits goes first whatever its priority, and its first shadow time is
+//!   its guarantee. BF_MOD: no such exception and no guarantee.
+//! * **Conservative without compression** and **CONS+RS** are not
+//!   modelled ([`models`]).
+//!
 //! SJF-EASY promises nothing (DESIGN.md: it is not starvation-free), so the
 //! reference records no guarantee under it, though it reserves the head's
 //! shadow time in each pass as EASY does; FCFS makes no reservations at all.
 
-use backfill_core::policy::Threshold;
+use backfill_core::policy::{Heuristics, Threshold};
 use backfill_core::{JobId, JobRecord, Policy, SimJob, Time};
 use std::fmt;
 
@@ -125,6 +142,16 @@ impl fmt::Display for NaiveRecord {
     }
 }
 
+/// Whether the reference models `policy` (every policy but Conservative
+/// without compression and CONS+RS).
+#[must_use]
+pub const fn models(policy: Policy) -> bool {
+    !matches!(
+        policy,
+        Policy::ConservativeNoCompression | Policy::ConsRs(_)
+    )
+}
+
 /// Replays `jobs` under `policy` on one machine of `procs` processors.
 ///
 /// Returns one entry per input job, in input order: `None` for a job that
@@ -147,6 +174,7 @@ pub fn simulate(procs: u32, policy: Policy, jobs: &[SimJob]) -> Vec<Option<Naive
         waiting: Vec::new(),
         running: Vec::new(),
         completed: (0, 0),
+        holder: None,
         records: vec![None; jobs.len()],
     };
     sim.run();
@@ -163,6 +191,11 @@ enum Rules {
     },
     Conservative,
     Selective(Threshold),
+    /// BF_UNMOD (`keeps_head`) and BF_MOD.
+    Flexible {
+        heuristics: Heuristics,
+        keeps_head: bool,
+    },
 }
 
 impl Rules {
@@ -182,6 +215,18 @@ impl Rules {
             },
             Policy::Conservative => Self::Conservative,
             Policy::Selective(threshold) => Self::Selective(threshold),
+            Policy::BfFcfs => Self::Queue {
+                backfill: true,
+                shortest_first: false,
+            },
+            Policy::BfUnmod(heuristics) => Self::Flexible {
+                heuristics,
+                keeps_head: true,
+            },
+            Policy::BfMod(heuristics) => Self::Flexible {
+                heuristics,
+                keeps_head: false,
+            },
             other => panic!("the naive reference does not model {other}"),
         }
     }
@@ -294,6 +339,8 @@ struct Naive<'a> {
     /// Adaptive thresholds: (jobs counted, sum of bounded slowdowns in
     /// thousandths, each rounded down).
     completed: (u64, u64),
+    /// Flexible backfilling: the job that was the head at the last pass.
+    holder: Option<usize>,
     records: Vec<Option<NaiveRecord>>,
 }
 
@@ -513,7 +560,15 @@ impl Naive<'_> {
             Rules::Queue {
                 backfill,
                 shortest_first,
-            } => self.pass_queue(backfill, !shortest_first),
+            } => {
+                let order = self.in_order(|_| true);
+                self.pass_queue(order, backfill, !shortest_first);
+            }
+            Rules::Flexible { keeps_head, .. } => {
+                let order = self.flexible_order();
+                let head = self.pass_queue(order, true, keeps_head);
+                self.holder = head;
+            }
             Rules::Conservative => {
                 let due: Vec<usize> = self.in_order(|w| w.reservation == Some(self.now));
                 self.start_all(due);
@@ -522,9 +577,55 @@ impl Naive<'_> {
         }
     }
 
-    /// FCFS, EASY and SJF-EASY.
-    fn pass_queue(&mut self, backfill: bool, record_guarantee: bool) {
-        let order = self.in_order(|_| true);
+    /// Flexible backfilling's queue order (positions in `waiting`).
+    fn flexible_order(&self) -> Vec<usize> {
+        let Rules::Flexible {
+            heuristics: h,
+            keeps_head,
+        } = self.rules
+        else {
+            unreachable!("flexible rules only")
+        };
+        let shortest = self
+            .waiting
+            .iter()
+            .map(|w| self.estimate(w.job))
+            .min()
+            .unwrap_or(1);
+        let priority = |job: usize| -> u128 {
+            let j = &self.jobs[job].job;
+            assert!(
+                j.deadline.is_none() && j.licenses.0 == 0,
+                "the reference models flexible backfilling without deadlines and licenses"
+            );
+            let aging = u128::from(h.age_factor) * u128::from(self.now - self.submit(job));
+            let wait =
+                u128::from(h.wait_boost) * u128::from(shortest) / u128::from(self.estimate(job));
+            u128::from(h.aging_weight) * aging + u128::from(h.wait_weight) * wait
+        };
+        let mut order: Vec<usize> = (0..self.waiting.len()).collect();
+        order.sort_by_key(|&n| {
+            let job = self.waiting[n].job;
+            let first = keeps_head && Some(job) == self.holder;
+            (
+                !first,
+                std::cmp::Reverse(priority(job)),
+                self.submit(job),
+                self.jobs[job].job.id,
+            )
+        });
+        order
+    }
+
+    /// FCFS, EASY, SJF-EASY and flexible backfilling, over the waiting
+    /// positions `order`; returns the head (the first job that did not
+    /// fit), if any.
+    fn pass_queue(
+        &mut self,
+        order: Vec<usize>,
+        backfill: bool,
+        record_guarantee: bool,
+    ) -> Option<usize> {
         let mut blocks = self.running_blocks();
         let mut started = Vec::new();
         let mut head = None;
@@ -576,7 +677,9 @@ impl Naive<'_> {
                 }
             }
         }
+        let head_job = head.map(|position| self.waiting[order[position]].job);
         self.start_all(started);
+        head_job
     }
 
     /// The threshold (thousandths) that applies to `job` now.

@@ -9,8 +9,9 @@
 //! speeds 500–2000 per mille; 0–2 license pools (possibly with no copies, or
 //! restricted to some machines); jobs arriving in bursts (gap 0) or spread
 //! out; run times below, at and above the estimate, and zero; full-width
-//! jobs; and, rarely, jobs the kernel must reject (no processors, zero
-//! estimate, too wide, or needing a license pool that does not exist).
+//! jobs; deadlines, tight to loose; and, rarely, jobs the kernel must
+//! reject (no processors, zero estimate, too wide, or needing a license
+//! pool that does not exist).
 
 use crate::check::{check, compare_replays, run_replay};
 use crate::rng::SplitMix64;
@@ -83,7 +84,10 @@ pub struct JobSpec {
     /// Actual run time.
     pub run: RunTime,
     /// License pools needed: bits 0–1 name the pools, bit 2 a pool that
-    /// never exists (unrunnable); higher bits are ignored.
+    /// never exists (unrunnable). Bits 3–7, when not all zero, give the job
+    /// a deadline `submit + estimate + (n - 1) * estimate / 8` for `n` in
+    /// 1–31 (from just makeable to very loose), which only flexible
+    /// backfilling reads.
     pub licenses: u8,
 }
 
@@ -110,7 +114,7 @@ pub fn build_cluster(machines: &[MachineSpec], pools: &[PoolSpec]) -> SmallClust
             count: u32::from(p.count % 4),
             machines: match p.machines % 8 {
                 0 => MachineSet::ALL,
-                bits => MachineSet(u64::from(bits)),
+                bits => MachineSet(u128::from(bits)),
             },
         })
         .collect();
@@ -221,6 +225,10 @@ impl ScenarioSpec {
                 };
                 let mut job = Job::new(id, submit, procs, estimate);
                 job.licenses = LicenseSet(u32::from(spec.licenses & 0b111));
+                let slack = u32::from(spec.licenses >> 3);
+                if slack > 0 {
+                    job.deadline = Some(submit + estimate + (slack - 1) * estimate / 8);
+                }
                 SimJob { job, runtime }
             })
             .collect();
@@ -283,7 +291,8 @@ fn random_job(rng: &mut SplitMix64) -> JobSpec {
     };
     let licenses = match rng.below(10) {
         0..=6 => 0,
-        7..=8 => u8::try_from(rng.range_u32(1, 3)).unwrap_or(0),
+        7 => u8::try_from(rng.range_u32(1, 3)).unwrap_or(0),
+        8 => u8::try_from(rng.below(256)).unwrap_or(0),
         _ => u8::try_from(rng.below(8)).unwrap_or(0),
     };
     JobSpec {

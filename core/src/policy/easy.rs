@@ -131,8 +131,8 @@ impl Easy {
 }
 
 /// Starts, in queue order, every job behind the head that fits the plan now
-/// (the head's reservation is in the plan).
-fn backfill_behind_head<
+/// (the head's reservation is in the plan). Flexible backfilling uses it too.
+pub(super) fn backfill_behind_head<
     const Q: usize,
     const R: usize,
     const B: usize,

@@ -1,0 +1,839 @@
+//! `host-cli farm-study`: the flexible-backfilling paper's experiments.
+//!
+//! * **Grid** (the paper's figures 1(a), 1(b), 2(a)): inter-arrival means
+//!   4, 6, 12, 24 and 48 x 20 repetitions x FCFS, BF_FCFS, BF_UNMOD and
+//!   BF_MOD, on farms and job streams from the generator with the paper's
+//!   parameters.
+//! * **License sweep** (its figure 2(b), two tables): the license ratio's
+//!   range moved from scarce to plentiful copies (default 10-30% ...
+//!   70-90%; the paper's is 50-70%) at one inter-arrival mean (default 12),
+//!   20 repetitions each: license usage and deadlines missed.
+//!
+//! Repetition `r` uses seed `seed + r` for every mean, ratio and policy
+//! (common random numbers: the policies, and the means, see the same farms
+//! and jobs; a mean only stretches the gaps), and every repetition draws
+//! its farm anew (research note F15). Replays run in parallel (rayon) with
+//! a progress bar on a terminal; results do not depend on the order they
+//! finish in.
+//!
+//! Outputs: `farm-grid.csv` and `farm-licenses.csv` (one row per replay),
+//! `farm-grid-summary.csv` and `farm-licenses-summary.csv` (per setting and
+//! policy: mean and 95% confidence half-width of every metric over the
+//! repetitions), and figures `farm-fig1a-deadlines.svg`,
+//! `farm-fig1b-usage.svg`, `farm-fig2a-slowdown.svg` and
+//! `farm-fig2b-licenses.svg`.
+
+use super::figures::{self, Line, Panel};
+use super::generate::{generate, FarmSpec};
+use super::replay::{self as farm_replay, prepare, SkipReason};
+use super::report::to_csv;
+use crate::replay::CliError;
+use backfill_core::{CategoryBounds, Policy};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+
+/// What to run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StudySpec {
+    /// The generator's parameters (its mean, license ratio and seed are
+    /// replaced by the grid's).
+    pub base: FarmSpec,
+    /// Inter-arrival means of the grid.
+    pub means: Vec<f64>,
+    /// Repetitions per setting.
+    pub repetitions: u32,
+    /// Policies.
+    pub policies: Vec<Policy>,
+    /// License ratio ranges of the sweep (empty: no sweep).
+    pub license_ratios: Vec<(u32, u32)>,
+    /// Inter-arrival mean of the sweep.
+    pub license_mean: f64,
+}
+
+/// One replay's numbers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StudyRow {
+    /// `grid` or `licenses`.
+    pub experiment: String,
+    /// Mean inter-arrival time.
+    pub mean_interarrival: f64,
+    /// License ratio range, `LO-HI` percent.
+    pub license_ratio: String,
+    /// Repetition (0-based).
+    pub repetition: u32,
+    /// Generator seed.
+    pub seed: u64,
+    /// Policy.
+    pub policy: String,
+    /// Offered load: estimated CPU-time of the jobs over the farm's CPUs
+    /// times the last submit time.
+    pub offered_load: f64,
+    /// Jobs replayed.
+    pub jobs: u64,
+    /// Jobs no machine can run (not replayed).
+    pub skipped: u64,
+    /// The paper's system usage, percent.
+    pub system_usage: Option<f64>,
+    /// System usage against the CPUs jobs ask for, percent.
+    pub system_usage_cpus: Option<f64>,
+    /// Utilisation, percent.
+    pub utilisation: f64,
+    /// Deadline jobs replayed.
+    pub deadline_jobs: u64,
+    /// Of those, missed.
+    pub missed_deadlines: u64,
+    /// Missed, percent of the deadline jobs.
+    pub missed_percent: Option<f64>,
+    /// Mean slowdown (unbounded).
+    pub mean_slowdown: f64,
+    /// Mean bounded slowdown.
+    pub mean_bounded_slowdown: f64,
+    /// Mean wait.
+    pub mean_wait: f64,
+    /// License usage, percent.
+    pub license_usage: Option<f64>,
+    /// BF_MOD's reservation hand-overs.
+    pub handovers: u64,
+    /// Longest queue.
+    pub max_queue: u64,
+    /// Last end minus first submit.
+    pub span: u64,
+}
+
+/// How a metric is read from a replay's row.
+pub type MetricReader = fn(&StudyRow) -> Option<f64>;
+
+/// A labelled setting (an inter-arrival mean, a license ratio) and the test
+/// picking its summary rows.
+type Setting<'a> = (String, Box<dyn Fn(&SummaryRow) -> bool + 'a>);
+
+/// The metrics a summary covers: CSV column stem and how to read it.
+pub const METRICS: [(&str, MetricReader); 10] = [
+    ("missed_percent", |r| r.missed_percent),
+    ("system_usage", |r| r.system_usage),
+    ("system_usage_cpus", |r| r.system_usage_cpus),
+    ("utilisation", |r| Some(r.utilisation)),
+    ("mean_slowdown", |r| Some(r.mean_slowdown)),
+    ("mean_bounded_slowdown", |r| Some(r.mean_bounded_slowdown)),
+    ("mean_wait", |r| Some(r.mean_wait)),
+    ("license_usage", |r| r.license_usage),
+    ("handovers", |r| {
+        #[allow(clippy::cast_precision_loss)]
+        let h = r.handovers as f64;
+        Some(h)
+    }),
+    ("offered_load", |r| Some(r.offered_load)),
+];
+
+/// Mean and 95% confidence half-width (normal approximation,
+/// `1.96 * sd / sqrt(n)`) of `values`; `None` when empty.
+#[must_use]
+pub fn mean_ci(values: &[f64]) -> Option<(f64, f64)> {
+    if values.is_empty() {
+        return None;
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    if values.len() < 2 {
+        return Some((mean, 0.0));
+    }
+    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    Some((mean, 1.96 * (var / n).sqrt()))
+}
+
+/// One setting x policy, summarised over its repetitions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SummaryRow {
+    /// `grid` or `licenses`.
+    pub experiment: String,
+    /// Mean inter-arrival time.
+    pub mean_interarrival: f64,
+    /// License ratio range.
+    pub license_ratio: String,
+    /// Policy.
+    pub policy: String,
+    /// Repetitions.
+    pub repetitions: u64,
+    /// Per metric of [`METRICS`]: `(name, mean, ci95)`.
+    #[serde(skip)]
+    pub values: Vec<(String, Option<(f64, f64)>)>,
+}
+
+impl SummaryRow {
+    /// The mean and confidence half-width of metric `name`.
+    #[must_use]
+    pub fn get(&self, name: &str) -> Option<(f64, f64)> {
+        self.values
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, v)| *v)
+    }
+}
+
+/// Everything a study produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StudyResults {
+    /// What ran.
+    pub spec: StudySpec,
+    /// The grid's replays, by mean, repetition, policy.
+    pub grid: Vec<StudyRow>,
+    /// The license sweep's replays, by ratio, repetition, policy.
+    pub licenses: Vec<StudyRow>,
+}
+
+/// The text of a license ratio range.
+#[must_use]
+pub fn ratio_text((lo, hi): (u32, u32)) -> String {
+    format!("{lo}-{hi}")
+}
+
+/// One generated workload, replayed under every policy.
+fn replay_setting(
+    spec: &FarmSpec,
+    experiment: &str,
+    repetition: u32,
+    policies: &[Policy],
+    tick: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<StudyRow>, CliError> {
+    let workload = generate(spec).map_err(CliError::Usage)?;
+    let name = format!("generated farm (seed {})", spec.seed);
+    let prepared = prepare(&name, workload)?;
+    let cpus = prepared.workload.farm.total_cpus();
+    let work: f64 = prepared
+        .jobs
+        .iter()
+        .map(|j| f64::from(j.job.estimate) * f64::from(j.job.procs))
+        .sum();
+    let last = prepared.jobs.last().map_or(0, |j| j.job.submit);
+    #[allow(clippy::cast_precision_loss)]
+    let offered_load = work / (cpus as f64 * f64::from(last.max(1)));
+    let skipped = SkipReason::ALL
+        .into_iter()
+        .map(|r| prepared.skipped_for(r))
+        .sum();
+    let mut rows = Vec::with_capacity(policies.len());
+    for &policy in policies {
+        let run = farm_replay::run(&prepared, policy, CategoryBounds::DEFAULT)?;
+        let m = &run.metrics;
+        rows.push(StudyRow {
+            experiment: experiment.to_owned(),
+            mean_interarrival: spec.mean_interarrival,
+            license_ratio: ratio_text(spec.license_ratio),
+            repetition,
+            seed: spec.seed,
+            policy: policy.name().to_owned(),
+            offered_load,
+            jobs: run.outcome.finished,
+            skipped,
+            system_usage: m.system_usage,
+            system_usage_cpus: m.system_usage_cpus,
+            utilisation: m.utilisation,
+            deadline_jobs: m.deadline_jobs,
+            missed_deadlines: m.missed_deadlines,
+            missed_percent: m.missed_percent,
+            mean_slowdown: m.mean_slowdown,
+            mean_bounded_slowdown: m.mean_bounded_slowdown,
+            mean_wait: m.mean_wait,
+            license_usage: m.license_usage,
+            handovers: run.counters.reservation_handovers,
+            max_queue: run.outcome.max_queue as u64,
+            span: m.span,
+        });
+        tick(u64::from(spec.jobs));
+    }
+    Ok(rows)
+}
+
+/// Runs the study, in parallel.
+///
+/// # Errors
+/// A generator or replay error.
+pub fn run(spec: &StudySpec) -> Result<StudyResults, CliError> {
+    let mut tasks: Vec<(&str, FarmSpec, u32)> = Vec::new();
+    for &mean in &spec.means {
+        for r in 0..spec.repetitions {
+            let s = FarmSpec {
+                mean_interarrival: mean,
+                seed: spec.base.seed.wrapping_add(u64::from(r)),
+                ..spec.base
+            };
+            tasks.push(("grid", s, r));
+        }
+    }
+    for &ratio in &spec.license_ratios {
+        for r in 0..spec.repetitions {
+            let s = FarmSpec {
+                mean_interarrival: spec.license_mean,
+                license_ratio: ratio,
+                seed: spec.base.seed.wrapping_add(u64::from(r)),
+                ..spec.base
+            };
+            tasks.push(("licenses", s, r));
+        }
+    }
+    // The bar counts jobs, spec.base.jobs per replay (those no machine can
+    // run included).
+    let total = (tasks.len() * spec.policies.len()) as u64 * u64::from(spec.base.jobs);
+    let bar = crate::progress::phase(
+        &format!("farm-study {} replays", tasks.len() * spec.policies.len()),
+        total,
+    );
+    let tick = |jobs: u64| bar.inc(jobs);
+    let results: Vec<Result<Vec<StudyRow>, CliError>> = tasks
+        .par_iter()
+        .map(|(experiment, s, r)| replay_setting(s, experiment, *r, &spec.policies, &tick))
+        .collect();
+    crate::progress::finish(&bar);
+    let mut grid = Vec::new();
+    let mut licenses = Vec::new();
+    for rows in results {
+        for row in rows? {
+            if row.experiment == "grid" {
+                grid.push(row);
+            } else {
+                licenses.push(row);
+            }
+        }
+    }
+    Ok(StudyResults {
+        spec: spec.clone(),
+        grid,
+        licenses,
+    })
+}
+
+/// Summaries per (mean, ratio, policy) in first-seen order.
+#[must_use]
+pub fn summarise(rows: &[StudyRow]) -> Vec<SummaryRow> {
+    let mut keys: Vec<(String, u64, String, String)> = Vec::new();
+    for r in rows {
+        let key = (
+            r.experiment.clone(),
+            r.mean_interarrival.to_bits(),
+            r.license_ratio.clone(),
+            r.policy.clone(),
+        );
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    keys.into_iter()
+        .map(|(experiment, mean, ratio, policy)| {
+            let group: Vec<&StudyRow> = rows
+                .iter()
+                .filter(|r| {
+                    r.experiment == experiment
+                        && r.mean_interarrival.to_bits() == mean
+                        && r.license_ratio == ratio
+                        && r.policy == policy
+                })
+                .collect();
+            let values = METRICS
+                .iter()
+                .map(|(name, get)| {
+                    let v: Vec<f64> = group.iter().filter_map(|r| get(r)).collect();
+                    ((*name).to_owned(), mean_ci(&v))
+                })
+                .collect();
+            SummaryRow {
+                experiment,
+                mean_interarrival: f64::from_bits(mean),
+                license_ratio: ratio,
+                policy,
+                repetitions: group.len() as u64,
+                values,
+            }
+        })
+        .collect()
+}
+
+fn round(v: f64) -> f64 {
+    crate::report::round4(v)
+}
+
+/// Summaries as CSV: the key columns, then `<metric>` and `<metric>_ci95`
+/// for every metric of [`METRICS`].
+///
+/// # Errors
+/// [`CliError::Io`] when writing fails.
+pub fn summary_csv(rows: &[SummaryRow]) -> Result<String, CliError> {
+    let fail = |e: &dyn std::fmt::Display| {
+        CliError::Io("csv".into(), std::io::Error::other(e.to_string()))
+    };
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut header: Vec<String> = [
+        "experiment",
+        "mean_interarrival",
+        "license_ratio",
+        "policy",
+        "repetitions",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    for (name, _) in METRICS {
+        header.push(name.to_owned());
+        header.push(format!("{name}_ci95"));
+    }
+    w.write_record(&header).map_err(|e| fail(&e))?;
+    for r in rows {
+        let mut record = vec![
+            r.experiment.clone(),
+            r.mean_interarrival.to_string(),
+            r.license_ratio.clone(),
+            r.policy.clone(),
+            r.repetitions.to_string(),
+        ];
+        for (_, v) in &r.values {
+            match v {
+                Some((m, ci)) => {
+                    record.push(round(*m).to_string());
+                    record.push(round(*ci).to_string());
+                }
+                None => {
+                    record.push(String::new());
+                    record.push(String::new());
+                }
+            }
+        }
+        w.write_record(&record).map_err(|e| fail(&e))?;
+    }
+    let bytes = w.into_inner().map_err(|e| fail(&e))?;
+    String::from_utf8(bytes).map_err(|e| fail(&e))
+}
+
+/// Rows with every float rounded to 4 decimals (stable, diff-friendly files).
+fn rounded(rows: &[StudyRow]) -> Vec<StudyRow> {
+    rows.iter()
+        .map(|r| StudyRow {
+            offered_load: round(r.offered_load),
+            system_usage: r.system_usage.map(round),
+            system_usage_cpus: r.system_usage_cpus.map(round),
+            utilisation: round(r.utilisation),
+            missed_percent: r.missed_percent.map(round),
+            mean_slowdown: round(r.mean_slowdown),
+            mean_bounded_slowdown: round(r.mean_bounded_slowdown),
+            mean_wait: round(r.mean_wait),
+            license_usage: r.license_usage.map(round),
+            ..r.clone()
+        })
+        .collect()
+}
+
+/// The names of the CSV files [`csv_files`] makes, in its order (the
+/// license files only with a license sweep).
+#[must_use]
+pub fn csv_names(license_sweep: bool) -> Vec<&'static str> {
+    let mut names = vec!["farm-grid.csv", "farm-grid-summary.csv"];
+    if license_sweep {
+        names.extend(["farm-licenses.csv", "farm-licenses-summary.csv"]);
+    }
+    names
+}
+
+/// The names of the figures [`figures()`] draws, in its order.
+#[must_use]
+pub fn figure_names(license_sweep: bool) -> Vec<&'static str> {
+    let mut names = vec![
+        "farm-fig1a-deadlines.svg",
+        "farm-fig1b-usage.svg",
+        "farm-fig2a-slowdown.svg",
+    ];
+    if license_sweep {
+        names.push("farm-fig2b-licenses.svg");
+    }
+    names
+}
+
+/// The CSV files: `(file name, contents)`.
+///
+/// # Errors
+/// [`CliError::Io`] when writing fails.
+pub fn csv_files(results: &StudyResults) -> Result<Vec<(String, String)>, CliError> {
+    let mut files = vec![
+        ("farm-grid.csv".to_owned(), to_csv(&rounded(&results.grid))?),
+        (
+            "farm-grid-summary.csv".to_owned(),
+            summary_csv(&summarise(&results.grid))?,
+        ),
+    ];
+    if !results.licenses.is_empty() {
+        files.push((
+            "farm-licenses.csv".to_owned(),
+            to_csv(&rounded(&results.licenses))?,
+        ));
+        files.push((
+            "farm-licenses-summary.csv".to_owned(),
+            summary_csv(&summarise(&results.licenses))?,
+        ));
+    }
+    Ok(files)
+}
+
+/// Number text without a needless `.0`.
+fn number_text(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{v:.0}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// One panel of `metric` over the settings `xs` (by `key`) for every policy.
+#[allow(clippy::too_many_arguments)] // one figure panel's every choice, named at the call
+fn panel(
+    summary: &[SummaryRow],
+    policies: &[Policy],
+    xs: &[Setting<'_>],
+    metric: &str,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    log_y: bool,
+) -> Panel {
+    let lines = policies
+        .iter()
+        .map(|p| Line {
+            name: p.name().to_owned(),
+            points: xs
+                .iter()
+                .map(|(_, at)| {
+                    summary
+                        .iter()
+                        .find(|r| r.policy == p.name() && at(r))
+                        .and_then(|r| r.get(metric))
+                })
+                .collect(),
+        })
+        .collect();
+    Panel {
+        title: title.to_owned(),
+        x_label: x_label.to_owned(),
+        y_label: y_label.to_owned(),
+        xs: xs.iter().map(|(label, _)| label.clone()).collect(),
+        lines,
+        log_y,
+    }
+}
+
+/// The figures: `(file name, SVG)`.
+///
+/// # Errors
+/// [`CliError::Usage`] when drawing fails.
+pub fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, CliError> {
+    let spec = &results.spec;
+    let grid = summarise(&results.grid);
+    let means: Vec<Setting<'_>> = spec
+        .means
+        .iter()
+        .map(|&m| {
+            let at: Box<dyn Fn(&SummaryRow) -> bool> =
+                Box::new(move |r: &SummaryRow| r.mean_interarrival.to_bits() == m.to_bits());
+            (number_text(m), at)
+        })
+        .collect();
+    let x = "mean inter-arrival time (lower = more contention)";
+    let subtitle = format!(
+        "{} machines, {} licenses, {} jobs per run, {} runs per point (seeds {}..); 95% confidence intervals",
+        spec.base.machines,
+        spec.base.licenses,
+        spec.base.jobs,
+        spec.repetitions,
+        spec.base.seed
+    );
+    let draw = |title: &str, panels: &[Panel]| {
+        figures::chart(title, &subtitle, panels).map_err(CliError::Usage)
+    };
+    let p = &spec.policies;
+    let mut out = vec![
+        (
+            "farm-fig1a-deadlines.svg".to_owned(),
+            draw(
+                "Figure 1(a): deadline jobs that missed their deadline",
+                &[panel(
+                    &grid,
+                    p,
+                    &means,
+                    "missed_percent",
+                    "deadlines missed",
+                    x,
+                    "% of deadline jobs",
+                    false,
+                )],
+            )?,
+        ),
+        (
+            "farm-fig1b-usage.svg".to_owned(),
+            draw(
+                "Figure 1(b): system usage",
+                &[
+                    panel(
+                        &grid,
+                        p,
+                        &means,
+                        "system_usage",
+                        "paper's: CPUs in use / min(CPUs, jobs)",
+                        x,
+                        "%",
+                        false,
+                    ),
+                    panel(
+                        &grid,
+                        p,
+                        &means,
+                        "system_usage_cpus",
+                        "CPUs in use / min(CPUs, CPUs asked)",
+                        x,
+                        "%",
+                        false,
+                    ),
+                ],
+            )?,
+        ),
+        (
+            "farm-fig2a-slowdown.svg".to_owned(),
+            draw(
+                "Figure 2(a): slowdown",
+                &[
+                    panel(
+                        &grid,
+                        p,
+                        &means,
+                        "mean_slowdown",
+                        "mean slowdown (wait + run) / run",
+                        x,
+                        "slowdown (log scale)",
+                        true,
+                    ),
+                    panel(
+                        &grid,
+                        p,
+                        &means,
+                        "mean_wait",
+                        "mean wait",
+                        x,
+                        "time units (log scale)",
+                        true,
+                    ),
+                ],
+            )?,
+        ),
+    ];
+    if !results.licenses.is_empty() {
+        let licenses = summarise(&results.licenses);
+        let ratios: Vec<Setting<'_>> = spec
+            .license_ratios
+            .iter()
+            .map(|&r| {
+                let text = ratio_text(r);
+                let key = text.clone();
+                let at: Box<dyn Fn(&SummaryRow) -> bool> =
+                    Box::new(move |row: &SummaryRow| row.license_ratio == key);
+                (format!("{text}%"), at)
+            })
+            .collect();
+        let x = "license ratio: copies, % of eligible machines (lower = more license contention)";
+        let subtitle2 = format!(
+            "{} machines, {} licenses, {} jobs, mean inter-arrival {}, {} runs per point; 95% confidence intervals",
+            spec.base.machines,
+            spec.base.licenses,
+            spec.base.jobs,
+            number_text(spec.license_mean),
+            spec.repetitions
+        );
+        out.push((
+            "farm-fig2b-licenses.svg".to_owned(),
+            figures::chart(
+                "Figure 2(b): license usage and deadlines missed by license ratio",
+                &subtitle2,
+                &[
+                    panel(
+                        &licenses,
+                        p,
+                        &ratios,
+                        "license_usage",
+                        "license usage",
+                        x,
+                        "% of copies in use",
+                        false,
+                    ),
+                    panel(
+                        &licenses,
+                        p,
+                        &ratios,
+                        "missed_percent",
+                        "deadlines missed",
+                        x,
+                        "% of deadline jobs",
+                        false,
+                    ),
+                ],
+            )
+            .map_err(CliError::Usage)?,
+        ));
+    }
+    Ok(out)
+}
+
+/// A table of `metric` (mean +- ci95) with one row per setting and one
+/// column per policy.
+fn metric_table(
+    out: &mut String,
+    summary: &[SummaryRow],
+    policies: &[Policy],
+    settings: &[Setting<'_>],
+    first: &str,
+    metric: &str,
+) {
+    let _ = write!(out, "{first:>12}");
+    for p in policies {
+        let _ = write!(out, " {:>20}", p.name());
+    }
+    out.push('\n');
+    for (label, at) in settings {
+        let _ = write!(out, "{label:>12}");
+        for p in policies {
+            let cell = summary
+                .iter()
+                .find(|r| r.policy == p.name() && at(r))
+                .and_then(|r| r.get(metric))
+                .map_or_else(|| "-".to_owned(), |(m, ci)| format!("{m:.2} +- {ci:.2}"));
+            let _ = write!(out, " {cell:>20}");
+        }
+        out.push('\n');
+    }
+}
+
+/// The study's tables as text.
+#[must_use]
+pub fn tables(results: &StudyResults, seconds: f64) -> String {
+    let spec = &results.spec;
+    let grid = summarise(&results.grid);
+    let means: Vec<Setting<'_>> = spec
+        .means
+        .iter()
+        .map(|&m| {
+            let at: Box<dyn Fn(&SummaryRow) -> bool> =
+                Box::new(move |r: &SummaryRow| r.mean_interarrival.to_bits() == m.to_bits());
+            (number_text(m), at)
+        })
+        .collect();
+    let mut out = format!(
+        "farm study: {} replays in {seconds:.1} s; {}\n",
+        results.grid.len() + results.licenses.len(),
+        spec.base.describe()
+    );
+    for (metric, title) in [
+        (
+            "missed_percent",
+            "deadlines missed, % of deadline jobs (figure 1(a))",
+        ),
+        (
+            "system_usage",
+            "system usage, % (paper's definition, figure 1(b))",
+        ),
+        ("system_usage_cpus", "system usage against CPU demand, %"),
+        ("mean_slowdown", "mean slowdown (figure 2(a))"),
+        ("mean_bounded_slowdown", "mean bounded slowdown"),
+        ("handovers", "BF_MOD reservation hand-overs per run"),
+        ("offered_load", "offered load"),
+    ] {
+        let _ = writeln!(out, "\n{title}, by mean inter-arrival time:");
+        metric_table(&mut out, &grid, &spec.policies, &means, "mean", metric);
+    }
+    if !results.licenses.is_empty() {
+        let licenses = summarise(&results.licenses);
+        let ratios: Vec<Setting<'_>> = spec
+            .license_ratios
+            .iter()
+            .map(|&r| {
+                let key = ratio_text(r);
+                let label = format!("{key}%");
+                let at: Box<dyn Fn(&SummaryRow) -> bool> =
+                    Box::new(move |row: &SummaryRow| row.license_ratio == key);
+                (label, at)
+            })
+            .collect();
+        for (metric, title) in [
+            ("license_usage", "license usage, % (table 1)"),
+            ("missed_percent", "deadlines missed, % (table 2)"),
+        ] {
+            let _ = writeln!(
+                out,
+                "\n{title}, by license ratio, mean inter-arrival {}:",
+                number_text(spec.license_mean)
+            );
+            metric_table(
+                &mut out,
+                &licenses,
+                &spec.policies,
+                &ratios,
+                "ratio",
+                metric,
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use backfill_core::policy::Heuristics;
+
+    #[test]
+    fn confidence_intervals() {
+        assert_eq!(mean_ci(&[]), None);
+        assert_eq!(mean_ci(&[3.0]), Some((3.0, 0.0)));
+        let (m, ci) = mean_ci(&[1.0, 2.0, 3.0, 4.0]).unwrap();
+        assert!((m - 2.5).abs() < 1e-12);
+        // sd = sqrt(5/3), ci = 1.96 * sd / 2.
+        assert!((ci - 1.96 * (5.0f64 / 3.0).sqrt() / 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_small_study_runs_and_writes_everything() {
+        let spec = StudySpec {
+            base: FarmSpec {
+                jobs: 60,
+                machines: 20,
+                licenses: 4,
+                ..FarmSpec::default()
+            },
+            means: vec![4.0, 48.0],
+            repetitions: 2,
+            policies: vec![
+                Policy::Fcfs,
+                Policy::BfFcfs,
+                Policy::BfUnmod(Heuristics::DEFAULT),
+                Policy::BfMod(Heuristics::DEFAULT),
+            ],
+            license_ratios: vec![(10, 30), (50, 70)],
+            license_mean: 12.0,
+        };
+        let results = run(&spec).unwrap();
+        assert_eq!(results.grid.len(), 2 * 2 * 4);
+        assert_eq!(results.licenses.len(), 2 * 2 * 4);
+        // The same seed in every setting: same farm, same jobs.
+        assert!(results.grid.iter().all(|r| r.jobs + r.skipped == 60));
+        let again = run(&spec).unwrap();
+        assert_eq!(again.grid, results.grid, "results do not depend on threads");
+        let files = csv_files(&results).unwrap();
+        assert_eq!(files.len(), 4);
+        let summary = &files[1].1;
+        assert!(summary.starts_with("experiment,mean_interarrival,license_ratio,policy,repetitions,missed_percent,missed_percent_ci95"));
+        assert_eq!(summary.lines().count(), 1 + 2 * 4);
+        let figs = figures(&results).unwrap();
+        assert_eq!(figs.len(), 4);
+        let text = tables(&results, 1.0);
+        assert!(text.contains("deadlines missed") && text.contains("bf-mod"));
+        // FCFS never hands over a reservation.
+        assert!(results
+            .grid
+            .iter()
+            .filter(|r| r.policy != "bf-mod")
+            .all(|r| r.handovers == 0));
+    }
+}
