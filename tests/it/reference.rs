@@ -11,7 +11,7 @@
 //! zero run times, kills, jobs as wide as the machine, and equal submit
 //! times with ids in both orders.
 
-use backfill_core::policy::{Heuristics, Threshold};
+use backfill_core::policy::{Heuristics, Iterations, RandomSearch, Threshold};
 use backfill_core::{CategoryBounds, Job, JobId, Policy, SimJob, Time};
 use backfill_tests::check::run_replay;
 use backfill_tests::naive::{compare, models, simulate};
@@ -56,6 +56,11 @@ fn policies() -> Vec<Policy> {
         // (the defaults' aging is negligible at these time scales).
         Policy::BfUnmod(STRONG_AGING),
         Policy::BfMod(STRONG_AGING),
+        // CONS+RS without search iterations is Conservative.
+        Policy::ConsRs(RandomSearch {
+            seed: 1,
+            iterations: Iterations::Fixed(0),
+        }),
     ]);
     all
 }

@@ -88,14 +88,16 @@
 //!   the head (the first that did not fit) at the previous pass and still
 //!   waits goes first whatever its priority, and its first shadow time is
 //!   its guarantee. BF_MOD: no such exception and no guarantee.
-//! * **Conservative without compression** and **CONS+RS** are not
-//!   modelled ([`models`]).
+//! * **Conservative without compression**: Conservative with step 2 left
+//!   out; a reservation never moves.
+//! * **CONS+RS** only with no search iterations, where DESIGN.md makes it
+//!   Conservative (its random search is not modelled: [`models`]).
 //!
 //! SJF-EASY promises nothing (DESIGN.md: it is not starvation-free), so the
 //! reference records no guarantee under it, though it reserves the head's
 //! shadow time in each pass as EASY does; FCFS makes no reservations at all.
 
-use backfill_core::policy::{Heuristics, Threshold};
+use backfill_core::policy::{Heuristics, Iterations, RandomSearch, Threshold};
 use backfill_core::{JobId, JobRecord, Policy, SimJob, Time};
 use std::fmt;
 
@@ -142,13 +144,14 @@ impl fmt::Display for NaiveRecord {
     }
 }
 
-/// Whether the reference models `policy` (every policy but Conservative
-/// without compression and CONS+RS).
+/// Whether the reference models `policy` (every policy but CONS+RS with a
+/// random search: with zero iterations it is Conservative).
 #[must_use]
 pub const fn models(policy: Policy) -> bool {
     !matches!(
         policy,
-        Policy::ConservativeNoCompression | Policy::ConsRs(_)
+        Policy::ConsRs(RandomSearch { iterations, .. })
+            if !matches!(iterations, Iterations::Fixed(0))
     )
 }
 
@@ -189,7 +192,11 @@ enum Rules {
         backfill: bool,
         shortest_first: bool,
     },
-    Conservative,
+    /// Conservative; `compress: false` never moves a reservation.
+    Conservative {
+        /// Whether a compression pass follows an instant with a completion.
+        compress: bool,
+    },
     Selective(Threshold),
     /// BF_UNMOD (`keeps_head`) and BF_MOD.
     Flexible {
@@ -213,7 +220,12 @@ impl Rules {
                 backfill: true,
                 shortest_first: true,
             },
-            Policy::Conservative => Self::Conservative,
+            Policy::Conservative => Self::Conservative { compress: true },
+            Policy::ConservativeNoCompression => Self::Conservative { compress: false },
+            Policy::ConsRs(RandomSearch {
+                iterations: Iterations::Fixed(0),
+                ..
+            }) => Self::Conservative { compress: true },
             Policy::Selective(threshold) => Self::Selective(threshold),
             Policy::BfFcfs => Self::Queue {
                 backfill: true,
@@ -232,7 +244,7 @@ impl Rules {
     }
 
     const fn keeps_reservations(self) -> bool {
-        matches!(self, Self::Conservative | Self::Selective(_))
+        matches!(self, Self::Conservative { .. } | Self::Selective(_))
     }
 }
 
@@ -422,7 +434,10 @@ impl Naive<'_> {
             let before = self.running.len();
             self.complete_due();
             // 2. One compression pass after an instant with a completion.
-            if self.running.len() < before && self.rules.keeps_reservations() {
+            if self.running.len() < before
+                && self.rules.keeps_reservations()
+                && !matches!(self.rules, Rules::Conservative { compress: false })
+            {
                 self.compress();
             }
             // 3. Arrivals, in input order.
@@ -519,7 +534,7 @@ impl Naive<'_> {
             return; // refused: never queued, no record
         }
         let reservation = match self.rules {
-            Rules::Conservative => Some(self.earliest_start(job, None)),
+            Rules::Conservative { .. } => Some(self.earliest_start(job, None)),
             _ => None,
         };
         self.waiting.push(Waiting {
@@ -569,7 +584,7 @@ impl Naive<'_> {
                 let head = self.pass_queue(order, true, keeps_head);
                 self.holder = head;
             }
-            Rules::Conservative => {
+            Rules::Conservative { .. } => {
                 let due: Vec<usize> = self.in_order(|w| w.reservation == Some(self.now));
                 self.start_all(due);
             }
