@@ -53,7 +53,7 @@ mod tests {
 
     /// The modules bottom-up, as listed above: a module may use only the
     /// modules before it.
-    const LAYERS: [&str; 15] = [
+    const LAYERS: [&str; 16] = [
         "swf",
         "rng",
         "lublin",
