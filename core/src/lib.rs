@@ -19,7 +19,8 @@
 //!   values ([`KernelError`], [`Observer`], [`QueuedJob`], [`RunningJob`],
 //!   [`Pass`], [`Counters`]).
 //! * [`policy`]: the policies ([`Policy`]), one file per family
-//!   (`policy/fcfs.rs`, `easy.rs`, `conservative.rs`, `selective.rs`),
+//!   (`policy/fcfs.rs`, `easy.rs`, `conservative.rs`, `selective.rs`,
+//!   `dpsa.rs`),
 //!   each working on that state.
 //! * [`kernel`]: the [`Kernel`], which holds the state and dispatches to the
 //!   policy by value; a firmware controller or the replay loop drives it

@@ -10,6 +10,7 @@
 //! | [`Policy::SjfEasy`] | `easy.rs` | EASY with the queue ordered by estimate, shortest first (ties: submit, id); not starvation-free | Srinivasan et al., JSSPP 2002 |
 //! | [`Policy::Conservative`] | `conservative.rs` | every job gets a reservation on arrival at the earliest time it fits the plan; it starts at its reservation; after every instant with a completion the plan is compressed in queue order, never moving a reservation later | Mu'alem & Feitelson (2001) |
 //! | [`Policy::Selective`] | `selective.rs` | two queues: an entry queue without guarantees (FCFS) and a guaranteed queue run like Conservative. A job is promoted, and gets a reservation, the instant its expansion factor `(wait + estimate) / estimate` reaches its starvation [`Threshold`]; entry-queue jobs start whenever they fit now without delaying a reservation | Srinivasan, Kettimuthu, Subramani & Sadayappan, *Selective Reservation Strategies for Backfill Job Scheduling*, JSSPP 2002 |
+//! | [`Policy::Dpsa`] | `dpsa.rs` | EASY's head phase and head reservation; then a depth-first search, bounded by a node budget, over the other jobs that fit now for the subset that starts the most processors; the search order ([`DpsaOrder`]: queue, narrow first, wide first) breaks ties | Grudenić & Bogunović, MIPRO 2011 |
 //!
 //! Queue order is FCFS, `(submit, id)`, unless the policy says otherwise.
 //!
@@ -23,10 +24,12 @@
 //! below it, never on the kernel itself.
 
 mod conservative;
+mod dpsa;
 mod easy;
 mod fcfs;
 mod selective;
 
+pub use dpsa::{DpsaOrder, DEFAULT_DPSA_NODES, DPSA_CANDIDATES};
 pub use selective::{SlowdownAverage, Threshold};
 
 use crate::plan::Slot;
@@ -48,6 +51,15 @@ pub enum Policy {
     /// Selective reservation with a threshold source (Selective, Selective-D,
     /// adaptive and scaled-adaptive).
     Selective(Threshold),
+    /// DPSA (DPSA-p, -n, -w): EASY's head reservation, then a search for the
+    /// set of jobs that starts the most processors now.
+    Dpsa {
+        /// The search order, which breaks ties (the variant).
+        order: DpsaOrder,
+        /// Search nodes per pass ([`DEFAULT_DPSA_NODES`] by default; 0 keeps
+        /// the greedy set, so DPSA-p with 0 is EASY).
+        nodes: u32,
+    },
 }
 
 impl Policy {
@@ -60,9 +72,26 @@ impl Policy {
         bounds: CategoryBounds::DEFAULT,
     });
 
+    /// DPSA-p with the default node budget.
+    pub const DPSA_P: Self = Self::Dpsa {
+        order: DpsaOrder::Priority,
+        nodes: DEFAULT_DPSA_NODES,
+    };
+    /// DPSA-n with the default node budget.
+    pub const DPSA_N: Self = Self::Dpsa {
+        order: DpsaOrder::Narrow,
+        nodes: DEFAULT_DPSA_NODES,
+    };
+    /// DPSA-w with the default node budget.
+    pub const DPSA_W: Self = Self::Dpsa {
+        order: DpsaOrder::Wide,
+        nodes: DEFAULT_DPSA_NODES,
+    };
+
     /// Every policy, in a fixed order (for sweeps, tests and fuzzing);
-    /// Selective variants with example thresholds.
-    pub const ALL: [Self; 8] = [
+    /// Selective variants with example thresholds, DPSA with the default
+    /// node budget.
+    pub const ALL: [Self; 11] = [
         Self::Fcfs,
         Self::Easy,
         Self::SjfEasy,
@@ -71,6 +100,9 @@ impl Policy {
         Self::SELECTIVE_D_EXAMPLE,
         Self::Selective(Threshold::ADAPTIVE),
         Self::Selective(Threshold::SCALED_ADAPTIVE),
+        Self::DPSA_P,
+        Self::DPSA_N,
+        Self::DPSA_W,
     ];
 
     /// The policy's command-line name.
@@ -85,11 +117,32 @@ impl Policy {
             Self::Selective(Threshold::PerCategory { .. }) => "selective-d",
             Self::Selective(Threshold::Adaptive { scale: 1000, .. }) => "selective-adaptive",
             Self::Selective(Threshold::Adaptive { .. }) => "selective-scaled",
+            Self::Dpsa {
+                order: DpsaOrder::Priority,
+                ..
+            } => "dpsa-p",
+            Self::Dpsa {
+                order: DpsaOrder::Narrow,
+                ..
+            } => "dpsa-n",
+            Self::Dpsa {
+                order: DpsaOrder::Wide,
+                ..
+            } => "dpsa-w",
+        }
+    }
+
+    /// DPSA with a node budget of `nodes` per pass; other policies unchanged.
+    #[must_use]
+    pub const fn with_dpsa_nodes(self, nodes: u32) -> Self {
+        match self {
+            Self::Dpsa { order, .. } => Self::Dpsa { order, nodes },
+            other => other,
         }
     }
 
     /// The policy with command-line name `name` (Selective variants with
-    /// their example or default thresholds).
+    /// their example or default thresholds, DPSA with the default budget).
     #[must_use]
     pub fn from_name(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|p| p.name() == name)
@@ -110,10 +163,10 @@ impl Policy {
     }
 
     /// Whether the head of the queue is guaranteed a start by its first
-    /// reservation (EASY-style head reservation).
+    /// reservation (EASY-style head reservation; DPSA keeps EASY's).
     #[must_use]
     pub const fn reserves_head(self) -> bool {
-        matches!(self, Self::Easy | Self::SjfEasy)
+        matches!(self, Self::Easy | Self::SjfEasy | Self::Dpsa { .. })
     }
 
     /// Whether the policy guarantees that every job of a finite input starts.
@@ -182,6 +235,8 @@ pub(crate) enum Engine {
     Fcfs,
     /// EASY and SJF-EASY.
     Easy(easy::Easy),
+    /// DPSA-p, -n, -w.
+    Dpsa(dpsa::Dpsa),
     /// Conservative.
     Conservative(conservative::Conservative),
     /// Selective reservation.
@@ -197,6 +252,7 @@ impl Engine {
             Policy::SjfEasy => Self::Easy(easy::Easy::new(true)),
             Policy::Conservative => Self::Conservative(conservative::Conservative::default()),
             Policy::Selective(threshold) => Self::Selective(selective::Selective::new(threshold)),
+            Policy::Dpsa { order, nodes } => Self::Dpsa(dpsa::Dpsa::new(order, nodes)),
         }
     }
 
@@ -222,7 +278,7 @@ impl Engine {
         observer: &mut impl Observer,
     ) -> Result<Option<Slot>, KernelError> {
         match self {
-            Self::Fcfs | Self::Easy(_) => Ok(None),
+            Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) => Ok(None),
             Self::Conservative(c) => c.arrival(st, job, observer),
             Self::Selective(s) => s.arrival(st, observer),
         }
@@ -243,6 +299,9 @@ impl Engine {
         if let Self::Easy(e) = self {
             e.queued(st, at);
         }
+        if let Self::Dpsa(d) = self {
+            d.queued(st, at);
+        }
     }
 
     /// `done` completed at `now`; the plan has released what it held.
@@ -253,7 +312,7 @@ impl Engine {
         now: Time,
     ) {
         match self {
-            Self::Fcfs | Self::Easy(_) => {}
+            Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) => {}
             Self::Conservative(c) => c.compression.completed(plan, &done.slot, now),
             Self::Selective(s) => s.completed(plan, done, now),
         }
@@ -277,13 +336,14 @@ impl Engine {
             Self::Easy(e) => e.pass(st, observer),
             Self::Conservative(c) => c.pass(st, observer),
             Self::Selective(s) => s.pass(st, observer),
+            Self::Dpsa(d) => d.pass(st, observer),
         }
     }
 
     /// The earliest instant after `st.now` at which the policy must run a
     /// pass for a queued job (a reservation start, a promotion). EASY's only
     /// reservation, the head's shadow time, is a running job's estimated end
-    /// (or now), which the kernel watches anyway.
+    /// (or now), which the kernel watches anyway; so is DPSA's.
     pub(crate) fn next_wakeup<
         const Q: usize,
         const R: usize,
@@ -295,7 +355,7 @@ impl Engine {
         st: &State<Q, R, B, M, L>,
     ) -> Option<Time> {
         match self {
-            Self::Fcfs | Self::Easy(_) => None,
+            Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) => None,
             Self::Conservative(_) => conservative::next_reservation(&st.queue, st.now),
             Self::Selective(s) => s.next_wakeup(st),
         }

@@ -30,7 +30,7 @@
 //!    one. Promised reservations never move later and the job starts no later
 //!    than the first one, which is its [`JobRecord::guarantee`]. Promised
 //!    are: every reservation under a `keeps_reservations` policy; the blocked
-//!    head's under [`Policy::Easy`] (not SJF-EASY); under any policy, those
+//!    head's under [`Policy::Easy`] and [`Policy::Dpsa`] (not SJF-EASY); under any policy, those
 //!    of a job whose record carries a guarantee (the kernel sets one only
 //!    where the policy promises the start).
 //! 3. **Starvation and order**: for [`Policy::starvation_free`] policies a
@@ -964,7 +964,8 @@ fn check_reservations(
         s.last_reservation = Some(slot);
         s.last_reserved_at = Some(now);
     }
-    let easy = policy == Policy::Easy;
+    // EASY's and DPSA's blocked head (not SJF-EASY's, which can be overtaken).
+    let easy = policy.reserves_head() && !policy.shortest_first();
     for (i, s) in seen.iter().enumerate() {
         let job = &input[i].job;
         let Some(n) = s.finished else {
