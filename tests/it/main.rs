@@ -6,8 +6,10 @@
 //! * `fuzz_twins`: the fuzz targets' bodies on stable, over the committed
 //!   corpus and seeded random bytes.
 //! * `real_traces`: replays of the archive traces in `shared/traces/`.
+//! * `dpsa`: DPSA against EASY and against an independent optimum.
 
 mod checker;
+mod dpsa;
 mod fuzz_twins;
 mod properties;
 mod real_traces;
