@@ -76,6 +76,12 @@ pub enum PolicyChoice {
     SelectiveAdaptive,
     /// Selective with the running mean slowdown times `--scale` (1.5).
     SelectiveScaled,
+    /// DPSA-p: EASY, then the start set using the most processors (ties: queue order).
+    DpsaP,
+    /// DPSA-n: as DPSA-p, ties to narrow jobs.
+    DpsaN,
+    /// DPSA-w: as DPSA-p, ties to wide jobs.
+    DpsaW,
 }
 
 impl PolicyChoice {
@@ -91,6 +97,9 @@ impl PolicyChoice {
             Self::SelectiveD => "selective-d",
             Self::SelectiveAdaptive => "selective-adaptive",
             Self::SelectiveScaled => "selective-scaled",
+            Self::DpsaP => "dpsa-p",
+            Self::DpsaN => "dpsa-n",
+            Self::DpsaW => "dpsa-w",
         }
     }
 
@@ -109,6 +118,9 @@ impl PolicyChoice {
             Self::Easy => Some(Policy::Easy),
             Self::SjfEasy => Some(Policy::SjfEasy),
             Self::Conservative => Some(Policy::Conservative),
+            Self::DpsaP => Some(Policy::DPSA_P),
+            Self::DpsaN => Some(Policy::DPSA_N),
+            Self::DpsaW => Some(Policy::DPSA_W),
             _ => None,
         }
     }

@@ -3,6 +3,7 @@
 //! ```text
 //! host-cli replay [TRACE] --policy easy --estimates user --load 1.0 --jobs-out jobs.csv
 //! host-cli replay TRACE --policy selective --threshold 26.69
+//! host-cli replay TRACE --policy dpsa-n --dpsa-nodes 20000
 //! host-cli info TRACE --first 5000
 //! host-cli thresholds TRACE --first 5000 --estimates exact
 //! host-cli compare TRACE --policies conservative,easy,selective,selective-d --baseline conservative --svg fig.svg
@@ -237,6 +238,10 @@ pub struct ReplayArgs {
     /// Selective thresholds.
     #[command(flatten)]
     pub thresholds: ThresholdArgs,
+    /// dpsa-p / dpsa-n / dpsa-w: search nodes per scheduling pass (0: the
+    /// greedy set, so dpsa-p is EASY) [default: 100000].
+    #[arg(long, value_name = "N")]
+    pub dpsa_nodes: Option<u32>,
     /// Window and categories.
     #[command(flatten)]
     pub window: WindowArgs,
@@ -576,6 +581,15 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
         None
     };
     let (policy, used) = options.resolve(args.policy, bounds, derived.as_ref())?;
+    let policy = match (args.dpsa_nodes, policy) {
+        (None, p) => p,
+        (Some(n), p @ Policy::Dpsa { .. }) => p.with_dpsa_nodes(n),
+        (Some(_), p) => {
+            return Err(CliError::Usage(format!(
+                "--dpsa-nodes applies to dpsa-p, dpsa-n and dpsa-w, not {p}"
+            )))
+        }
+    };
     let bar = (std::io::stderr().is_terminal() && prepared.jobs.len() > 20_000).then(|| {
         let bar = indicatif::ProgressBar::new(prepared.jobs.len() as u64);
         bar.set_style(

@@ -13,8 +13,8 @@
 
 use crate::swf::{self, LoadedTrace, SkipCounts, TraceJob};
 use backfill_core::{
-    Call, CategoryBounds, Cluster, Job, JobId, JobRecord, Kernel, KernelError, Metrics, Outcome,
-    Plan, Policy, SimError, SimJob, Simulator, Sink, Slot, Time,
+    Call, CategoryBounds, Cluster, Counters, Job, JobId, JobRecord, Kernel, KernelError, Metrics,
+    Outcome, Plan, Policy, SimError, SimJob, Simulator, Sink, Slot, Time,
 };
 use std::time::{Duration, Instant};
 
@@ -366,6 +366,8 @@ pub struct RunResult {
     pub wall: Duration,
     /// The slowest single kernel call, and which.
     pub slowest_call: (Duration, Option<Call>),
+    /// What the search-based policies did (DPSA searches, nodes, budget hits).
+    pub counters: Counters,
 }
 
 struct HostSink<'a> {
@@ -479,6 +481,7 @@ where
                     observer.arriving(k, job);
                 });
                 let wall = started.elapsed();
+                let counters = *sim.kernel().counters();
                 outcome.map(|outcome| {
                     let result = RunResult {
                         policy,
@@ -488,6 +491,7 @@ where
                         rejected: sink.rejected,
                         wall,
                         slowest_call: sink.slowest,
+                        counters,
                     };
                     (result, observer)
                 })

@@ -110,6 +110,68 @@ pub struct ReplayReport {
     pub thresholds: Option<crate::analysis::ThresholdsUsed>,
     /// Selective thresholds taken from a Conservative run: that run's means.
     pub conservative_thresholds: Option<crate::analysis::thresholds::ConservativeThresholds>,
+    /// DPSA's search statistics: under a DPSA policy, or when any is nonzero.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dpsa: Option<DpsaStats>,
+}
+
+/// What DPSA's subset search did over a replay.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct DpsaStats {
+    /// The node budget per pass (`None` for a policy without one).
+    pub budget: Option<u32>,
+    /// Passes that searched (the greedy set was not provably optimal).
+    pub searches: u64,
+    /// Search nodes visited, over all passes.
+    pub nodes: u64,
+    /// Searches stopped by the budget (their start set is the best found, not
+    /// necessarily the optimum).
+    pub budget_hits: u64,
+    /// Passes with more candidates than one search considers (the rest were
+    /// backfilled greedily).
+    pub overflows: u64,
+}
+
+impl DpsaStats {
+    /// The statistics of a run, when the policy is DPSA or any is nonzero.
+    #[must_use]
+    pub fn of(result: &RunResult) -> Option<Self> {
+        let c = &result.counters;
+        let budget = match result.policy {
+            backfill_core::Policy::Dpsa { nodes, .. } => Some(nodes),
+            _ => None,
+        };
+        let stats = Self {
+            budget,
+            searches: c.dpsa_searches,
+            nodes: c.dpsa_nodes,
+            budget_hits: c.dpsa_budget_hits,
+            overflows: c.dpsa_overflows,
+        };
+        let any = stats.searches > 0 || stats.nodes > 0 || stats.budget_hits > 0;
+        (budget.is_some() || any || stats.overflows > 0).then_some(stats)
+    }
+
+    /// The report line's text.
+    #[must_use]
+    pub fn text(&self) -> String {
+        let budget = self
+            .budget
+            .map_or_else(String::new, |b| format!("budget {b} nodes/pass; "));
+        let mean = if self.searches == 0 {
+            0.0
+        } else {
+            self.nodes as f64 / self.searches as f64
+        };
+        format!(
+            "{budget}{} searches, {} nodes ({mean:.1} per search), {} budget hits, {} passes with over {} candidates",
+            self.searches,
+            self.nodes,
+            self.budget_hits,
+            self.overflows,
+            backfill_core::policy::DPSA_CANDIDATES
+        )
+    }
 }
 
 /// Builds the report of a replay.
@@ -154,6 +216,7 @@ pub fn replay_report(
             .map_or_else(|| "-".to_owned(), |c| format!("{c:?}").to_lowercase()),
         thresholds: None,
         conservative_thresholds: None,
+        dpsa: DpsaStats::of(result),
     }
 }
 
@@ -323,6 +386,9 @@ pub fn replay_table(r: &ReplayReport) -> String {
         "wall time    {:.3} s replay, {:.3} s with reading; slowest kernel call {:.1} µs ({})",
         r.replay_seconds, r.total_seconds, r.slowest_call_us, r.slowest_call
     );
+    if let Some(d) = &r.dpsa {
+        let _ = writeln!(out, "dpsa search  {}", d.text());
+    }
     out
 }
 

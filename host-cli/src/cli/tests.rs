@@ -359,3 +359,40 @@ fn the_window_selects_synthetic_jobs_too() {
     assert_eq!(json["accounting"]["scheduled"], 100);
     assert_eq!(json["metrics"][0]["jobs"], 100);
 }
+
+#[test]
+fn replay_reports_dpsa_searches_and_the_budget() {
+    let text = cli(&["replay", "--synthetic-jobs", "800", "--policy", "dpsa-n"]).unwrap();
+    assert!(
+        text.contains("dpsa search  budget 100000 nodes/pass;"),
+        "{text}"
+    );
+    let json: serde_json::Value = serde_json::from_str(
+        &cli(&[
+            "replay",
+            "--synthetic-jobs",
+            "800",
+            "--policy",
+            "dpsa-p",
+            "--dpsa-nodes",
+            "0",
+            "--format",
+            "json",
+        ])
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(json["policy"], "dpsa-p");
+    assert_eq!(json["dpsa"]["budget"], 0);
+    assert_eq!(json["dpsa"]["nodes"], 0);
+    assert_eq!(json["dpsa"]["budget_hits"], json["dpsa"]["searches"]);
+    // With no budget DPSA-p is EASY.
+    let easy: serde_json::Value = serde_json::from_str(
+        &cli(&["replay", "--synthetic-jobs", "800", "--format", "json"]).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(json["metrics"], easy["metrics"]);
+    assert!(easy.get("dpsa").is_none(), "no DPSA line for EASY");
+    let err = cli(&["replay", "--policy", "easy", "--dpsa-nodes", "5"]).unwrap_err();
+    assert!(err.contains("--dpsa-nodes applies to dpsa-p"), "{err}");
+}
