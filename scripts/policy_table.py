@@ -50,7 +50,7 @@ def main():
                     "jobs": overall["jobs"], "mean_wait": round(overall["mean_wait"], 1),
                     "mean_bounded_slowdown": round(overall["mean_bounded_slowdown"], 2),
                     "utilisation_pct": round(100 * report["utilisation"], 2),
-                    "slowest_call_us": round(report["slowest_call_us"], 1),
+                    "slowest_call_us": round(report["timings"]["slowest_call_us"], 1),
                     "wall_seconds": round(seconds, 2),
                 })
                 print(f"{name} {estimates} {policy}: {seconds:.2f} s", file=sys.stderr)

@@ -72,6 +72,7 @@ pub mod metrics;
 pub mod plan;
 pub mod policy;
 pub mod profile;
+pub mod rng;
 pub mod sim;
 mod state;
 pub mod types;
@@ -86,3 +87,8 @@ pub use types::{
     Category, CategoryBounds, Cluster, ClusterError, Duration, Job, JobId, LicensePool, LicenseSet,
     Machine, MachineId, MachineSet, Procs, Time, REFERENCE_SPEED,
 };
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

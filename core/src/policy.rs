@@ -9,6 +9,8 @@
 //! | [`Policy::Easy`] | `easy.rs` | start from the head while jobs fit; the first that does not gets a reservation at its shadow time; later jobs start now if they fit without delaying it | Lifka, EASY (1995); Mu'alem & Feitelson (2001) |
 //! | [`Policy::SjfEasy`] | `easy.rs` | EASY with the queue ordered by estimate, shortest first (ties: submit, id); not starvation-free | Srinivasan et al., JSSPP 2002 |
 //! | [`Policy::Conservative`] | `conservative.rs` | every job gets a reservation on arrival at the earliest time it fits the plan; it starts at its reservation; after every instant with a completion the plan is compressed in queue order, never moving a reservation later | Mu'alem & Feitelson (2001) |
+//! | [`Policy::ConservativeNoCompression`] | `conservative.rs` | Conservative whose reservations, made at arrival, are never revisited; a baseline | the CONS+RS paper's CONS |
+//! | [`Policy::ConsRs`] | `cons_rs.rs` | Conservative, then after every early completion a bounded random search: a random queued job moves into the earliest gap before its reservation, jobs it displaces are re-placed; kept only if no job passes its guarantee and the mean predicted wait and bounded slowdown improve | Klusáček, *Conservative backfilling with random-search gap filling* |
 //! | [`Policy::Selective`] | `selective.rs` | two queues: an entry queue without guarantees (FCFS) and a guaranteed queue run like Conservative. A job is promoted, and gets a reservation, the instant its expansion factor `(wait + estimate) / estimate` reaches its starvation [`Threshold`]; entry-queue jobs start whenever they fit now without delaying a reservation | Srinivasan, Kettimuthu, Subramani & Sadayappan, *Selective Reservation Strategies for Backfill Job Scheduling*, JSSPP 2002 |
 //! | [`Policy::Dpsa`] | `dpsa.rs` | EASY's head phase and head reservation; then a depth-first search, bounded by a node budget, over the other jobs that fit now for the subset that starts the most processors; the search order ([`DpsaOrder`]: queue, narrow first, wide first) breaks ties | Grudenić & Bogunović, MIPRO 2011 |
 //!
@@ -23,12 +25,14 @@
 //! (`crate::state`: clock, wait queue, running set, plan) and the layers
 //! below it, never on the kernel itself.
 
+mod cons_rs;
 mod conservative;
 mod dpsa;
 mod easy;
 mod fcfs;
 mod selective;
 
+pub use cons_rs::{Iterations, RandomSearch, MAX_TOUCHED};
 pub use dpsa::{DpsaOrder, DEFAULT_DPSA_NODES, DPSA_CANDIDATES};
 pub use selective::{SlowdownAverage, Threshold};
 
@@ -51,6 +55,10 @@ pub enum Policy {
     /// Selective reservation with a threshold source (Selective, Selective-D,
     /// adaptive and scaled-adaptive).
     Selective(Threshold),
+    /// Conservative without compression: reservations are never revisited.
+    ConservativeNoCompression,
+    /// Conservative with random-search gap filling after early completions.
+    ConsRs(RandomSearch),
     /// DPSA (DPSA-p, -n, -w): EASY's head reservation, then a search for the
     /// set of jobs that starts the most processors now.
     Dpsa {
@@ -89,9 +97,9 @@ impl Policy {
     };
 
     /// Every policy, in a fixed order (for sweeps, tests and fuzzing);
-    /// Selective variants with example thresholds, DPSA with the default
-    /// node budget.
-    pub const ALL: [Self; 11] = [
+    /// Selective variants with example thresholds, CONS+RS with its default
+    /// search, DPSA with the default node budget.
+    pub const ALL: [Self; 13] = [
         Self::Fcfs,
         Self::Easy,
         Self::SjfEasy,
@@ -100,6 +108,8 @@ impl Policy {
         Self::SELECTIVE_D_EXAMPLE,
         Self::Selective(Threshold::ADAPTIVE),
         Self::Selective(Threshold::SCALED_ADAPTIVE),
+        Self::ConservativeNoCompression,
+        Self::ConsRs(RandomSearch::DEFAULT),
         Self::DPSA_P,
         Self::DPSA_N,
         Self::DPSA_W,
@@ -117,6 +127,8 @@ impl Policy {
             Self::Selective(Threshold::PerCategory { .. }) => "selective-d",
             Self::Selective(Threshold::Adaptive { scale: 1000, .. }) => "selective-adaptive",
             Self::Selective(Threshold::Adaptive { .. }) => "selective-scaled",
+            Self::ConservativeNoCompression => "conservative-no-compression",
+            Self::ConsRs(_) => "cons-rs",
             Self::Dpsa {
                 order: DpsaOrder::Priority,
                 ..
@@ -151,15 +163,34 @@ impl Policy {
     /// Whether every queued job gets a reservation on arrival.
     #[must_use]
     pub const fn reserves_all(self) -> bool {
-        matches!(self, Self::Conservative)
+        matches!(
+            self,
+            Self::Conservative | Self::ConservativeNoCompression | Self::ConsRs(_)
+        )
     }
 
-    /// Whether reservations are kept in the plan, compressed after every
-    /// completion instant, and are guarantees: a reservation never moves later and
-    /// the job starts by it (Conservative and Selective's guaranteed queue).
+    /// Whether reservations are kept in the plan (compressed after every
+    /// completion instant, except without compression) and are guarantees:
+    /// the job starts by its first reservation (Conservative, its variants,
+    /// and Selective's guaranteed queue). A reservation never moves later,
+    /// except under [`Policy::reservations_may_move_later`].
     #[must_use]
     pub const fn keeps_reservations(self) -> bool {
-        matches!(self, Self::Conservative | Self::Selective(_))
+        matches!(
+            self,
+            Self::Conservative
+                | Self::Selective(_)
+                | Self::ConservativeNoCompression
+                | Self::ConsRs(_)
+        )
+    }
+
+    /// Whether a reservation may move later than it was, though never past
+    /// the job's guarantee (its reservation at arrival): CONS+RS's
+    /// displaced jobs.
+    #[must_use]
+    pub const fn reservations_may_move_later(self) -> bool {
+        matches!(self, Self::ConsRs(_))
     }
 
     /// Whether the head of the queue is guaranteed a start by its first
@@ -241,6 +272,8 @@ pub(crate) enum Engine {
     Conservative(conservative::Conservative),
     /// Selective reservation.
     Selective(selective::Selective),
+    /// CONS+RS.
+    ConsRs(cons_rs::ConsRs),
 }
 
 impl Engine {
@@ -252,6 +285,11 @@ impl Engine {
             Policy::SjfEasy => Self::Easy(easy::Easy::new(true)),
             Policy::Conservative => Self::Conservative(conservative::Conservative::default()),
             Policy::Selective(threshold) => Self::Selective(selective::Selective::new(threshold)),
+            Policy::ConservativeNoCompression => Self::Conservative(conservative::Conservative {
+                static_plan: true,
+                ..conservative::Conservative::default()
+            }),
+            Policy::ConsRs(params) => Self::ConsRs(cons_rs::ConsRs::new(params)),
             Policy::Dpsa { order, nodes } => Self::Dpsa(dpsa::Dpsa::new(order, nodes)),
         }
     }
@@ -281,6 +319,7 @@ impl Engine {
             Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) => Ok(None),
             Self::Conservative(c) => c.arrival(st, job, observer),
             Self::Selective(s) => s.arrival(st, observer),
+            Self::ConsRs(c) => c.arrival(st, job, observer),
         }
     }
 
@@ -313,8 +352,9 @@ impl Engine {
     ) {
         match self {
             Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) => {}
-            Self::Conservative(c) => c.compression.completed(plan, &done.slot, now),
+            Self::Conservative(c) => c.completed(plan, &done.slot, now),
             Self::Selective(s) => s.completed(plan, done, now),
+            Self::ConsRs(c) => c.completed(plan, done, now),
         }
     }
 
@@ -336,6 +376,7 @@ impl Engine {
             Self::Easy(e) => e.pass(st, observer),
             Self::Conservative(c) => c.pass(st, observer),
             Self::Selective(s) => s.pass(st, observer),
+            Self::ConsRs(c) => c.pass(st, observer),
             Self::Dpsa(d) => d.pass(st, observer),
         }
     }
@@ -356,7 +397,9 @@ impl Engine {
     ) -> Option<Time> {
         match self {
             Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) => None,
-            Self::Conservative(_) => conservative::next_reservation(&st.queue, st.now),
+            Self::Conservative(_) | Self::ConsRs(_) => {
+                conservative::next_reservation(&st.queue, st.now)
+            }
             Self::Selective(s) => s.next_wakeup(st),
         }
     }

@@ -97,6 +97,14 @@ pub trait Observer {
     fn reserved(&mut self, job: &Job, slot: Slot) {
         let _ = (job, slot);
     }
+    /// Asked before each step of a bounded search (CONS+RS's iterations):
+    /// `false` stops the search there, keeping what it found so far. A
+    /// firmware host checks its timer here (the paper's 50 ms budget); the
+    /// default never stops, so the policy's iteration count decides and a
+    /// replay is reproducible.
+    fn keep_searching(&mut self) -> bool {
+        true
+    }
 }
 
 impl Observer for () {}
@@ -163,6 +171,9 @@ pub struct Counters {
     /// ([`DPSA_CANDIDATES`](crate::policy::DPSA_CANDIDATES)); the rest were
     /// offered greedily, in queue order, after the search.
     pub dpsa_overflows: u64,
+    /// CONS+RS: searches run (one per instant with an early completion and
+    /// a non-empty queue).
+    pub rs_searches: u64,
     /// CONS+RS: random-search iterations run.
     pub rs_iterations: u64,
     /// CONS+RS: moves kept (the plan's objective improved strictly and no
@@ -176,6 +187,10 @@ pub struct Counters {
     /// CONS+RS: iterations that found no gap before the chosen job's
     /// reservation (nothing to try).
     pub rs_no_gap: u64,
+    /// CONS+RS: iterations skipped because more than
+    /// [`MAX_TOUCHED`](crate::policy::MAX_TOUCHED) queued jobs overlapped
+    /// the gap's window (or one of them had a missed reservation).
+    pub rs_too_crowded: u64,
     /// Flexible backfilling (BF_MOD): times the reservation passed to
     /// another job because that job overtook the holder in priority.
     pub reservation_handovers: u64,

@@ -139,8 +139,8 @@ fn read_runs(dir: &Path) -> Result<Vec<Run>, String> {
             nodes: u("/dpsa/nodes"),
             budget_hits: u("/dpsa/budget_hits"),
             overflows: u("/dpsa/overflows"),
-            replay_seconds: f("/replay_seconds").unwrap_or(f64::NAN),
-            slowest_call_ms: f("/slowest_call_us").unwrap_or(f64::NAN) / 1000.0,
+            replay_seconds: f("/timings/replay_seconds").unwrap_or(f64::NAN),
+            slowest_call_ms: f("/timings/slowest_call_us").unwrap_or(f64::NAN) / 1000.0,
         });
     }
     Ok(runs)

@@ -384,13 +384,19 @@ fn claim_selective(out: &mut String, setups: &[Setup]) {
     let mut most = [(0usize, 0usize); 2];
     let mut most_d = [(0usize, 0usize); 2];
     let mut big = (0usize, 0usize);
+    // User estimates: setups whose largest Selective gain is at x1.0, at a
+    // load in between, at the highest load.
+    let mut user_peak = [0usize; 3];
     let mut failures = Vec::new();
+    // Where Selective-D does not beat both: (case, its change, Selective's).
+    let mut failures_d: Vec<(String, f64, f64)> = Vec::new();
     for s in setups {
         let idx = usize::from(!s.exact());
         let mut loads: Vec<f64> = s.sweep.iter().map(|r| r.load).collect();
         loads.sort_by(f64::total_cmp);
         loads.dedup();
         let mut first_last = Vec::new();
+        let mut sel_by_load = Vec::new();
         for &load in &loads {
             let rows: Vec<MetricRow> = s.sweep.iter().filter(|r| r.load == load).cloned().collect();
             let v = |p: &str| metric(&rows, p, "all").map_or(f64::NAN, |r| r.mean_bounded_slowdown);
@@ -404,6 +410,11 @@ fn claim_selective(out: &mut String, setups: &[Setup]) {
             beats_d[idx].0 += usize::from(sel_d.is_some_and(|c| c < 0.0));
             if sel.is_some_and(|c| c >= 0.0) {
                 failures.push((s, load));
+            }
+            if let (Some(d), Some(c)) = (sel_d, sel) {
+                if d >= 0.0 {
+                    failures_d.push((format!("{} x{load}", s.name()), d, c));
+                }
             }
             let _ = writeln!(
                 out,
@@ -421,6 +432,21 @@ fn claim_selective(out: &mut String, setups: &[Setup]) {
             if load == loads[0] || Some(&load) == loads.last() {
                 first_last.push((sel.unwrap_or(0.0), sel_d.unwrap_or(0.0)));
             }
+            sel_by_load.push(sel.unwrap_or(f64::INFINITY));
+        }
+        let peak = sel_by_load
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1.total_cmp(b.1))
+            .map(|(i, _)| i);
+        if let (Some(i), false) = (peak, s.exact()) {
+            user_peak[if i == 0 {
+                0
+            } else if i + 1 == sel_by_load.len() {
+                2
+            } else {
+                1
+            }] += 1;
         }
         if let [a, b] = first_last.as_slice() {
             most[idx].1 += 1;
@@ -485,11 +511,17 @@ fn claim_selective(out: &mut String, setups: &[Setup]) {
         big.1,
         beats[1].0,
         beats[1].1,
-        if most[1].0 == 0 {
-            "but its gain does not grow with load: it is largest at a moderate load and \
-             shrinks, or turns into a loss, at the highest"
+        if most[1].0 == 0 && user_peak[2] == 0 {
+            format!(
+                "but its gain does not grow with load: it is largest at x1.0 in {} of the {} \
+                 setups and at a load in between in {}, and shrinks, or turns into a loss, at \
+                 the highest",
+                user_peak[0],
+                user_peak.iter().sum::<usize>(),
+                user_peak[1]
+            )
         } else {
-            "and its gain is largest at the highest load only in some setups (see above)"
+            "and its gain is largest at the highest load only in some setups (see above)".to_owned()
         },
         beats_d[1].0,
         beats_d[1].1,
@@ -525,8 +557,30 @@ fn claim_selective(out: &mut String, setups: &[Setup]) {
          the schedule becomes a Conservative schedule that grants reservations late. \
          Utilisation drops by more than half a point in {lower_util} of these {} cases. \
          Selective-D's per-category thresholds (small for short jobs, large for SW) avoid the \
-         worst of it.\n",
-        failures.len()
+         worst of it{}.\n",
+        failures.len(),
+        if failures_d.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (Selective-D loses too in {}, by {} against Selective's {})",
+                failures_d
+                    .iter()
+                    .map(|f| f.0.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                failures_d
+                    .iter()
+                    .map(|f| pct(Some(f.1)))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                failures_d
+                    .iter()
+                    .map(|f| pct(Some(f.2)))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )
+        }
     );
     let _ = writeln!(
         out,

@@ -5,7 +5,7 @@
 //!
 //! | command | module | the paper's |
 //! | --- | --- | --- |
-//! | `host-cli thresholds` | [`thresholds`] | Tables 7 and 8 |
+//! | `host-cli thresholds` | [`crate::thresholds`] | Tables 7 and 8 |
 //! | `host-cli compare` | [`compare`] | Figures 1, 2, 3 and 5 |
 //! | `host-cli sweep` | [`sweep`] | Figures 4 and 6 |
 //! | `host-cli fairness` | [`fairness`] | Table 9 and Figure 7 |
@@ -26,22 +26,22 @@
 pub mod compare;
 pub mod fairness;
 pub mod sweep;
-pub mod thresholds;
 
 use crate::replay::{
     self, CliError, Estimates, MachineSource, Prepared, RunResult, Shaping, Window,
 };
-use crate::report::{self, Accounting};
+use crate::report::{self, Accounting, RejectedJobs};
 use crate::swf::{self, LoadedTrace};
 use crate::synth::SyntheticSpec;
+use crate::thresholds::{
+    milli_f64, milli_text, ConservativeThresholds, ThresholdSource, ThresholdsUsed,
+};
 use backfill_core::policy::Threshold;
 use backfill_core::{CategoryBounds, JobRecord, Metrics, Policy};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
-use std::io::IsTerminal;
 use std::path::Path;
-use thresholds::{milli_f64, milli_text, ConservativeThresholds};
 
 /// A policy as named on the command line (Selective variants before their
 /// thresholds are known).
@@ -157,59 +157,6 @@ pub struct ThresholdOptions {
 /// The paper's scaled-adaptive factor, 1.5, in thousandths.
 pub const DEFAULT_SCALE: u32 = 1500;
 
-/// How a policy's thresholds were chosen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ThresholdSource {
-    /// The policy has none.
-    None,
-    /// Given with `--threshold` or `--thresholds`.
-    Given,
-    /// From a Conservative run, asked for with `--threshold-from`.
-    Conservative,
-    /// From a Conservative run because no threshold option was given.
-    DefaultConservative,
-    /// The running mean of completed jobs' slowdowns (adaptive variants).
-    Adaptive,
-}
-
-/// The thresholds a policy ran with, for reports.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ThresholdsUsed {
-    /// How they were chosen.
-    pub source: ThresholdSource,
-    /// Selective's threshold (expansion factor).
-    pub overall: Option<f64>,
-    /// Selective-D's thresholds for SN, SW, LN, LW.
-    pub per_category: Option<[f64; 4]>,
-    /// Adaptive variants: the factor applied to the running mean.
-    pub scale: Option<f64>,
-    /// Adaptive variants: whether only well-estimated jobs are averaged.
-    pub well_estimated_only: Option<bool>,
-    /// Categories that had no counted Conservative job and use the overall threshold.
-    pub fallback: Vec<String>,
-    /// The values alone: `9.30`, `SN 9.033 SW 36.436 LN 1.82 LW 2.842`,
-    /// `adaptive x1.50`; `-` for none.
-    pub values: String,
-    /// In words.
-    pub text: String,
-}
-
-impl ThresholdsUsed {
-    fn none() -> Self {
-        Self {
-            source: ThresholdSource::None,
-            overall: None,
-            per_category: None,
-            scale: None,
-            well_estimated_only: None,
-            fallback: Vec::new(),
-            values: "-".to_owned(),
-            text: "-".to_owned(),
-        }
-    }
-}
-
 impl ThresholdOptions {
     /// Whether some Selective variant in `choices` takes its thresholds from
     /// a Conservative run.
@@ -222,15 +169,17 @@ impl ThresholdOptions {
         })
     }
 
-    /// Refuses options that no policy in `choices` would use.
+    /// Refuses options that no policy in `choices` would use, and
+    /// `--threshold-from` together with the thresholds it would replace.
     ///
     /// # Errors
-    /// [`CliError::Usage`] naming the option and the policies it applies to.
+    /// [`CliError::Usage`] naming the option and the policies it applies
+    /// to, or the options that clash.
     pub fn check(&self, choices: &[PolicyChoice]) -> Result<(), CliError> {
         let has = |c: PolicyChoice| choices.contains(&c);
         let unused = |option: &str, applies: &str| {
             Err(CliError::Usage(format!(
-                "{option} applies to {applies}, which is not among the policies ({})",
+                "{option} is for {applies} only, and the policies are {}",
                 choices
                     .iter()
                     .map(|c| c.name())
@@ -245,10 +194,33 @@ impl ThresholdOptions {
             return unused("--thresholds", "selective-d");
         }
         if self.from.is_some() && !self.needs_conservative(choices) {
-            return unused(
-                "--threshold-from",
-                "selective or selective-d without --threshold / --thresholds",
-            );
+            // Every selective / selective-d listed has its thresholds given.
+            let given: Vec<(&str, &str)> = [
+                (
+                    PolicyChoice::Selective,
+                    self.threshold.is_some(),
+                    "--threshold",
+                ),
+                (
+                    PolicyChoice::SelectiveD,
+                    self.thresholds.is_some(),
+                    "--thresholds",
+                ),
+            ]
+            .into_iter()
+            .filter(|&(c, set, _)| set && has(c))
+            .map(|(c, _, option)| (option, c.name()))
+            .collect();
+            if given.is_empty() {
+                return unused("--threshold-from", "selective and selective-d");
+            }
+            let options: Vec<&str> = given.iter().map(|g| g.0).collect();
+            let policies: Vec<&str> = given.iter().map(|g| g.1).collect();
+            return Err(CliError::Usage(format!(
+                "--threshold-from and {} both set the thresholds of {}: give one or the other",
+                options.join(" and "),
+                policies.join(" and ")
+            )));
         }
         if self.scale.is_some() && !has(PolicyChoice::SelectiveScaled) {
             return unused("--scale", "selective-scaled");
@@ -421,18 +393,21 @@ impl Source {
     /// Prepares a window (`--procs` overrides the synthetic machine too).
     ///
     /// # Errors
-    /// As [`replay::prepare`].
+    /// As [`replay::prepare`], and [`CliError::NothingToSchedule`] when the
+    /// window has no job to run ([`Prepared::check_runnable`]).
     pub fn prepare(&self, window: &Window, shaping: Shaping) -> Result<Prepared, CliError> {
-        match self {
-            Self::Trace(t) => replay::prepare(t, window, shaping),
+        let prepared = match self {
+            Self::Trace(t) => replay::prepare(t, window, shaping)?,
             Self::Synthetic(spec) => {
                 let spec = SyntheticSpec {
                     procs: window.procs.unwrap_or(spec.procs),
                     ..*spec
                 };
-                replay::prepare_synthetic(&spec, window, shaping)
+                replay::prepare_synthetic(&spec, window, shaping)?
             }
-        }
+        };
+        prepared.check_runnable()?;
+        Ok(prepared)
     }
 }
 
@@ -501,7 +476,7 @@ impl Scenario {
         window: &Window,
         bounds: CategoryBounds,
         load: Option<f64>,
-        rejected: u64,
+        rejected: RejectedJobs,
         common: &CommonMetrics,
     ) -> Self {
         Self {
@@ -596,12 +571,12 @@ impl Study {
 
     /// Jobs the kernel refused (the same under every policy: too wide).
     #[must_use]
-    pub fn rejected(&self) -> u64 {
+    pub fn rejected(&self) -> RejectedJobs {
         self.runs
             .iter()
-            .map(|r| r.result.rejected.len() as u64)
-            .max()
-            .unwrap_or(0)
+            .map(|r| RejectedJobs::of(&r.result.rejected))
+            .max_by_key(RejectedJobs::total)
+            .unwrap_or_default()
     }
 }
 
@@ -623,8 +598,9 @@ pub fn study_replays(
 
 /// Replays `prepared` under every choice (in parallel), keeping per-job
 /// records. A Conservative run goes first when it is listed or thresholds
-/// come from it; `reference`, if given, is used as that run. `tick` is
-/// called after each replay.
+/// come from it; `reference`, if given, is used as that run. `progress`
+/// counts the jobs of every replay ([`study_replays`] replays of
+/// `prepared.jobs`).
 ///
 /// # Errors
 /// Option errors ([`ThresholdOptions::check`]) and replay errors.
@@ -634,7 +610,7 @@ pub fn run_study(
     options: &ThresholdOptions,
     bounds: CategoryBounds,
     reference: Option<RunResult>,
-    tick: &(dyn Fn() + Sync),
+    progress: Option<&indicatif::ProgressBar>,
 ) -> Result<Study, CliError> {
     options.check(choices)?;
     let wants_conservative =
@@ -642,8 +618,7 @@ pub fn run_study(
     let conservative = match reference {
         Some(r) => Some(r),
         None if wants_conservative => {
-            let r = replay::run(prepared, Policy::Conservative, bounds, true, None)?;
-            tick();
+            let r = replay::run(prepared, Policy::Conservative, bounds, true, progress)?;
             Some(r)
         }
         None => None,
@@ -668,11 +643,7 @@ pub fn run_study(
         .map(|(choice, policy, thresholds)| {
             let result = match (&conservative, choice) {
                 (Some(r), PolicyChoice::Conservative) => r.clone(),
-                _ => {
-                    let r = replay::run(prepared, policy, bounds, true, None)?;
-                    tick();
-                    r
-                }
+                _ => replay::run(prepared, policy, bounds, true, progress)?,
             };
             Ok(PolicyRun {
                 choice,
@@ -756,47 +727,12 @@ pub fn percent_change(value: f64, baseline: f64) -> Option<f64> {
         .then(|| 100.0 * (value - baseline) / baseline)
 }
 
-/// `v` rounded to 4 decimals, for CSV files (`None` stays `None`).
-#[must_use]
-pub fn round4(v: f64) -> f64 {
-    if v.is_finite() && v.abs() < 1e11 {
-        (v * 1e4).round() / 1e4
-    } else {
-        v
-    }
-}
+pub use crate::report::round4;
 
 /// A percent change as table text: `+12.3%`, `-45.0%`, `-` for none.
 #[must_use]
 pub fn pct_text(change: Option<f64>) -> String {
     change.map_or_else(|| "-".to_owned(), |c| format!("{c:+.1}%"))
-}
-
-/// A progress bar on stderr counting `total` replays, only when stderr is
-/// a terminal.
-#[must_use]
-pub fn progress_bar(total: u64, message: &str) -> Option<indicatif::ProgressBar> {
-    if !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let bar = indicatif::ProgressBar::new(total);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{spinner} {msg} [{bar:40}] {pos}/{len} replays ({elapsed})",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    bar.set_message(message.to_owned());
-    bar.enable_steady_tick(std::time::Duration::from_millis(200));
-    Some(bar)
-}
-
-/// Writes `contents` to `path`.
-///
-/// # Errors
-/// [`CliError::Io`] naming the file.
-pub fn write_file(path: &Path, contents: &str) -> Result<(), CliError> {
-    std::fs::write(path, contents).map_err(|e| CliError::Io(path.display().to_string(), e))
 }
 
 /// Rows as CSV text with a header line (from the row type's field names).
@@ -849,7 +785,39 @@ mod tests {
             ..ThresholdOptions::default()
         };
         assert!(from.check(&[P::SelectiveD]).is_ok());
-        assert!(from.check(&[P::SelectiveAdaptive]).is_err());
+        let e = from.check(&[P::SelectiveAdaptive]).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "--threshold-from is for selective and selective-d only, and the policies are \
+             selective-adaptive"
+        );
+        let both = ThresholdOptions {
+            threshold: Some(5000),
+            from: Some(ThresholdFrom::Conservative),
+            ..ThresholdOptions::default()
+        };
+        let e = both.check(&[P::Selective]).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "--threshold-from and --threshold both set the thresholds of selective: give one or \
+             the other"
+        );
+        assert!(
+            both.check(&[P::Selective, P::SelectiveD]).is_ok(),
+            "selective-d takes them"
+        );
+        let all = ThresholdOptions {
+            thresholds: Some([2000; 4]),
+            ..both
+        };
+        let e = all
+            .check(&[P::Selective, P::SelectiveD])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("--threshold-from and --threshold and --thresholds both set the thresholds of selective and selective-d"),
+            "{e}"
+        );
         let scale = ThresholdOptions {
             scale: Some(2000),
             ..ThresholdOptions::default()

@@ -9,6 +9,7 @@
 //! host-cli compare TRACE --policies conservative,easy,selective,selective-d --baseline conservative --svg fig.svg
 //! host-cli sweep TRACE --loads 1.0,1.2,1.4,1.6 --csv sweep.csv --svg sweep.svg
 //! host-cli fairness TRACE --policies easy,selective,selective-d,sjf-easy --svg fairness.svg
+//! host-cli generate lublin --jobs 5000 --procs 128 --seed 1 -o lublin.swf
 //! ```
 //!
 //! Without TRACE every command uses the built-in synthetic workload
@@ -17,21 +18,22 @@
 //!
 //! Exit codes: 0 success, 1 a replay or output failure, 2 bad input or options.
 
-use crate::analysis::thresholds::{
-    self, grid_text, parse_scale, parse_threshold, parse_thresholds, ConservativeThresholds,
-};
 use crate::analysis::{
     self, compare, fairness, sweep, PolicyChoice, Source, ThresholdFrom, ThresholdOptions,
 };
+use crate::output::{self, OutputFiles};
+use crate::progress;
 use crate::replay::{self, CliError, Estimates, Prepared, Shaping, Window};
 use crate::report;
 use crate::swf;
 use crate::synth::SyntheticSpec;
+use crate::thresholds::{
+    self, grid_text, parse_scale, parse_threshold, parse_thresholds, ConservativeThresholds,
+};
 use backfill_core::{CategoryBounds, Policy};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::{Deserialize, Serialize};
-use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Replay parallel-job traces through the backfill scheduling kernel.
@@ -58,6 +60,8 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Fairness against fair-start times (Table 9, Figure 7).
     Fairness(FairnessArgs),
+    /// Write a model workload as an SWF trace.
+    Generate(crate::generate::GenerateArgs),
 }
 
 /// Output format.
@@ -79,19 +83,19 @@ pub type PolicyArg = PolicyChoice;
 #[derive(Clone, Debug, Args)]
 pub struct WindowArgs {
     /// Take only the first N job lines (after --skip), in file order.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_count_u64)]
     pub first: Option<u64>,
     /// Skip the first N job lines, in file order.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true, value_parser = parse_count_u64)]
     pub skip: u64,
     /// Machine size, overriding the header's MaxProcs.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_procs)]
     pub procs: Option<u32>,
     /// Longest run time (s) of a Short job.
-    #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600, allow_negative_numbers = true, value_parser = parse_count_u32)]
     pub short_max: u32,
     /// Most processors of a Narrow job (the paper used 64 for LANL-CM5).
-    #[arg(long, value_name = "PROCS", default_value_t = 8)]
+    #[arg(long, value_name = "PROCS", default_value_t = 8, allow_negative_numbers = true, value_parser = parse_count_u32)]
     pub narrow_max: u32,
 }
 
@@ -120,10 +124,10 @@ impl WindowArgs {
 #[derive(Clone, Debug, Args)]
 pub struct SyntheticArgs {
     /// Synthetic workload (no TRACE): number of jobs.
-    #[arg(long, default_value_t = SyntheticSpec::default().jobs)]
+    #[arg(long, default_value_t = SyntheticSpec::default().jobs, allow_negative_numbers = true, value_parser = parse_count_u32)]
     pub synthetic_jobs: u32,
     /// Synthetic workload (no TRACE): PRNG seed.
-    #[arg(long, default_value_t = SyntheticSpec::default().seed)]
+    #[arg(long, default_value_t = SyntheticSpec::default().seed, allow_negative_numbers = true, value_parser = parse_count_u64)]
     pub seed: u64,
 }
 
@@ -144,7 +148,7 @@ pub struct ShapeArgs {
     #[arg(long, value_enum, default_value_t = Estimates::User)]
     pub estimates: Estimates,
     /// Load factor: submit times are divided by F (F > 1 is heavier).
-    #[arg(long, value_name = "F", default_value_t = 1.0)]
+    #[arg(long, value_name = "F", default_value_t = 1.0, allow_negative_numbers = true, value_parser = parse_load)]
     pub load: f64,
 }
 
@@ -163,10 +167,10 @@ impl ShapeArgs {
 #[derive(Clone, Debug, Default, Args)]
 pub struct ThresholdArgs {
     /// Selective's starvation threshold, an expansion factor (e.g. 26.69).
-    #[arg(long, value_name = "X", value_parser = parse_threshold)]
+    #[arg(long, value_name = "X", allow_negative_numbers = true, value_parser = parse_threshold)]
     pub threshold: Option<u32>,
     /// Selective-D's thresholds for SN,SW,LN,LW (categories by --short-max / --narrow-max).
-    #[arg(long, value_name = "SN,SW,LN,LW", value_parser = parse_thresholds)]
+    #[arg(long, value_name = "SN,SW,LN,LW", allow_negative_numbers = true, value_parser = parse_thresholds)]
     pub thresholds: Option<[u32; 4]>,
     /// Take the thresholds a run gives: `conservative` is the mean bounded
     /// slowdown of a Conservative run (overall; per category for
@@ -174,7 +178,7 @@ pub struct ThresholdArgs {
     #[arg(long, value_enum, value_name = "SOURCE")]
     pub threshold_from: Option<ThresholdFrom>,
     /// selective-scaled: the factor applied to the running mean slowdown [default: 1.5].
-    #[arg(long, value_name = "F", value_parser = parse_scale)]
+    #[arg(long, value_name = "F", allow_negative_numbers = true, value_parser = parse_scale)]
     pub scale: Option<u32>,
     /// selective-adaptive / selective-scaled: average only well-estimated jobs.
     #[arg(long)]
@@ -221,19 +225,21 @@ pub struct ReplayArgs {
     #[arg(long, value_enum, default_value_t = Estimates::User)]
     pub estimates: Estimates,
     /// Load factor: submit times are divided by F (F > 1 is heavier).
-    #[arg(long, value_name = "F", default_value_t = 1.0)]
+    #[arg(long, value_name = "F", default_value_t = 1.0, allow_negative_numbers = true, value_parser = parse_load)]
     pub load: f64,
     /// Write one CSV row per scheduled job to FILE.
     #[arg(long, value_name = "FILE.csv")]
     pub jobs_out: Option<PathBuf>,
-    /// Report format (csv: the metrics rows).
+    /// Report format (csv: one row per set of jobs, each with the run's
+    /// context, so the rows of several runs can be concatenated; json: one
+    /// object, wall-clock times apart under "timings").
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
     /// Synthetic workload: number of jobs.
-    #[arg(long, default_value_t = SyntheticSpec::default().jobs)]
+    #[arg(long, default_value_t = SyntheticSpec::default().jobs, allow_negative_numbers = true, value_parser = parse_count_u32)]
     pub synthetic_jobs: u32,
     /// Synthetic workload: PRNG seed.
-    #[arg(long, default_value_t = SyntheticSpec::default().seed)]
+    #[arg(long, default_value_t = SyntheticSpec::default().seed, allow_negative_numbers = true, value_parser = parse_count_u64)]
     pub seed: u64,
     /// Selective thresholds.
     #[command(flatten)]
@@ -252,7 +258,8 @@ pub struct ReplayArgs {
 pub struct InfoArgs {
     /// SWF trace, plain or gzip.
     pub trace: PathBuf,
-    /// Report format (csv: the category rows).
+    /// Report format (csv: one row per category, each with the trace's
+    /// context; json: one object, the read time apart under "timings").
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
     /// Window and categories.
@@ -354,7 +361,9 @@ pub struct SweepArgs {
         long,
         value_name = "F,F,...",
         value_delimiter = ',',
-        default_value = "1.0,1.2,1.4,1.6"
+        default_value = "1.0,1.2,1.4,1.6",
+        allow_negative_numbers = true,
+        value_parser = parse_load
     )]
     pub loads: Vec<f64>,
     /// Policies to replay, comma-separated.
@@ -422,25 +431,106 @@ pub struct FairnessArgs {
     pub window: WindowArgs,
 }
 
-/// Entry point of the binary.
+/// Parses a count, a whole number from 0 to `u64::MAX` (`--first`, `--skip`).
+///
+/// # Errors
+/// A message saying what the text is not.
+pub fn parse_count_u64(text: &str) -> Result<u64, String> {
+    text.trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a whole number from 0 to {}", u64::MAX))
+}
+
+/// Parses a count, a whole number from 0 to `u32::MAX` (`--short-max`).
+///
+/// # Errors
+/// A message saying what the text is not.
+pub fn parse_count_u32(text: &str) -> Result<u32, String> {
+    text.trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a whole number from 0 to {}", u32::MAX))
+}
+
+/// Parses a machine size, a whole number from 1 to `u32::MAX` (`--procs`).
+///
+/// # Errors
+/// A message saying what the text is not.
+pub fn parse_procs(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(p) if p > 0 => Ok(p),
+        _ => Err(format!(
+            "`{text}` is not a machine size (a whole number from 1 to {})",
+            u32::MAX
+        )),
+    }
+}
+
+/// Parses a load factor: a positive finite number (`--load`, `--loads`).
+///
+/// # Errors
+/// A message saying what the text is not.
+pub fn parse_load(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(f) if f.is_finite() && f > 0.0 => Ok(f),
+        _ => Err(format!(
+            "`{text}` is not a load factor (a positive number: submit times are divided by it, \
+             so 1.2 is 20% heavier)"
+        )),
+    }
+}
+
+/// Entry point of the binary. Nothing here panics on an output error: a
+/// closed stdout pipe ends the program quietly with status 0, any other
+/// write error is one line on stderr and status 1 (see [`crate::output`]).
 #[must_use]
 pub fn main() -> std::process::ExitCode {
-    let cli = Cli::parse();
-    let result = run(&cli.command);
-    match result {
-        Ok(text) => {
-            print!("{text}");
-            std::process::ExitCode::SUCCESS
-        }
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_exit(&e),
+    };
+    progress::show_on_terminal();
+    match run(&cli.command) {
+        Ok(text) => match output::write_stdout(text.as_bytes()) {
+            Ok(_) => std::process::ExitCode::SUCCESS,
+            Err(e) => {
+                output::warn(&format!("host-cli: error: {e}"));
+                std::process::ExitCode::from(1)
+            }
+        },
         Err(e) => {
-            eprintln!("host-cli: error: {e}");
-            let code = match e {
-                CliError::Swf(_) | CliError::Usage(_) => 2,
-                CliError::Io(..) | CliError::Replay { .. } => 1,
-            };
-            std::process::ExitCode::from(code)
+            output::warn(&format!("host-cli: error: {e}"));
+            std::process::ExitCode::from(e.exit_code())
         }
     }
+}
+
+/// Prints clap's help, version or usage error and gives its exit status
+/// (0 for help and version, 2 for usage errors); a closed pipe is ignored,
+/// any other write error is status 1.
+fn clap_exit(e: &clap::Error) -> std::process::ExitCode {
+    match e.print() {
+        Err(io) if io.kind() != std::io::ErrorKind::BrokenPipe => {
+            output::warn(&format!(
+                "host-cli: error: writing the message failed: {io}"
+            ));
+            std::process::ExitCode::from(1)
+        }
+        _ => std::process::ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2)),
+    }
+}
+
+/// The output files named by `outputs` (option, path), checked and
+/// reserved before anything runs; `trace` may not be one of them.
+fn output_files(
+    trace: Option<&Path>,
+    outputs: &[(&'static str, Option<&Path>)],
+) -> Result<OutputFiles, CliError> {
+    let inputs: Vec<&Path> = trace.into_iter().collect();
+    let mut files = OutputFiles::new(&inputs);
+    for &(option, path) in outputs {
+        files.add(option, path)?;
+    }
+    Ok(files)
 }
 
 /// Runs one command and returns the text to print on stdout.
@@ -455,6 +545,7 @@ pub fn run(command: &Command) -> Result<String, CliError> {
         Command::Compare(args) => run_compare(args),
         Command::Sweep(args) => run_sweep(args),
         Command::Fairness(args) => run_fairness(args),
+        Command::Generate(args) => crate::generate::run(args),
     }
 }
 
@@ -481,22 +572,15 @@ pub fn load_prepared(
     }
 }
 
-/// A replay counter on stderr (when it is a terminal) and the tick that
-/// advances it.
-fn counter(total: u64, message: &str) -> (Option<indicatif::ProgressBar>, impl Fn() + Sync) {
-    let bar = analysis::progress_bar(total, message);
-    let handle = bar.clone();
-    (bar, move || {
-        if let Some(b) = &handle {
-            b.inc(1);
-        }
-    })
-}
-
-fn finish_bar(bar: Option<indicatif::ProgressBar>) {
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
+/// A progress bar for `replays` replays of `prepared`'s jobs.
+fn replays_bar(label: &str, replays: u64, prepared: &Prepared) -> indicatif::ProgressBar {
+    progress::phase(
+        &format!(
+            "{label} {replays} replay{}",
+            if replays == 1 { "" } else { "s" }
+        ),
+        replays * prepared.jobs.len() as u64,
+    )
 }
 
 /// `policies` without repeats; at least one.
@@ -530,25 +614,40 @@ fn with_baseline(policies: &[PolicyChoice], baseline: PolicyChoice) -> Vec<Polic
 }
 
 /// Writes an analysis's CSV rows and figure when `--csv` / `--svg` ask for
-/// them, then returns what to print in the `--format` chosen.
+/// them, puts every output file in place, then returns what to print in the
+/// `--format` chosen.
 fn emit<C: serde::Serialize>(
     output: &OutputArgs,
+    mut files: OutputFiles,
     report: &impl serde::Serialize,
     rows: impl Fn() -> Vec<C>,
     table: impl FnOnce() -> String,
     svg: impl FnOnce() -> Result<String, CliError>,
 ) -> Result<String, CliError> {
-    if let Some(path) = &output.csv {
-        analysis::write_file(path, &analysis::csv_text(&rows())?)?;
+    if files.wants("--csv") {
+        files.write("--csv", analysis::csv_text(&rows())?.as_bytes())?;
     }
-    if let Some(path) = &output.svg {
-        analysis::write_file(path, &svg()?)?;
+    if files.wants("--svg") {
+        files.write("--svg", svg()?.as_bytes())?;
     }
-    Ok(match output.format {
+    let text = match output.format {
         Format::Table => table(),
         Format::Csv => analysis::csv_text(&rows())?,
         Format::Json => json(report)?,
-    })
+    };
+    files.commit()?;
+    Ok(text)
+}
+
+/// The `--csv` and `--svg` outputs of an analysis, checked before the run.
+fn analysis_files(trace: Option<&Path>, output: &OutputArgs) -> Result<OutputFiles, CliError> {
+    output_files(
+        trace,
+        &[
+            ("--csv", output.csv.as_deref()),
+            ("--svg", output.svg.as_deref()),
+        ],
+    )
 }
 
 /// `host-cli replay`: returns the text to print.
@@ -568,10 +667,22 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     };
     let options = args.thresholds.options();
     options.check(&[args.policy])?;
+    let mut files = output_files(
+        args.trace.as_deref(),
+        &[("--jobs-out", args.jobs_out.as_deref())],
+    )?;
     let (prepared, _) = load_prepared(args.trace.as_ref(), &args.window, shaping, &spec)?;
+    prepared.check_runnable()?;
+    let read = started.elapsed().as_secs_f64();
     let bounds = args.window.bounds();
+    let mut prerun = None;
     let derived = if options.needs_conservative(&[args.policy]) {
-        let r = replay::run(&prepared, Policy::Conservative, bounds, true, None)?;
+        let prerun_started = Instant::now();
+        let bar = progress::phase("Conservative pre-run", prepared.jobs.len() as u64);
+        let r = replay::run(&prepared, Policy::Conservative, bounds, true, Some(&bar));
+        progress::finish(&bar);
+        let r = r?;
+        prerun = Some(prerun_started.elapsed().as_secs_f64());
         Some(ConservativeThresholds::from_records(
             r.records.as_deref().unwrap_or_default(),
             prepared.shaping.estimates,
@@ -590,54 +701,38 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
             )))
         }
     };
-    let bar = (std::io::stderr().is_terminal() && prepared.jobs.len() > 20_000).then(|| {
-        let bar = indicatif::ProgressBar::new(prepared.jobs.len() as u64);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} {msg} [{bar:40}] {pos}/{len} jobs ({eta})",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar.set_message(format!("replaying under {policy}"));
-        bar
-    });
+    let bar = progress::phase(&format!("replay {policy}"), prepared.jobs.len() as u64);
     let result = replay::run(
         &prepared,
         policy,
         bounds,
         args.jobs_out.is_some(),
-        bar.as_ref(),
-    )?;
-    finish_bar(bar);
-    if let (Some(path), Some(records)) = (&args.jobs_out, &result.records) {
-        let file =
-            std::fs::File::create(path).map_err(|e| CliError::Io(path.display().to_string(), e))?;
-        report::write_jobs_csv(std::io::BufWriter::new(file), &prepared, records, bounds).map_err(
-            |e| {
-                CliError::Io(
-                    path.display().to_string(),
-                    std::io::Error::other(e.to_string()),
-                )
-            },
-        )?;
-    }
-    let mut r = report::replay_report(
-        &prepared,
-        &result,
-        bounds,
-        args.window.skip,
-        args.window.first,
-        started.elapsed().as_secs_f64(),
+        Some(&bar),
     );
+    progress::finish(&bar);
+    let result = result?;
+    if let Some(records) = &result.records {
+        files.write_with("--jobs-out", |w| {
+            report::write_jobs_csv(w, &prepared, records, bounds)
+        })?;
+    }
+    let phases = report::Phases {
+        read,
+        prerun,
+        total: started.elapsed().as_secs_f64(),
+    };
+    let mut r = report::replay_report(&prepared, &result, bounds, phases);
     if matches!(policy, Policy::Selective(_)) {
         r.thresholds = Some(used);
         r.conservative_thresholds = derived;
     }
-    Ok(match args.format {
+    let text = match args.format {
         Format::Table => report::replay_table(&r),
         Format::Json => json(&r)?,
-        Format::Csv => analysis::csv_text(&r.metrics)?,
-    })
+        Format::Csv => analysis::csv_text(&report::replay_csv_rows(&r))?,
+    };
+    files.commit()?;
+    Ok(text)
 }
 
 /// `host-cli info`: returns the text to print.
@@ -656,35 +751,17 @@ pub fn run_info(args: &InfoArgs) -> Result<String, CliError> {
         shaping,
         &SyntheticSpec::default(),
     )?;
+    prepared.check_job_lines()?;
     let r = report::info_report(
         &prepared,
         &header.unwrap_or_default(),
         args.window.bounds(),
-        args.window.skip,
-        args.window.first,
         started.elapsed().as_secs_f64(),
     );
     Ok(match args.format {
         Format::Table => report::info_table(&r),
         Format::Json => json(&r)?,
-        Format::Csv => {
-            #[derive(Serialize)]
-            struct Row<'a> {
-                set: &'a str,
-                jobs: u64,
-                percent: f64,
-            }
-            let rows: Vec<Row<'_>> = r
-                .categories
-                .iter()
-                .map(|(set, jobs, percent)| Row {
-                    set,
-                    jobs: *jobs,
-                    percent: *percent,
-                })
-                .collect();
-            analysis::csv_text(&rows)?
-        }
+        Format::Csv => analysis::csv_text(&report::info_csv_rows(&r))?,
     })
 }
 
@@ -732,11 +809,15 @@ pub struct ThresholdsCsvRow {
 /// # Errors
 /// Any [`CliError`].
 pub fn run_thresholds(args: &ThresholdsArgs) -> Result<String, CliError> {
+    let mut files = output_files(args.trace.as_deref(), &[("--csv", args.csv.as_deref())])?;
     let source = Source::load(args.trace.as_deref(), args.synthetic.spec())?;
     let window = args.window.window();
     let bounds = args.window.bounds();
     let prepared = source.prepare(&window, args.shape.shaping())?;
-    let run = replay::run(&prepared, Policy::Conservative, bounds, true, None)?;
+    let bar = progress::phase("Conservative run", prepared.jobs.len() as u64);
+    let run = replay::run(&prepared, Policy::Conservative, bounds, true, Some(&bar));
+    progress::finish(&bar);
+    let run = run?;
     let t = ConservativeThresholds::from_records(
         run.records.as_deref().unwrap_or_default(),
         prepared.shaping.estimates,
@@ -748,7 +829,7 @@ pub fn run_thresholds(args: &ThresholdsArgs) -> Result<String, CliError> {
         &window,
         bounds,
         Some(args.shape.load),
-        run.rejected.len() as u64,
+        report::RejectedJobs::of(&run.rejected),
         &common,
     );
     let (per, _) = t.per_category();
@@ -776,10 +857,10 @@ pub fn run_thresholds(args: &ThresholdsArgs) -> Result<String, CliError> {
             })
             .collect()
     };
-    if let Some(path) = &args.csv {
-        analysis::write_file(path, &analysis::csv_text(&rows())?)?;
+    if files.wants("--csv") {
+        files.write("--csv", analysis::csv_text(&rows())?.as_bytes())?;
     }
-    Ok(match args.format {
+    let text = match args.format {
         Format::Table => {
             let mut out = report.scenario.text();
             out.push('\n');
@@ -788,7 +869,9 @@ pub fn run_thresholds(args: &ThresholdsArgs) -> Result<String, CliError> {
         }
         Format::Csv => analysis::csv_text(&rows())?,
         Format::Json => json(&report)?,
-    })
+    };
+    files.commit()?;
+    Ok(text)
 }
 
 /// `host-cli compare`: returns the text to print.
@@ -796,21 +879,24 @@ pub fn run_thresholds(args: &ThresholdsArgs) -> Result<String, CliError> {
 /// # Errors
 /// Any [`CliError`].
 pub fn run_compare(args: &CompareArgs) -> Result<String, CliError> {
+    let files = analysis_files(args.trace.as_deref(), &args.output)?;
     let source = Source::load(args.trace.as_deref(), args.synthetic.spec())?;
     let window = args.window.window();
     let bounds = args.window.bounds();
     let prepared = source.prepare(&window, args.shape.shaping())?;
     let choices = with_baseline(&args.policies, args.baseline);
     let options = args.thresholds.options();
-    let (bar, tick) = counter(
-        analysis::study_replays(&choices, &options, false),
+    let bar = replays_bar(
         "compare",
+        analysis::study_replays(&choices, &options, false),
+        &prepared,
     );
-    let study = analysis::run_study(&prepared, &choices, &options, bounds, None, &tick);
-    finish_bar(bar);
+    let study = analysis::run_study(&prepared, &choices, &options, bounds, None, Some(&bar));
+    progress::finish(&bar);
     let report = compare::report(&prepared, &window, &study?, args.baseline, bounds)?;
     emit(
         &args.output,
+        files,
         &report,
         || compare::csv_rows(&report.scenario, &report.comparison),
         || compare::table(&report),
@@ -823,6 +909,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, CliError> {
 /// # Errors
 /// Any [`CliError`].
 pub fn run_sweep(args: &SweepArgs) -> Result<String, CliError> {
+    let files = analysis_files(args.trace.as_deref(), &args.output)?;
     let source = Source::load(args.trace.as_deref(), args.synthetic.spec())?;
     let spec = sweep::SweepSpec {
         window: args.window.window(),
@@ -834,13 +921,22 @@ pub fn run_sweep(args: &SweepArgs) -> Result<String, CliError> {
         bounds: args.window.bounds(),
     };
     let per_load = analysis::study_replays(&spec.choices, &spec.options, false);
-    let (bar, tick) = counter(per_load * spec.loads.len() as u64, "sweep");
-    let report = sweep::run(&source, &spec, &tick);
-    finish_bar(bar);
+    // Every load replays the same jobs (the window does not depend on it).
+    let jobs = source.prepare(
+        &spec.window,
+        Shaping {
+            estimates: spec.estimates,
+            load: 1.0,
+        },
+    )?;
+    let bar = replays_bar("sweep", per_load * spec.loads.len() as u64, &jobs);
+    let report = sweep::run(&source, &spec, Some(&bar));
+    progress::finish(&bar);
     let report = report?;
     let set = args.set.label();
     emit(
         &args.output,
+        files,
         &report,
         || sweep::csv_rows(&report),
         || sweep::table(&report, set),
@@ -853,24 +949,31 @@ pub fn run_sweep(args: &SweepArgs) -> Result<String, CliError> {
 /// # Errors
 /// Any [`CliError`].
 pub fn run_fairness(args: &FairnessArgs) -> Result<String, CliError> {
+    let mut files = analysis_files(args.trace.as_deref(), &args.output)?;
+    files.add("--jobs-out", args.jobs_out.as_deref())?;
     let source = Source::load(args.trace.as_deref(), args.synthetic.spec())?;
     let window = args.window.window();
     let bounds = args.window.bounds();
     let prepared = source.prepare(&window, args.shape.shaping())?;
     let choices = distinct(&args.policies)?;
     let options = args.thresholds.options();
-    let (bar, tick) = counter(
-        analysis::study_replays(&choices, &options, true) + 1,
+    let bar = replays_bar(
         "fairness",
+        analysis::study_replays(&choices, &options, true) + 1,
+        &prepared,
     );
-    let result = fairness::run(&prepared, &window, &choices, &options, bounds, &tick);
-    finish_bar(bar);
+    let result = fairness::run(&prepared, &window, &choices, &options, bounds, Some(&bar));
+    progress::finish(&bar);
     let (report, jobs) = result?;
-    if let Some(path) = &args.jobs_out {
-        analysis::write_file(path, &fairness::jobs_csv(&prepared, &report, &jobs)?)?;
+    if files.wants("--jobs-out") {
+        files.write(
+            "--jobs-out",
+            fairness::jobs_csv(&prepared, &report, &jobs)?.as_bytes(),
+        )?;
     }
     emit(
         &args.output,
+        files,
         &report,
         || fairness::csv_rows(&report),
         || fairness::table(&report),
@@ -884,5 +987,8 @@ fn json<T: serde::Serialize>(value: &T) -> Result<String, CliError> {
         .map_err(|e| CliError::Io("json".into(), std::io::Error::other(e.to_string())))
 }
 
+/// `generate` end to end, through the command line.
+#[cfg(test)]
+mod generate_tests;
 #[cfg(test)]
 mod tests;

@@ -106,6 +106,17 @@ pub fn color(name: &str, index: usize) -> RGBColor {
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
+/// Black or white, whichever reads better on `c`.
+fn contrast(c: RGBColor) -> RGBColor {
+    let RGBColor(r, g, b) = c;
+    let luma = 299 * u32::from(r) + 587 * u32::from(g) + 114 * u32::from(b);
+    if luma < 140_000 {
+        WHITE
+    } else {
+        BLACK
+    }
+}
+
 fn err<E: std::fmt::Debug>(e: E) -> String {
     format!("drawing the chart failed: {e:?}")
 }
@@ -177,7 +188,9 @@ fn legend<'a>(names: Option<impl Iterator<Item = &'a str>>) -> Vec<(String, RGBC
 }
 
 /// Grouped bar charts of percent changes, panels stacked vertically.
-/// Values beyond +-300% are clipped at the axis end and written out.
+/// Bars beyond +-300% are cut at the axis end, their values written along
+/// them inside the bar (so neighbouring labels never meet and none reaches
+/// the panel title), and the panel title says that bars were cut.
 ///
 /// # Errors
 /// A message if drawing fails.
@@ -215,8 +228,18 @@ fn bar_panel(root: &Area<'_>, area: &Area<'_>, panel: &BarPanel) -> Result<(), S
             .flat_map(|s| s.values.iter().flatten().copied()),
         Some(BAR_CAP),
     );
+    let clips = panel
+        .series
+        .iter()
+        .flat_map(|s| s.values.iter().flatten())
+        .any(|v| v.is_finite() && !(lo..=hi).contains(v));
+    let title = if clips {
+        format!("{} (bars past {BAR_CAP}% cut)", panel.title)
+    } else {
+        panel.title.clone()
+    };
     let mut chart = ChartBuilder::on(area)
-        .caption(&panel.title, font(18.0).style(FontStyle::Bold))
+        .caption(&title, font(18.0).style(FontStyle::Bold))
         .margin_left(12)
         .margin_right(20)
         .margin_top(8)
@@ -269,20 +292,37 @@ fn bar_panel(root: &Area<'_>, area: &Area<'_>, panel: &BarPanel) -> Result<(), S
                 )))
                 .map_err(err)?;
             let clipped = (shown - v).abs() > 1e-9;
-            if px_width >= 30 || clipped {
+            if clipped {
+                // Written inside the cut bar, along it, from its cut end:
+                // wide labels of neighbouring bars cannot meet, and none
+                // reaches into the panel title above the plot.
+                let (px, py) = chart.backend_coord(&(x0 + width / 2.0, shown));
+                let (h_pos, dy) = if v >= 0.0 {
+                    (HPos::Right, 5)
+                } else {
+                    (HPos::Left, -5)
+                };
+                let ink = contrast(c);
+                let inside = value_style
+                    .clone()
+                    .color(&ink)
+                    .transform(FontTransform::Rotate270)
+                    .pos(Pos::new(h_pos, VPos::Center));
+                root.draw(&Text::new(
+                    format!("{}%!", short_value(v)),
+                    (px, py + dy),
+                    inside,
+                ))
+                .map_err(err)?;
+            } else if px_width >= 30 {
                 let (px, py) = chart.backend_coord(&(x0 + width / 2.0, shown));
                 let (anchor, dy) = if v >= 0.0 {
                     (VPos::Bottom, -3)
                 } else {
                     (VPos::Top, 3)
                 };
-                let text = if clipped {
-                    format!("{}%!", short_value(v))
-                } else {
-                    short_value(v)
-                };
                 root.draw(&Text::new(
-                    text,
+                    short_value(v),
                     (px, py + dy),
                     value_style.clone().pos(Pos::new(HPos::Center, anchor)),
                 ))
@@ -635,6 +675,127 @@ pub fn scatter(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A `<text>` element of an SVG and the box it covers, estimated as
+    /// the SVG viewer lays it out (0.6 em per character).
+    #[derive(Debug)]
+    struct TextBox {
+        text: String,
+        x: (f64, f64),
+        y: (f64, f64),
+    }
+
+    impl TextBox {
+        fn overlaps(&self, other: &Self) -> bool {
+            self.x.0 < other.x.1
+                && other.x.0 < self.x.1
+                && self.y.0 < other.y.1
+                && other.y.0 < self.y.1
+        }
+    }
+
+    fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+        let start = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+        tag[start..].split('"').next()
+    }
+
+    fn text_boxes(svg: &str) -> Vec<TextBox> {
+        svg.split("<text")
+            .skip(1)
+            .map(|rest| {
+                let (tag, after) = rest.split_once('>').unwrap();
+                let text = after.split("</text>").next().unwrap().trim().to_owned();
+                let num = |name: &str| attr(tag, name).unwrap().parse::<f64>().unwrap();
+                let (x, y, size) = (num("x"), num("y"), num("font-size"));
+                let (w, h) = (0.6 * size * text.chars().count() as f64, size);
+                let along = match attr(tag, "text-anchor") {
+                    Some("end") => (-w, 0.0),
+                    Some("middle") => (-w / 2.0, w / 2.0),
+                    _ => (0.0, w),
+                };
+                let across = match attr(tag, "dy") {
+                    Some("0.76em") => (0.0, h),
+                    Some("-0.5ex") => (-h, 0.0),
+                    _ => (-h / 2.0, h / 2.0),
+                };
+                if attr(tag, "transform").is_some_and(|t| t.starts_with("rotate(270")) {
+                    // Turned a quarter left about (x, y): along the text is up.
+                    TextBox {
+                        text,
+                        x: (x + across.0, x + across.1),
+                        y: (y - along.1, y - along.0),
+                    }
+                } else {
+                    TextBox {
+                        text,
+                        x: (x + along.0, x + along.1),
+                        y: (y + across.0, y + across.1),
+                    }
+                }
+            })
+            .collect()
+    }
+
+    /// Six policies with bars cut at +300% side by side: the values written
+    /// on cut bars meet neither each other nor the panel titles.
+    #[test]
+    fn labels_of_cut_bars_stay_clear_of_titles_and_each_other() {
+        let names = [
+            "fcfs",
+            "easy",
+            "sjf-easy",
+            "selective",
+            "selective-d",
+            "selective-adaptive",
+        ];
+        let panel = |title: &str| BarPanel {
+            title: title.into(),
+            y_label: "% change".into(),
+            categories: ["all", "SN", "SW", "LN", "LW"].map(str::to_owned).to_vec(),
+            series: names
+                .iter()
+                .enumerate()
+                .map(|(k, name)| Series {
+                    name: (*name).to_owned(),
+                    values: (0..5)
+                        .map(|c| {
+                            Some(if (k + c) % 3 == 0 {
+                                -40.0
+                            } else {
+                                1234.0 + 1000.0 * k as f64
+                            })
+                        })
+                        .collect(),
+                })
+                .collect(),
+        };
+        let svg = grouped_bars(
+            "T",
+            "sub",
+            &[
+                panel("first metric"),
+                panel("second metric"),
+                panel("third metric"),
+            ],
+        )
+        .unwrap();
+        let boxes = text_boxes(&svg);
+        let titles: Vec<&TextBox> = boxes.iter().filter(|b| b.text.contains("metric")).collect();
+        let cut: Vec<&TextBox> = boxes.iter().filter(|b| b.text.ends_with("%!")).collect();
+        assert_eq!(titles.len(), 3);
+        assert!(titles
+            .iter()
+            .all(|t| t.text.ends_with("(bars past 300% cut)")));
+        assert_eq!(cut.len(), 3 * 20, "one label per cut bar");
+        for (i, a) in cut.iter().enumerate() {
+            for t in &titles {
+                assert!(!a.overlaps(t), "{a:?} meets the title {t:?}");
+            }
+            for b in &cut[i + 1..] {
+                assert!(!a.overlaps(b), "{a:?} meets {b:?}");
+            }
+        }
+    }
 
     #[test]
     fn charts_are_svg_with_labels() {

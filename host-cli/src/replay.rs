@@ -4,17 +4,35 @@
 //! `--estimates`, `--load` and the machine size, and numbers the jobs
 //! `0..n` in replay order (the kernel's [`JobId`]; the trace's job number is
 //! kept beside it). [`run`] drives the core [`Simulator`] over them on a
-//! thread with a large stack (the kernel is one fixed-size value of
-//! [`TraceKernel`]'s capacities) and collects metrics, optional per-job
-//! records, and the slowest single kernel call. [`run_observed`] does the
-//! same and lets an [`ArrivalObserver`], built on the replay thread, look at
-//! the kernel as each job arrives (the fairness analysis computes fair-start
+//! thread with a large stack (the kernel is one fixed-size value) and
+//! collects metrics, optional per-job records, the jobs the kernel refused,
+//! and the slowest single kernel call. [`run_observed`] does the same and
+//! lets an [`ArrivalObserver`], built on the replay thread, look at the
+//! kernel as each job arrives (the fairness analysis computes fair-start
 //! times so).
+//!
+//! # Kernel size
+//!
+//! The kernel's tables are fixed at compile time, so a replay starts on
+//! [`TraceKernel`] (65,536 waiting and 65,536 running jobs, 9 MB). A window
+//! can never need more waiting or running jobs than it has jobs, so up to
+//! 65,536 jobs it cannot fill. A larger window that does fill it (a long
+//! queue under a heavy `--load`, or more than 65,536 one-processor jobs at
+//! once on a very large machine) is replayed again, from the start, on
+//! [`MediumTraceKernel`] (262,144 of each, 37 MB), and if that fills too and
+//! the window is larger still, on [`LargeTraceKernel`] (1,048,576 of each,
+//! 150 MB). The kernel is deterministic and its capacity changes nothing
+//! else, so the schedule is the one a kernel of unbounded size would give.
+//! Only a window of more than 1,048,576 jobs with more than that many
+//! waiting (or running) at once can still fill the largest: that stops the
+//! replay with an error saying so, naming the time and the limit. Jobs the kernel refuses for what they are (wider than
+//! any machine, no processors) are counted by reason in
+//! [`RunResult::rejected`] and the replay goes on.
 
 use crate::swf::{self, LoadedTrace, SkipCounts, TraceJob};
 use backfill_core::{
     Call, CategoryBounds, Cluster, Counters, Job, JobId, JobRecord, Kernel, KernelError, Metrics,
-    Outcome, Plan, Policy, SimError, SimJob, Simulator, Sink, Slot, Time,
+    Outcome, Plan, Policy, SimError, SimErrorKind, SimJob, Simulator, Sink, Slot, Time,
 };
 use std::time::{Duration, Instant};
 
@@ -24,13 +42,31 @@ pub const QUEUE_CAPACITY: usize = 1 << 16;
 pub const RUNNING_CAPACITY: usize = 1 << 16;
 /// Profile steps: enough for Conservative with full tables (`2Q + R + 1`).
 pub const STEP_CAPACITY: usize = 2 * QUEUE_CAPACITY + RUNNING_CAPACITY + 8;
-/// The kernel type used for trace replays: one machine, no licenses.
+/// The kernel type trace replays start on: one machine, no licenses.
 pub type TraceKernel = Kernel<QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY>;
 /// A plan of [`TraceKernel`]'s shape (about 1.6 MB: build it on the replay
 /// thread, or boxed there, never on a small stack).
 pub type TracePlan = Plan<STEP_CAPACITY, 1, 0>;
-/// The cluster type of [`TraceKernel`].
+/// The cluster type of every replay kernel.
 pub type TraceCluster = Cluster<1, 0>;
+/// Waiting jobs the middle replay kernel can hold (see the module docs).
+pub const MEDIUM_QUEUE_CAPACITY: usize = 1 << 18;
+/// Running jobs the middle replay kernel can hold.
+pub const MEDIUM_RUNNING_CAPACITY: usize = 1 << 18;
+/// Profile steps of the middle kernel (`2Q + R + 8`, as [`STEP_CAPACITY`]).
+pub const MEDIUM_STEP_CAPACITY: usize = 2 * MEDIUM_QUEUE_CAPACITY + MEDIUM_RUNNING_CAPACITY + 8;
+/// The kernel a replay moves to when [`TraceKernel`] fills up.
+pub type MediumTraceKernel =
+    Kernel<MEDIUM_QUEUE_CAPACITY, MEDIUM_RUNNING_CAPACITY, MEDIUM_STEP_CAPACITY>;
+/// Waiting jobs the largest replay kernel can hold (see the module docs).
+pub const LARGE_QUEUE_CAPACITY: usize = 1 << 20;
+/// Running jobs the larger replay kernel can hold.
+pub const LARGE_RUNNING_CAPACITY: usize = 1 << 20;
+/// Profile steps of the largest kernel (`2Q + R + 8`, as [`STEP_CAPACITY`]).
+pub const LARGE_STEP_CAPACITY: usize = 2 * LARGE_QUEUE_CAPACITY + LARGE_RUNNING_CAPACITY + 8;
+/// The kernel a replay moves to when [`MediumTraceKernel`] fills up.
+pub type LargeTraceKernel =
+    Kernel<LARGE_QUEUE_CAPACITY, LARGE_RUNNING_CAPACITY, LARGE_STEP_CAPACITY>;
 
 /// Which run-time estimates the scheduler sees.
 #[derive(
@@ -104,6 +140,13 @@ pub struct Prepared {
     pub machine_source: MachineSource,
     /// Data lines in the whole file.
     pub records_read: u64,
+    /// Job lines (data lines other than partial-execution ones) in the
+    /// whole file: what the window selects from.
+    pub job_lines: u64,
+    /// Comment (header) lines in the file.
+    pub comment_lines: u64,
+    /// The window asked for.
+    pub window: Window,
     /// Job lines in the window (partial-execution lines excluded).
     pub jobs_in_window: u64,
     /// Window jobs not run, by reason.
@@ -126,16 +169,29 @@ pub enum CliError {
     /// Writing an output file.
     Io(String, std::io::Error),
     /// The replay stopped (with the trace's job number when known).
-    Replay {
-        /// Trace name.
-        trace: String,
-        /// The core error.
-        error: SimError,
-        /// The trace job number of the job concerned.
-        number: Option<u64>,
-    },
+    Replay(Box<ReplayFailure>),
     /// Bad option value.
     Usage(String),
+    /// The input holds no job to run: an empty file or window, or every job
+    /// of the window skipped. `why` says which.
+    NothingToSchedule {
+        /// Trace name.
+        trace: String,
+        /// Why there is nothing.
+        why: String,
+    },
+}
+
+impl CliError {
+    /// The process exit status for this error: 2 for bad input or options
+    /// (the run could not start), 1 for a replay or output failure.
+    #[must_use]
+    pub const fn exit_code(&self) -> u8 {
+        match self {
+            Self::Swf(_) | Self::Usage(_) | Self::NothingToSchedule { .. } => 2,
+            Self::Io(..) | Self::Replay(_) => 1,
+        }
+    }
 }
 
 impl std::fmt::Display for CliError {
@@ -143,23 +199,46 @@ impl std::fmt::Display for CliError {
         match self {
             Self::Swf(e) => write!(f, "{e}"),
             Self::Io(path, e) => write!(f, "{path}: {e}"),
-            Self::Replay {
-                trace,
-                error,
-                number,
-            } => {
-                write!(f, "{trace}: {error}")?;
-                if let Some(n) = number {
-                    write!(f, " (trace job number {n})")?;
-                }
-                Ok(())
-            }
+            Self::Replay(failure) => write!(f, "{failure}"),
             Self::Usage(m) => f.write_str(m),
+            Self::NothingToSchedule { trace, why } => {
+                write!(f, "{trace}: nothing to schedule: {why}")
+            }
         }
     }
 }
 
 impl std::error::Error for CliError {}
+
+/// Why a replay stopped ([`CliError::Replay`]).
+#[derive(Debug)]
+pub struct ReplayFailure {
+    /// Trace name.
+    pub trace: String,
+    /// The core error.
+    pub error: SimError,
+    /// The trace job number of the job concerned.
+    pub number: Option<u64>,
+    /// The line of that job in the trace.
+    pub line: Option<u64>,
+    /// What the error means here and what to do, when known.
+    pub detail: Option<String>,
+}
+
+impl std::fmt::Display for ReplayFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.trace, self.error)?;
+        match (self.number, self.line) {
+            (Some(n), Some(l)) => write!(f, " (trace job {n}, line {l})")?,
+            (Some(n), None) => write!(f, " (trace job {n})")?,
+            _ => {}
+        }
+        if let Some(d) = &self.detail {
+            write!(f, ": {d}")?;
+        }
+        Ok(())
+    }
+}
 
 impl From<swf::SwfError> for CliError {
     fn from(e: swf::SwfError) -> Self {
@@ -169,20 +248,49 @@ impl From<swf::SwfError> for CliError {
 
 /// The machine size for a trace: `--procs`, else `MaxProcs`, else
 /// `MaxNodes`; `None` when the header has neither (see [`peak_usage`]).
-#[must_use]
-pub fn machine_size(trace: &LoadedTrace, window: &Window) -> Option<(u32, MachineSource)> {
+///
+/// # Errors
+/// [`CliError::Swf`] naming the header line when, without `--procs`, the
+/// `MaxProcs` entry (or, with no `MaxProcs` at all, the `MaxNodes` entry)
+/// is there but is not a machine size (`0`, `banana`): the fallback would
+/// silently replay on another machine.
+pub fn machine_size(
+    trace: &LoadedTrace,
+    window: &Window,
+) -> Result<Option<(u32, MachineSource)>, CliError> {
     if let Some(p) = window.procs {
-        return Some((p, MachineSource::Option));
+        return Ok(Some((p, MachineSource::Option)));
     }
     let header = &trace.header;
-    let fits = |v: Option<u64>| v.and_then(|v| u32::try_from(v).ok()).filter(|&v| v > 0);
-    if let Some(p) = fits(header.max_procs) {
-        return Some((p, MachineSource::MaxProcs));
+    let size = |v: Option<u64>| v.and_then(|v| u32::try_from(v).ok()).filter(|&v| v > 0);
+    let invalid = |key: &str| {
+        header.invalid_value(key).map(|bad| {
+            CliError::Swf(swf::SwfError {
+                file: trace.name.clone(),
+                line: Some(bad.line),
+                field: None,
+                kind: swf::SwfErrorKind::HeaderValue {
+                    key: bad.key.clone(),
+                    value: bad.value.clone(),
+                    expected: "a machine size (an integer from 1 to 4294967295); \
+                               fix the header or give the size with --procs",
+                },
+            })
+        })
+    };
+    if let Some(p) = size(header.max_procs) {
+        return Ok(Some((p, MachineSource::MaxProcs)));
     }
-    if let Some(p) = fits(header.max_nodes) {
-        return Some((p, MachineSource::MaxNodes));
+    if let Some(e) = invalid("MaxProcs") {
+        return Err(e);
     }
-    None
+    if let Some(p) = size(header.max_nodes) {
+        return Ok(Some((p, MachineSource::MaxNodes)));
+    }
+    if let Some(e) = invalid("MaxNodes") {
+        return Err(e);
+    }
+    Ok(None)
 }
 
 /// The most processors in use at once in the log's recorded schedule: each
@@ -218,14 +326,18 @@ pub fn peak_usage(trace: &LoadedTrace) -> u32 {
 /// Applies the window, SWF rules, estimates and load to a loaded trace.
 ///
 /// # Errors
-/// [`CliError::Swf`] for values that do not fit, [`CliError::Usage`] for a
-/// bad load factor.
+/// [`CliError::Swf`] for values that do not fit or an invalid machine size
+/// in the header ([`machine_size`]), and for an estimate that cannot fit
+/// the replay clock (the requested time or run time of a job, with its line
+/// and field, when it exceeds `u32::MAX` less the window's last submit
+/// time); [`CliError::Usage`] for a load factor that is not positive or
+/// that moves a submit time past `u32::MAX` seconds.
 pub fn prepare(
     trace: &LoadedTrace,
     window: &Window,
     shaping: Shaping,
 ) -> Result<Prepared, CliError> {
-    let (procs, source) = match machine_size(trace, window) {
+    let (procs, source) = match machine_size(trace, window)? {
         Some(found) => found,
         None => {
             // No size anywhere: the smallest machine on which the log's
@@ -239,17 +351,25 @@ pub fn prepare(
         }
     };
     let workload = swf::select(trace, window.skip, window.first, procs)?;
-    finish(
-        trace.name.clone(),
-        procs,
-        source,
-        trace.records.len() as u64,
-        workload.jobs_in_window,
-        workload.skipped,
-        workload.out_of_order,
-        workload.jobs,
+    finish(Prepared {
+        name: trace.name.clone(),
+        machine_procs: procs,
+        machine_source: source,
+        records_read: trace.records.len() as u64,
+        job_lines: trace
+            .records
+            .iter()
+            .filter(|(_, r)| !r.is_partial_execution())
+            .count() as u64,
+        comment_lines: trace.comment_lines,
+        window: *window,
+        jobs_in_window: workload.jobs_in_window,
+        skipped: workload.skipped,
+        out_of_order: workload.out_of_order,
+        trace_jobs: workload.jobs,
+        jobs: Vec::new(),
         shaping,
-    )
+    })
 }
 
 /// Prepares the built-in synthetic workload.
@@ -269,45 +389,72 @@ pub fn prepare_synthetic(
         .first
         .map_or(usize::MAX, |f| usize::try_from(f).unwrap_or(usize::MAX));
     let jobs: Vec<TraceJob> = generated.into_iter().skip(skip).take(take).collect();
-    finish(
-        format!("synthetic (seed {}, {} jobs)", spec.seed, spec.jobs),
-        spec.procs,
-        MachineSource::Synthetic,
-        n,
-        jobs.len() as u64,
-        SkipCounts::default(),
-        0,
-        jobs,
+    finish(Prepared {
+        name: spec.describe(),
+        machine_procs: spec.procs,
+        machine_source: MachineSource::Synthetic,
+        records_read: n,
+        job_lines: n,
+        comment_lines: 0,
+        window: *window,
+        jobs_in_window: jobs.len() as u64,
+        skipped: SkipCounts::default(),
+        out_of_order: 0,
+        trace_jobs: jobs,
+        jobs: Vec::new(),
         shaping,
-    )
+    })
 }
 
-#[allow(clippy::too_many_arguments)]
-fn finish(
-    name: String,
-    machine_procs: u32,
-    machine_source: MachineSource,
-    records_read: u64,
-    jobs_in_window: u64,
-    skipped: SkipCounts,
-    out_of_order: u64,
-    trace_jobs: Vec<TraceJob>,
-    shaping: Shaping,
-) -> Result<Prepared, CliError> {
+/// Fills in the kernel input (`jobs`) of a prepared window from its trace
+/// jobs, estimates and load.
+fn finish(mut prepared: Prepared) -> Result<Prepared, CliError> {
+    let shaping = prepared.shaping;
     if !(shaping.load.is_finite() && shaping.load > 0.0) {
         return Err(CliError::Usage(format!(
             "--load must be a positive number, got {}",
             shaping.load
         )));
     }
+    let trace_jobs = &prepared.trace_jobs;
+    // Jobs are in submit order, so the last one is submitted last.
+    let last_submit = match trace_jobs.last() {
+        Some(last) => scale_time_checked(last.submit, shaping.load).ok_or_else(|| {
+            let least = f64::from(last.submit) / f64::from(Time::MAX);
+            CliError::Usage(format!(
+                "--load {} moves trace job {} (line {}) from t={} s to t={:.3e} s, past the \
+                 replay clock's end ({} s, about 136 years); this window needs a load \
+                 factor of at least {least:.3e}",
+                number_text(shaping.load),
+                last.number,
+                last.line,
+                last.submit,
+                f64::from(last.submit) / shaping.load,
+                Time::MAX
+            ))
+        })?,
+        None => 0,
+    };
     let mut jobs = Vec::with_capacity(trace_jobs.len());
     for (index, t) in trace_jobs.iter().enumerate() {
         let id = JobId::try_from(index)
             .map_err(|_| CliError::Usage("more than 2^32 jobs in one replay".into()))?;
-        let estimate = match shaping.estimates {
-            Estimates::User => t.estimate,
-            Estimates::Exact => t.runtime.max(1),
+        let (estimate, field) = match shaping.estimates {
+            Estimates::User if t.requested_time.is_some_and(|r| r > 0) => (t.estimate, 9),
+            Estimates::User => (t.estimate, 4),
+            Estimates::Exact => (t.runtime.max(1), 4),
         };
+        if estimate > Time::MAX - last_submit {
+            return Err(CliError::Swf(swf::SwfError {
+                file: prepared.name.clone(),
+                line: Some(t.line),
+                field: Some(field),
+                kind: swf::SwfErrorKind::PastClock {
+                    value: u64::from(estimate),
+                    last_submit,
+                },
+            }));
+        }
         let submit = scale_time(t.submit, shaping.load);
         jobs.push(SimJob {
             job: Job::new(id, submit, t.procs, estimate),
@@ -316,21 +463,138 @@ fn finish(
     }
     // Load scaling keeps the order (division is monotone), so the replay
     // order stays sorted.
-    Ok(Prepared {
-        name,
-        machine_procs,
-        machine_source,
-        records_read,
-        jobs_in_window,
-        skipped,
-        out_of_order,
-        trace_jobs,
-        jobs,
-        shaping,
-    })
+    prepared.jobs = jobs;
+    Ok(prepared)
 }
 
-/// `submit / load`, rounded down.
+impl Prepared {
+    /// Why the window holds no job line at all, if it does not: an empty
+    /// or header-only file, only partial-execution lines, `--first 0`, or
+    /// `--skip` past the last job line.
+    #[must_use]
+    pub fn why_no_job_lines(&self) -> Option<String> {
+        if self.jobs_in_window > 0 {
+            return None;
+        }
+        let synthetic = self.machine_source == MachineSource::Synthetic;
+        Some(if self.records_read == 0 && synthetic {
+            "the synthetic workload has no jobs (--synthetic-jobs 0)".to_owned()
+        } else if self.records_read == 0 && self.comment_lines > 0 {
+            format!(
+                "the file has only a header ({} comment line{}) and no job lines",
+                self.comment_lines,
+                if self.comment_lines == 1 { "" } else { "s" }
+            )
+        } else if self.records_read == 0 {
+            "the file is empty: no job lines (is it the right file?)".to_owned()
+        } else if self.job_lines == 0 {
+            format!(
+                "all {} data lines are partial-execution lines (status 2, 3 or 4), which are not jobs",
+                self.records_read
+            )
+        } else if self.window.first == Some(0) {
+            "--first 0 selects no job lines".to_owned()
+        } else {
+            format!(
+                "--skip {} passes over all {} job lines of the {}",
+                self.window.skip,
+                self.job_lines,
+                if synthetic { "workload" } else { "file" }
+            )
+        })
+    }
+
+    /// Why nothing can be scheduled, if nothing can:
+    /// [`why_no_job_lines`](Self::why_no_job_lines), or every job line of the window skipped
+    /// (with the count per reason).
+    #[must_use]
+    pub fn why_nothing_to_schedule(&self) -> Option<String> {
+        if let Some(why) = self.why_no_job_lines() {
+            return Some(why);
+        }
+        if !self.trace_jobs.is_empty() {
+            return None;
+        }
+        let reasons: Vec<String> = self
+            .skipped
+            .iter()
+            .filter(|(r, n)| r.is_job() && *n > 0)
+            .map(|(r, n)| format!("{n} {}", r.label()))
+            .collect();
+        Some(format!(
+            "none of the window's {} job lines can run: {} (machine of {} processors, {})",
+            self.jobs_in_window,
+            reasons.join(", "),
+            self.machine_procs,
+            crate::replay::machine_source_words(self.machine_source)
+        ))
+    }
+
+    /// Refuses a window with nothing to schedule (see
+    /// [`why_nothing_to_schedule`](Self::why_nothing_to_schedule)).
+    ///
+    /// # Errors
+    /// [`CliError::NothingToSchedule`] saying why.
+    pub fn check_runnable(&self) -> Result<(), CliError> {
+        self.why_nothing_to_schedule().map_or(Ok(()), |why| {
+            Err(CliError::NothingToSchedule {
+                trace: self.name.clone(),
+                why,
+            })
+        })
+    }
+
+    /// Refuses a window without job lines (see
+    /// [`why_no_job_lines`](Self::why_no_job_lines)): `info` describes a
+    /// window whose jobs are all skipped, but not an empty one.
+    ///
+    /// # Errors
+    /// [`CliError::NothingToSchedule`] saying why.
+    pub fn check_job_lines(&self) -> Result<(), CliError> {
+        self.why_no_job_lines().map_or(Ok(()), |why| {
+            Err(CliError::NothingToSchedule {
+                trace: self.name.clone(),
+                why,
+            })
+        })
+    }
+}
+
+/// Where the machine size came from, in words.
+#[must_use]
+pub const fn machine_source_words(source: MachineSource) -> &'static str {
+    match source {
+        MachineSource::Option => "--procs",
+        MachineSource::MaxProcs => "header MaxProcs",
+        MachineSource::MaxNodes => "header MaxNodes",
+        MachineSource::PeakUsage => "no size in header: peak use in the log's own schedule",
+        MachineSource::Synthetic => "synthetic",
+    }
+}
+
+/// A number as a user would write it: `1.5`, `1e-300`.
+#[must_use]
+pub fn number_text(v: f64) -> String {
+    if v == 0.0 || (1e-4..1e9).contains(&v.abs()) {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
+}
+
+/// `submit / load`, rounded down; `None` past [`Time::MAX`].
+#[must_use]
+pub fn scale_time_checked(submit: Time, load: f64) -> Option<Time> {
+    if (load - 1.0).abs() < f64::EPSILON {
+        return Some(submit);
+    }
+    let scaled = (f64::from(submit) / load).floor();
+    (scaled <= f64::from(Time::MAX)).then(|| scale_time(submit, load))
+}
+
+/// `submit / load`, rounded down, saturating at [`Time::MAX`] (the
+/// replay refuses a load that would saturate: see
+/// [`scale_time_checked`]).
 #[must_use]
 pub fn scale_time(submit: Time, load: f64) -> Time {
     if (load - 1.0).abs() < f64::EPSILON {
@@ -360,8 +624,12 @@ pub struct RunResult {
     pub outcome: Outcome,
     /// Per-job records in completion order, when asked for.
     pub records: Option<Vec<JobRecord>>,
-    /// Jobs the kernel refused (no machine can run them).
+    /// Jobs the kernel refused for what they are (no machine can run
+    /// them, no processors or a zero estimate), with the kernel's reason;
+    /// the replay went on without them.
     pub rejected: Vec<(JobId, KernelError)>,
+    /// Waiting jobs the kernel had room for (see the module docs).
+    pub queue_capacity: usize,
     /// Wall time of the replay (kernel and loop, not parsing).
     pub wall: Duration,
     /// The slowest single kernel call, and which.
@@ -377,7 +645,30 @@ struct HostSink<'a> {
     call_started: Instant,
     slowest: (Duration, Option<Call>),
     progress: Option<&'a indicatif::ProgressBar>,
-    finished: u64,
+    /// Jobs finished or refused so far.
+    done: u64,
+    /// Jobs already counted on `progress` (shared by parallel replays, so
+    /// it is advanced by differences).
+    reported: u64,
+}
+
+/// Jobs between two progress updates.
+const PROGRESS_STEP: u64 = 1024;
+
+impl HostSink<'_> {
+    fn report(&mut self) {
+        if let Some(bar) = self.progress {
+            bar.inc(self.done - self.reported);
+        }
+        self.reported = self.done;
+    }
+
+    fn count(&mut self) {
+        self.done += 1;
+        if self.done - self.reported >= PROGRESS_STEP {
+            self.report();
+        }
+    }
 }
 
 impl Sink for HostSink<'_> {
@@ -386,16 +677,12 @@ impl Sink for HostSink<'_> {
         if let Some(records) = &mut self.records {
             records.push(*record);
         }
-        self.finished += 1;
-        if self.finished % 4096 == 0 {
-            if let Some(bar) = self.progress {
-                bar.set_position(self.finished);
-            }
-        }
+        self.count();
     }
 
     fn rejected(&mut self, job: &Job, error: KernelError) {
         self.rejected.push((job.id, error));
+        self.count();
     }
 
     fn started(&mut self, _job: &Job, _slot: Slot) {}
@@ -416,18 +703,30 @@ impl Sink for HostSink<'_> {
 /// [`run_observed`] and `Simulator::run_with`).
 pub trait ArrivalObserver {
     /// Called just before `job` is submitted at `job.submit`, after the
-    /// completions at that instant.
-    fn arriving(&mut self, kernel: &TraceKernel, job: &Job);
+    /// completions at that instant, with the kernel the replay runs on
+    /// (of [`TraceKernel`]'s capacities or larger: see the module docs).
+    fn arriving<const Q: usize, const R: usize, const B: usize>(
+        &mut self,
+        kernel: &Kernel<Q, R, B>,
+        job: &Job,
+    );
 }
 
 impl ArrivalObserver for () {
-    fn arriving(&mut self, _kernel: &TraceKernel, _job: &Job) {}
+    fn arriving<const Q: usize, const R: usize, const B: usize>(
+        &mut self,
+        _kernel: &Kernel<Q, R, B>,
+        _job: &Job,
+    ) {
+    }
 }
 
 /// Replays `prepared` under `policy`.
 ///
 /// # Errors
-/// [`CliError::Replay`] when the kernel refuses a call (a table is full, say).
+/// [`CliError::Replay`] when the kernel refuses a call for another reason
+/// than the job itself (a time past the replay clock, say; see the module
+/// docs for the kernel's size).
 pub fn run(
     prepared: &Prepared,
     policy: Policy,
@@ -439,8 +738,9 @@ pub fn run(
 }
 
 /// [`run`], with an [`ArrivalObserver`] that `make` builds on the replay
-/// thread (whose stack is 256 MB, so the observer may hold a [`TracePlan`])
-/// and that is handed back with the result.
+/// thread (whose stack is at least 256 MB, so the observer may build a
+/// plan of the kernel's shape there) and that is handed back with the
+/// result. `make` is called again if the replay moves to the larger kernel.
 ///
 /// # Errors
 /// As [`run`].
@@ -454,61 +754,308 @@ pub fn run_observed<A, F>(
 ) -> Result<(RunResult, A), CliError>
 where
     A: ArrivalObserver + Send,
-    F: FnOnce(&TraceCluster) -> A + Send,
+    F: Fn(&TraceCluster) -> A + Sync,
 {
     let cluster = Cluster::single(prepared.machine_procs.max(1))
         .map_err(|e| CliError::Usage(format!("bad machine size: {e}")))?;
-    std::thread::scope(|scope| {
-        let worker = std::thread::Builder::new()
-            .name(format!("replay-{policy}"))
-            .stack_size(256 << 20)
-            .spawn_scoped(scope, move || {
-                let mut observer = make(&cluster);
-                // The kernel is ~10 MB: built and kept on this thread's stack.
-                let kernel = TraceKernel::new(cluster, policy);
-                let mut sim = Box::new(Simulator::new(kernel));
-                let mut sink = HostSink {
-                    metrics: Metrics::new(bounds),
-                    records: keep_records.then(|| Vec::with_capacity(prepared.jobs.len())),
-                    rejected: Vec::new(),
-                    call_started: Instant::now(),
-                    slowest: (Duration::ZERO, None),
-                    progress,
-                    finished: 0,
-                };
-                let started = Instant::now();
-                let outcome = sim.run_with(prepared.jobs.iter().copied(), &mut sink, |k, job| {
-                    observer.arriving(k, job);
-                });
-                let wall = started.elapsed();
-                let counters = *sim.kernel().counters();
-                outcome.map(|outcome| {
-                    let result = RunResult {
-                        policy,
-                        metrics: sink.metrics,
-                        outcome,
-                        records: sink.records,
-                        rejected: sink.rejected,
-                        wall,
-                        slowest_call: sink.slowest,
-                        counters,
-                    };
-                    (result, observer)
-                })
-            });
-        let result = match worker {
-            Ok(handle) => handle
-                .join()
-                .map_err(|_| CliError::Usage("the replay thread panicked".into()))?,
-            Err(e) => return Err(CliError::Io("replay thread".into(), e)),
-        };
-        result.map_err(|error| CliError::Replay {
+    let replay = Replay {
+        prepared,
+        policy,
+        bounds,
+        keep_records,
+        progress,
+        cluster: &cluster,
+    };
+    // Each attempt either finishes, or fails for good, or fills a kernel
+    // smaller than the window (then the next size starts again; the
+    // progress bar forgets the attempt).
+    let retry = |failed: Failed, capacity: usize| {
+        let full = matches!(
+            failed.error.kind,
+            SimErrorKind::Kernel(
+                KernelError::QueueFull(_) | KernelError::RunningFull(_) | KernelError::ProfileFull
+            )
+        );
+        if !full || prepared.jobs.len() <= capacity {
+            return Err(failed.into_error(prepared));
+        }
+        if let Some(bar) = progress {
+            bar.dec(failed.reported);
+        }
+        Ok(())
+    };
+    match replay.on::<QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY, A, F>(&make)? {
+        Ok(done) => return Ok(done),
+        Err(failed) => retry(failed, QUEUE_CAPACITY.min(RUNNING_CAPACITY))?,
+    }
+    match replay
+        .on::<MEDIUM_QUEUE_CAPACITY, MEDIUM_RUNNING_CAPACITY, MEDIUM_STEP_CAPACITY, A, F>(&make)?
+    {
+        Ok(done) => return Ok(done),
+        Err(failed) => retry(failed, MEDIUM_QUEUE_CAPACITY.min(MEDIUM_RUNNING_CAPACITY))?,
+    }
+    replay
+        .on::<LARGE_QUEUE_CAPACITY, LARGE_RUNNING_CAPACITY, LARGE_STEP_CAPACITY, A, F>(&make)?
+        .map_err(|failed| failed.into_error(prepared))
+}
+
+/// One replay's parameters, for [`Replay::on`] a kernel of some size.
+struct Replay<'a> {
+    prepared: &'a Prepared,
+    policy: Policy,
+    bounds: CategoryBounds,
+    keep_records: bool,
+    progress: Option<&'a indicatif::ProgressBar>,
+    cluster: &'a TraceCluster,
+}
+
+/// A replay that stopped: the core error, what it means here, and the jobs
+/// it had counted on the progress bar.
+struct Failed {
+    error: SimError,
+    detail: Option<String>,
+    reported: u64,
+}
+
+impl Failed {
+    fn into_error(self, prepared: &Prepared) -> CliError {
+        let job = self
+            .error
+            .job
+            .and_then(|id| prepared.trace_jobs.get(id as usize));
+        CliError::Replay(Box::new(ReplayFailure {
             trace: prepared.name.clone(),
-            number: error
-                .job
-                .and_then(|id| prepared.trace_jobs.get(id as usize))
-                .map(|t| t.number),
-            error,
+            number: job.map(|t| t.number),
+            line: job.map(|t| t.line),
+            error: self.error,
+            detail: self.detail,
+        }))
+    }
+}
+
+impl Replay<'_> {
+    /// Replays on a kernel of `Q` waiting jobs, `R` running jobs and `B`
+    /// profile steps, on a thread whose stack holds it. The outer error is
+    /// the thread's; the inner one the replay's.
+    fn on<const Q: usize, const R: usize, const B: usize, A, F>(
+        &self,
+        make: &F,
+    ) -> Result<Result<(RunResult, A), Failed>, CliError>
+    where
+        A: ArrivalObserver + Send,
+        F: Fn(&TraceCluster) -> A + Sync,
+    {
+        let Self {
+            prepared,
+            policy,
+            bounds,
+            keep_records,
+            progress,
+            cluster,
+        } = *self;
+        // The kernel is built on the stack and moved into a box: room for
+        // the copies a debug build makes, and at least the 256 MB replays
+        // always had (address space only: untouched pages cost nothing).
+        let stack = (8 * std::mem::size_of::<Simulator<Q, R, B>>() + (64 << 20)).max(256 << 20);
+        std::thread::scope(|scope| {
+            let worker = std::thread::Builder::new()
+                .name(format!("replay-{policy}"))
+                .stack_size(stack)
+                .spawn_scoped(scope, move || {
+                    let mut observer = make(cluster);
+                    let kernel = Kernel::<Q, R, B>::new(cluster.clone(), policy);
+                    let mut sim = Box::new(Simulator::new(kernel));
+                    let mut sink = HostSink {
+                        metrics: Metrics::new(bounds),
+                        records: keep_records.then(|| Vec::with_capacity(prepared.jobs.len())),
+                        rejected: Vec::new(),
+                        call_started: Instant::now(),
+                        slowest: (Duration::ZERO, None),
+                        progress,
+                        done: 0,
+                        reported: 0,
+                    };
+                    let started = Instant::now();
+                    let outcome =
+                        sim.run_with(prepared.jobs.iter().copied(), &mut sink, |k, job| {
+                            observer.arriving(k, job);
+                        });
+                    let wall = started.elapsed();
+                    let counters = *sim.kernel().counters();
+                    sink.report();
+                    match outcome {
+                        Ok(outcome) => Ok((
+                            RunResult {
+                                policy,
+                                metrics: sink.metrics,
+                                outcome,
+                                records: sink.records,
+                                rejected: sink.rejected,
+                                queue_capacity: Q,
+                                wall,
+                                slowest_call: sink.slowest,
+                                counters,
+                            },
+                            observer,
+                        )),
+                        Err(error) => Err(Failed {
+                            detail: explain(&error, sim.kernel(), prepared),
+                            error,
+                            reported: sink.reported,
+                        }),
+                    }
+                });
+            match worker {
+                Ok(handle) => handle
+                    .join()
+                    .map_err(|_| CliError::Usage("the replay thread panicked".into())),
+                Err(e) => Err(CliError::Io("replay thread".into(), e)),
+            }
         })
-    })
+    }
+}
+
+/// What a replay error means for the user, from the kernel's state when it
+/// stopped (errors leave the kernel unchanged).
+fn explain<const Q: usize, const R: usize, const B: usize>(
+    error: &SimError,
+    kernel: &Kernel<Q, R, B>,
+    prepared: &Prepared,
+) -> Option<String> {
+    match error.kind {
+        SimErrorKind::Kernel(KernelError::TimeOverflow) => {
+            let biggest = kernel
+                .queued()
+                .iter()
+                .map(|q| q.job)
+                .chain(kernel.running().iter().map(|r| r.job))
+                .max_by_key(|j| j.estimate)?;
+            let t = prepared.trace_jobs.get(biggest.id as usize)?;
+            Some(format!(
+                "the schedule reaches past the replay clock's end ({} s, about 136 years); \
+                 the largest estimate in the system then was {} s, trace job {} (line {})",
+                Time::MAX,
+                biggest.estimate,
+                t.number,
+                t.line
+            ))
+        }
+        SimErrorKind::Kernel(
+            KernelError::QueueFull(_) | KernelError::RunningFull(_) | KernelError::ProfileFull,
+        ) => Some(format!(
+            "more than {Q} jobs were waiting (or more than {R} running) at once, the most the \
+             replay kernel holds; replay a smaller window (--first N, --skip N)"
+        )),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synth::SyntheticSpec;
+
+    fn synthetic(jobs: u32) -> Prepared {
+        let window = Window {
+            skip: 0,
+            first: None,
+            procs: None,
+        };
+        let shaping = Shaping {
+            estimates: Estimates::User,
+            load: 1.0,
+        };
+        let spec = SyntheticSpec {
+            jobs,
+            ..SyntheticSpec::default()
+        };
+        prepare_synthetic(&spec, &window, shaping).unwrap()
+    }
+
+    #[test]
+    fn numbers_read_as_written() {
+        assert_eq!(number_text(1.5), "1.5");
+        assert_eq!(number_text(1.0), "1");
+        assert_eq!(number_text(1e-300), "1e-300");
+        assert_eq!(number_text(0.0), "0");
+        assert_eq!(number_text(2.5e12), "2.5e12");
+    }
+
+    #[test]
+    fn scaled_times_past_the_clock_are_none() {
+        assert_eq!(scale_time_checked(100, 1.0), Some(100));
+        assert_eq!(scale_time_checked(100, 2.0), Some(50));
+        assert_eq!(scale_time_checked(u32::MAX, 0.5), None);
+        assert_eq!(scale_time_checked(1, 1e-300), None);
+        assert_eq!(
+            scale_time(1, 1e-300),
+            u32::MAX,
+            "the unchecked one saturates"
+        );
+    }
+
+    #[test]
+    fn a_full_kernel_is_explained_with_its_capacity() {
+        let prepared = synthetic(10);
+        let kernel: Kernel<4, 2, 16> = Kernel::new(Cluster::single(8).unwrap(), Policy::Easy);
+        let error = SimError {
+            time: 7,
+            job: Some(3),
+            kind: SimErrorKind::Kernel(KernelError::QueueFull(3)),
+        };
+        let detail = explain(&error, &kernel, &prepared).unwrap();
+        assert!(
+            detail.starts_with("more than 4 jobs were waiting (or more than 2 running) at once"),
+            "{detail}"
+        );
+        let failed = Failed {
+            error,
+            detail: Some(detail),
+            reported: 0,
+        };
+        let text = failed.into_error(&prepared).to_string();
+        assert!(
+            text.starts_with(
+                "built-in Lublin-Feitelson batch model (seed 1, 10 jobs): replay stopped at t=7 (job 3): wait queue full"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("(trace job "), "{text}");
+        assert!(
+            text.ends_with("replay a smaller window (--first N, --skip N)"),
+            "{text}"
+        );
+        let other = SimError {
+            time: 7,
+            job: None,
+            kind: SimErrorKind::Unsorted,
+        };
+        assert_eq!(explain(&other, &kernel, &prepared), None);
+    }
+
+    #[test]
+    fn refused_jobs_are_kept_with_their_reason() {
+        // A job wider than the machine reaches the kernel only when the
+        // window was prepared for a larger machine; the kernel refuses it
+        // and the replay goes on.
+        let mut prepared = synthetic(50);
+        prepared.machine_procs = 8;
+        let result = run(
+            &prepared,
+            Policy::Easy,
+            CategoryBounds::DEFAULT,
+            false,
+            None,
+        )
+        .unwrap();
+        let wide = prepared.jobs.iter().filter(|j| j.job.procs > 8).count();
+        assert!(wide > 0);
+        assert_eq!(result.rejected.len(), wide);
+        assert!(result
+            .rejected
+            .iter()
+            .all(|(_, e)| matches!(e, KernelError::Unrunnable(_))));
+        assert_eq!(result.outcome.finished as usize + wide, prepared.jobs.len());
+        assert_eq!(result.queue_capacity, QUEUE_CAPACITY);
+    }
 }

@@ -2,8 +2,8 @@
 //! per-job CSV.
 
 use crate::replay::{MachineSource, Prepared, RunResult};
-use crate::swf::{SkipReason, SwfHeader};
-use backfill_core::{Accumulator, Category, CategoryBounds, JobRecord};
+use crate::swf::{SkipCounts, SkipReason, SwfHeader};
+use backfill_core::{Accumulator, Category, CategoryBounds, JobId, JobRecord, KernelError};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::io::Write;
@@ -41,7 +41,100 @@ impl MetricsRow {
     }
 }
 
-/// Counts of what was read and what became of it.
+/// Job lines of the window not run, by reason (stable keys in JSON).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SkippedJobs {
+    /// No submit time (field 2 is -1).
+    pub no_submit_time: u64,
+    /// No run time (field 4 is -1).
+    pub no_run_time: u64,
+    /// No processor count (fields 8 and 5 not positive).
+    pub no_processors: u64,
+    /// Wider than the machine.
+    pub wider_than_machine: u64,
+}
+
+impl SkippedJobs {
+    /// The job-line counts of `skipped` (partial-execution lines are not
+    /// jobs and are counted apart).
+    #[must_use]
+    pub const fn of(skipped: &SkipCounts) -> Self {
+        Self {
+            no_submit_time: skipped.no_submit_time,
+            no_run_time: skipped.no_run_time,
+            no_processors: skipped.no_processors,
+            wider_than_machine: skipped.wider_than_machine,
+        }
+    }
+
+    /// `(reason in words, count)` in check order.
+    #[must_use]
+    pub const fn labelled(&self) -> [(&'static str, u64); 4] {
+        [
+            (SkipReason::NoSubmitTime.label(), self.no_submit_time),
+            (SkipReason::NoRunTime.label(), self.no_run_time),
+            (SkipReason::NoProcessors.label(), self.no_processors),
+            (
+                SkipReason::WiderThanMachine.label(),
+                self.wider_than_machine,
+            ),
+        ]
+    }
+
+    /// All of them.
+    #[must_use]
+    pub const fn total(&self) -> u64 {
+        self.no_submit_time + self.no_run_time + self.no_processors + self.wider_than_machine
+    }
+}
+
+/// Jobs the kernel refused at submission, by its reason (stable keys in
+/// JSON); the replay goes on without them.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct RejectedJobs {
+    /// No machine can ever run the job (too wide).
+    pub unrunnable: u64,
+    /// The job asks for no processors or has a zero estimate.
+    pub invalid: u64,
+    /// Any other refusal the replay went on after (none today).
+    pub other: u64,
+}
+
+impl RejectedJobs {
+    /// Counts the refusals of a replay by reason.
+    #[must_use]
+    pub fn of(rejected: &[(JobId, KernelError)]) -> Self {
+        let mut out = Self::default();
+        for (_, e) in rejected {
+            match e {
+                KernelError::Unrunnable(_) => out.unrunnable += 1,
+                KernelError::InvalidJob(_) => out.invalid += 1,
+                _ => out.other += 1,
+            }
+        }
+        out
+    }
+
+    /// `(reason in words, count)`.
+    #[must_use]
+    pub const fn labelled(&self) -> [(&'static str, u64); 3] {
+        [
+            ("no machine can run it", self.unrunnable),
+            ("no processors or a zero estimate", self.invalid),
+            ("another kernel refusal", self.other),
+        ]
+    }
+
+    /// All of them.
+    #[must_use]
+    pub const fn total(&self) -> u64 {
+        self.unrunnable + self.invalid + self.other
+    }
+}
+
+/// Counts of what was read and what became of it: every job line of the
+/// window is scheduled, skipped or rejected (`jobs_in_window = scheduled +
+/// skipped.total() + rejected_by_kernel.total()` after a replay).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Accounting {
     /// Data lines in the file.
@@ -50,10 +143,10 @@ pub struct Accounting {
     pub jobs_in_window: u64,
     /// Partial-execution lines in the window (not jobs).
     pub partial_execution_lines: u64,
-    /// Jobs not run, by reason.
-    pub skipped: Vec<(String, u64)>,
-    /// Jobs the kernel refused.
-    pub rejected_by_kernel: u64,
+    /// Job lines not run, by reason.
+    pub skipped: SkippedJobs,
+    /// Jobs the kernel refused, by reason.
+    pub rejected_by_kernel: RejectedJobs,
     /// Jobs scheduled and finished.
     pub scheduled: u64,
     /// Jobs out of submit order in the file (sorted before the replay).
@@ -96,23 +189,50 @@ pub struct ReplayReport {
     pub utilisation: f64,
     /// Longest wait queue.
     pub max_queue: usize,
+    /// Waiting (and running) jobs the replay kernel could hold: 65,536, or
+    /// more when the window needed a larger kernel (see [`crate::replay`]).
+    pub kernel_queue_capacity: usize,
     /// Kernel calls.
     pub kernel_calls: u64,
-    /// Wall time of the replay (s), parse excluded.
-    pub replay_seconds: f64,
-    /// Wall time including reading the trace (s).
-    pub total_seconds: f64,
-    /// Slowest single kernel call (µs).
-    pub slowest_call_us: f64,
-    /// Which call that was.
-    pub slowest_call: String,
     /// Selective: the thresholds used and where they came from.
-    pub thresholds: Option<crate::analysis::ThresholdsUsed>,
+    pub thresholds: Option<crate::thresholds::ThresholdsUsed>,
     /// Selective thresholds taken from a Conservative run: that run's means.
-    pub conservative_thresholds: Option<crate::analysis::thresholds::ConservativeThresholds>,
+    pub conservative_thresholds: Option<crate::thresholds::ConservativeThresholds>,
     /// DPSA's search statistics: under a DPSA policy, or when any is nonzero.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dpsa: Option<DpsaStats>,
+    /// Wall-clock measurements: the only part of the report that differs
+    /// between two runs of the same command.
+    pub timings: ReplayTimings,
+}
+
+/// The wall-clock part of a replay report.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ReplayTimings {
+    /// Reading and preparing the trace (s).
+    pub read_seconds: f64,
+    /// The Conservative pre-run that gave Selective its thresholds (s),
+    /// when one ran.
+    pub prerun_seconds: Option<f64>,
+    /// The replay itself (s).
+    pub replay_seconds: f64,
+    /// Everything, reading included (s).
+    pub total_seconds: f64,
+    /// Slowest single kernel call of the replay (µs).
+    pub slowest_call_us: f64,
+    /// Which call that was.
+    pub slowest_call: String,
+}
+
+/// Wall-clock times of the phases of `host-cli replay` (s).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Phases {
+    /// Reading and preparing the trace.
+    pub read: f64,
+    /// The Conservative pre-run, when one ran.
+    pub prerun: Option<f64>,
+    /// Everything.
+    pub total: f64,
 }
 
 /// What DPSA's subset search did over a replay.
@@ -180,9 +300,7 @@ pub fn replay_report(
     prepared: &Prepared,
     result: &RunResult,
     bounds: CategoryBounds,
-    skip: u64,
-    first: Option<u64>,
-    total_seconds: f64,
+    phases: Phases,
 ) -> ReplayReport {
     let m = &result.metrics;
     let mut metrics = vec![MetricsRow::new("all", &m.overall)];
@@ -198,32 +316,37 @@ pub fn replay_report(
         load: prepared.shaping.load,
         machine_procs: prepared.machine_procs,
         machine_source: prepared.machine_source,
-        skip,
-        first,
+        skip: prepared.window.skip,
+        first: prepared.window.first,
         short_max: bounds.short_max,
         narrow_max: bounds.narrow_max,
         accounting: accounting(prepared, result),
         metrics,
         utilisation: m.overall.utilisation(u64::from(prepared.machine_procs)),
         max_queue: result.outcome.max_queue,
+        kernel_queue_capacity: result.queue_capacity,
         kernel_calls: result.outcome.calls,
-        replay_seconds: result.wall.as_secs_f64(),
-        total_seconds,
-        slowest_call_us: result.slowest_call.0.as_secs_f64() * 1e6,
-        slowest_call: result
-            .slowest_call
-            .1
-            .map_or_else(|| "-".to_owned(), |c| format!("{c:?}").to_lowercase()),
         thresholds: None,
         conservative_thresholds: None,
         dpsa: DpsaStats::of(result),
+        timings: ReplayTimings {
+            read_seconds: phases.read,
+            prerun_seconds: phases.prerun,
+            replay_seconds: result.wall.as_secs_f64(),
+            total_seconds: phases.total,
+            slowest_call_us: result.slowest_call.0.as_secs_f64() * 1e6,
+            slowest_call: result
+                .slowest_call
+                .1
+                .map_or_else(|| "-".to_owned(), |c| format!("{c:?}").to_lowercase()),
+        },
     }
 }
 
 fn accounting(prepared: &Prepared, result: &RunResult) -> Accounting {
     accounting_of(
         prepared,
-        result.rejected.len() as u64,
+        RejectedJobs::of(&result.rejected),
         result.outcome.finished,
     )
 }
@@ -231,16 +354,12 @@ fn accounting(prepared: &Prepared, result: &RunResult) -> Accounting {
 /// The accounting of a prepared window whose replays refused `rejected`
 /// jobs and scheduled `scheduled`.
 #[must_use]
-pub fn accounting_of(prepared: &Prepared, rejected: u64, scheduled: u64) -> Accounting {
+pub fn accounting_of(prepared: &Prepared, rejected: RejectedJobs, scheduled: u64) -> Accounting {
     Accounting {
         records_read: prepared.records_read,
         jobs_in_window: prepared.jobs_in_window,
         partial_execution_lines: prepared.skipped.get(SkipReason::PartialExecution),
-        skipped: SkipReason::ALL
-            .iter()
-            .filter(|&&r| r != SkipReason::PartialExecution)
-            .map(|&r| (r.label().to_owned(), prepared.skipped.get(r)))
-            .collect(),
+        skipped: SkippedJobs::of(&prepared.skipped),
         rejected_by_kernel: rejected,
         scheduled,
         out_of_order: prepared.out_of_order,
@@ -266,13 +385,7 @@ pub fn window_text(skip: u64, first: Option<u64>) -> String {
 /// Where the machine size came from, in words.
 #[must_use]
 pub const fn machine_source_text(source: MachineSource) -> &'static str {
-    match source {
-        MachineSource::Option => "--procs",
-        MachineSource::MaxProcs => "header MaxProcs",
-        MachineSource::MaxNodes => "header MaxNodes",
-        MachineSource::PeakUsage => "no size in header: peak use in the log's own schedule",
-        MachineSource::Synthetic => "synthetic",
-    }
+    crate::replay::machine_source_words(source)
 }
 
 /// The accounting as report lines: what was read, what was skipped and
@@ -298,17 +411,18 @@ fn accounting_lines(a: &Accounting, read: &str, outcome: &str, every_reason: boo
             a.partial_execution_lines
         );
     }
-    for (reason, count) in &a.skipped {
-        if every_reason || *count > 0 {
+    for (reason, count) in a.skipped.labelled() {
+        if every_reason || count > 0 {
             let _ = writeln!(out, "  skipped    {count:>8}  {reason}");
         }
     }
-    if a.rejected_by_kernel > 0 {
-        let _ = writeln!(
-            out,
-            "  rejected   {:>8}  refused by the kernel (no machine can run it)",
-            a.rejected_by_kernel
-        );
+    for (reason, count) in a.rejected_by_kernel.labelled() {
+        if count > 0 {
+            let _ = writeln!(
+                out,
+                "  rejected   {count:>8}  refused by the kernel: {reason}"
+            );
+        }
     }
     if a.out_of_order > 0 {
         let _ = writeln!(
@@ -352,7 +466,7 @@ pub fn replay_table(r: &ReplayReport) -> String {
     out.push_str(&accounting_text(&r.accounting));
     if let Some(c) = &r.conservative_thresholds {
         let _ = writeln!(out);
-        out.push_str(&crate::analysis::thresholds::grid_text(c));
+        out.push_str(&crate::thresholds::grid_text(c));
     }
     let _ = writeln!(out);
     let _ = writeln!(
@@ -381,15 +495,121 @@ pub fn replay_table(r: &ReplayReport) -> String {
         r.max_queue,
         r.kernel_calls
     );
+    if r.kernel_queue_capacity > crate::replay::QUEUE_CAPACITY {
+        let _ = writeln!(
+            out,
+            "kernel       tables for {} waiting and running jobs (the queue outgrew {}; \
+             the replay was run again on the larger kernel)",
+            r.kernel_queue_capacity,
+            crate::replay::QUEUE_CAPACITY
+        );
+    }
+    let t = &r.timings;
+    let prerun = t.prerun_seconds.map_or_else(String::new, |p| {
+        format!(", {p:.3} s Conservative pre-run for the thresholds")
+    });
     let _ = writeln!(
         out,
-        "wall time    {:.3} s replay, {:.3} s with reading; slowest kernel call {:.1} µs ({})",
-        r.replay_seconds, r.total_seconds, r.slowest_call_us, r.slowest_call
+        "wall time    {:.3} s replay{prerun}, {:.3} s reading; {:.3} s in all",
+        t.replay_seconds, t.read_seconds, t.total_seconds
+    );
+    let _ = writeln!(
+        out,
+        "             slowest kernel call {:.1} µs ({})",
+        t.slowest_call_us, t.slowest_call
     );
     if let Some(d) = &r.dpsa {
         let _ = writeln!(out, "dpsa search  {}", d.text());
     }
+
     out
+}
+
+/// One row of `replay --format csv`: a set of jobs, with the run's context
+/// in every row so that the rows of several runs can be concatenated
+/// (numbers rounded to 4 decimals, as the analyses' CSV files are).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ReplayCsvRow {
+    /// Trace.
+    pub trace: String,
+    /// Window in words.
+    pub window: String,
+    /// Machine processors.
+    pub machine_procs: u32,
+    /// Policy.
+    pub policy: String,
+    /// `user` or `exact`.
+    pub estimates: String,
+    /// Load factor.
+    pub load: f64,
+    /// Thresholds used (values only; `-` for none).
+    pub thresholds: String,
+    /// Where they came from: none, given, conservative,
+    /// default-conservative, adaptive.
+    pub threshold_source: crate::thresholds::ThresholdSource,
+    /// Category bound: longest Short run time (s).
+    pub short_max: u32,
+    /// Category bound: most processors of a Narrow job.
+    pub narrow_max: u32,
+    /// `all`, SN, SW, LN or LW.
+    pub set: String,
+    /// Jobs in the set.
+    pub jobs: u64,
+    /// Mean wait (s).
+    pub mean_wait: f64,
+    /// Mean bounded slowdown.
+    pub mean_bounded_slowdown: f64,
+    /// Mean turnaround (s).
+    pub mean_turnaround: f64,
+    /// Worst bounded slowdown.
+    pub worst_bounded_slowdown: f64,
+    /// Jobs killed at their estimate.
+    pub killed: u64,
+    /// Utilisation of the whole replay.
+    pub utilisation: f64,
+}
+
+/// The CSV rows of a replay report: one per set (all, SN, SW, LN, LW).
+#[must_use]
+pub fn replay_csv_rows(r: &ReplayReport) -> Vec<ReplayCsvRow> {
+    let (thresholds, source) = r.thresholds.as_ref().map_or_else(
+        || ("-".to_owned(), crate::thresholds::ThresholdSource::None),
+        |t| (t.values.clone(), t.source),
+    );
+    r.metrics
+        .iter()
+        .map(|m| ReplayCsvRow {
+            trace: r.trace.clone(),
+            window: window_text(r.skip, r.first),
+            machine_procs: r.machine_procs,
+            policy: r.policy.clone(),
+            estimates: r.estimates.clone(),
+            load: r.load,
+            thresholds: thresholds.clone(),
+            threshold_source: source,
+            short_max: r.short_max,
+            narrow_max: r.narrow_max,
+            set: m.set.clone(),
+            jobs: m.jobs,
+            mean_wait: round4(m.mean_wait),
+            mean_bounded_slowdown: round4(m.mean_bounded_slowdown),
+            mean_turnaround: round4(m.mean_turnaround),
+            worst_bounded_slowdown: round4(m.worst_bounded_slowdown),
+            killed: m.killed,
+            utilisation: round4(r.utilisation),
+        })
+        .collect()
+}
+
+/// `v` rounded to 4 decimals, for CSV files (values too large to round
+/// stay as they are).
+#[must_use]
+pub fn round4(v: f64) -> f64 {
+    if v.is_finite() && v.abs() < 1e11 {
+        (v * 1e4).round() / 1e4
+    } else {
+        v
+    }
 }
 
 /// One row of `--jobs-out`.
@@ -415,18 +635,20 @@ pub struct JobRow {
     pub bounded_slowdown: f64,
     /// SN, SW, LN or LW.
     pub category: &'static str,
+    /// Whether it was killed at its estimate (ran longer than it asked for).
+    pub killed: bool,
 }
 
 /// Writes one CSV row per scheduled job, in trace order (by job id).
 ///
 /// # Errors
-/// I/O and CSV errors.
+/// I/O errors (CSV errors as [`std::io::Error`]s).
 pub fn write_jobs_csv<W: Write>(
     out: W,
     prepared: &Prepared,
     records: &[JobRecord],
     bounds: CategoryBounds,
-) -> Result<(), csv::Error> {
+) -> std::io::Result<()> {
     let mut sorted: Vec<&JobRecord> = records.iter().collect();
     sorted.sort_by_key(|r| r.job.id);
     let mut writer = csv::Writer::from_writer(out);
@@ -435,21 +657,32 @@ pub fn write_jobs_csv<W: Write>(
             .trace_jobs
             .get(r.job.id as usize)
             .map_or(u64::from(r.job.id), |t| t.number);
-        writer.serialize(JobRow {
-            job_id: number,
-            submit: r.job.submit,
-            start: r.start(),
-            end: r.end,
-            wait: r.wait(),
-            run: r.run(),
-            estimate: r.job.estimate,
-            procs: r.job.procs,
-            bounded_slowdown: r.bounded_slowdown(),
-            category: bounds.classify(r.runtime, r.job.procs).label(),
-        })?;
+        writer
+            .serialize(JobRow {
+                job_id: number,
+                submit: r.job.submit,
+                start: r.start(),
+                end: r.end,
+                wait: r.wait(),
+                run: r.run(),
+                estimate: r.job.estimate,
+                procs: r.job.procs,
+                bounded_slowdown: r.bounded_slowdown(),
+                category: bounds.classify(r.runtime, r.job.procs).label(),
+                killed: r.killed,
+            })
+            .map_err(csv_io)?;
     }
-    writer.flush()?;
-    Ok(())
+    writer.flush()
+}
+
+/// A CSV error as an I/O error (an I/O error stays itself).
+#[must_use]
+pub fn csv_io(e: csv::Error) -> std::io::Error {
+    match e.into_kind() {
+        csv::ErrorKind::Io(e) => e,
+        other => std::io::Error::other(format!("{other:?}")),
+    }
 }
 
 /// What `host-cli info` reports.
@@ -477,8 +710,64 @@ pub struct InfoReport {
     pub narrow_max: u32,
     /// Percent of counted jobs per category (SN, SW, LN, LW).
     pub categories: Vec<(String, u64, f64)>,
-    /// Reading time (s).
+    /// Wall-clock measurements (the only part that differs between runs).
+    pub timings: InfoTimings,
+}
+
+/// The wall-clock part of the `info` report.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct InfoTimings {
+    /// Reading and preparing the trace (s).
     pub read_seconds: f64,
+}
+
+/// One row of `info --format csv`: a category, with the trace's context in
+/// every row (percent rounded to 4 decimals).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct InfoCsvRow {
+    /// Trace.
+    pub trace: String,
+    /// Window in words.
+    pub window: String,
+    /// Machine processors.
+    pub machine_procs: u32,
+    /// Where that came from.
+    pub machine_source: MachineSource,
+    /// Job lines in the window.
+    pub jobs_in_window: u64,
+    /// Runnable jobs (counted in the categories).
+    pub jobs_counted: u64,
+    /// Category bound: longest Short run time (s).
+    pub short_max: u32,
+    /// Category bound: most processors of a Narrow job.
+    pub narrow_max: u32,
+    /// SN, SW, LN or LW.
+    pub set: String,
+    /// Jobs in it.
+    pub jobs: u64,
+    /// Percent of the counted jobs.
+    pub percent: f64,
+}
+
+/// The CSV rows of an `info` report: one per category.
+#[must_use]
+pub fn info_csv_rows(r: &InfoReport) -> Vec<InfoCsvRow> {
+    r.categories
+        .iter()
+        .map(|(set, jobs, percent)| InfoCsvRow {
+            trace: r.trace.clone(),
+            window: window_text(r.skip, r.first),
+            machine_procs: r.machine_procs,
+            machine_source: r.machine_source,
+            jobs_in_window: r.accounting.jobs_in_window,
+            jobs_counted: r.jobs_counted,
+            short_max: r.short_max,
+            narrow_max: r.narrow_max,
+            set: set.clone(),
+            jobs: *jobs,
+            percent: round4(*percent),
+        })
+        .collect()
 }
 
 /// Builds the `info` report from a prepared trace.
@@ -487,8 +776,6 @@ pub fn info_report(
     prepared: &Prepared,
     header: &SwfHeader,
     bounds: CategoryBounds,
-    skip: u64,
-    first: Option<u64>,
     read_seconds: f64,
 ) -> InfoReport {
     let mut counts = [0u64; 4];
@@ -508,20 +795,24 @@ pub fn info_report(
             (c.label().to_owned(), n, pct)
         })
         .collect();
-    let accounting = accounting_of(prepared, 0, prepared.trace_jobs.len() as u64);
+    let accounting = accounting_of(
+        prepared,
+        RejectedJobs::default(),
+        prepared.trace_jobs.len() as u64,
+    );
     InfoReport {
         trace: prepared.name.clone(),
         header: header.clone(),
         machine_procs: prepared.machine_procs,
         machine_source: prepared.machine_source,
-        skip,
-        first,
+        skip: prepared.window.skip,
+        first: prepared.window.first,
         accounting,
         jobs_counted: total,
         short_max: bounds.short_max,
         narrow_max: bounds.narrow_max,
         categories,
-        read_seconds,
+        timings: InfoTimings { read_seconds },
     }
 }
 
@@ -553,6 +844,13 @@ pub fn info_table(r: &InfoReport) -> String {
         h.unix_start_time
             .map_or_else(|| "-".to_owned(), |v| v.to_string())
     );
+    for bad in &h.invalid {
+        let _ = writeln!(
+            out,
+            "invalid      line {}: {} '{}' does not parse (not used)",
+            bad.line, bad.key, bad.value
+        );
+    }
     let _ = writeln!(
         out,
         "machine      {} processors ({:?})",
@@ -579,6 +877,56 @@ pub fn info_table(r: &InfoReport) -> String {
     let _ = writeln!(out, "       {:>8} {:>8}", "N", "W");
     let _ = writeln!(out, "  S    {:>7.2}% {:>7.2}%", pct("SN"), pct("SW"));
     let _ = writeln!(out, "  L    {:>7.2}% {:>7.2}%", pct("LN"), pct("LW"));
-    let _ = writeln!(out, "\nread in {:.3} s", r.read_seconds);
+    let _ = writeln!(out, "\nread in {:.3} s", r.timings.read_seconds);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusals_are_counted_by_reason() {
+        let r = RejectedJobs::of(&[
+            (1, KernelError::Unrunnable(1)),
+            (2, KernelError::Unrunnable(2)),
+            (3, KernelError::InvalidJob(3)),
+            (4, KernelError::QueueFull(4)),
+        ]);
+        assert_eq!(
+            r,
+            RejectedJobs {
+                unrunnable: 2,
+                invalid: 1,
+                other: 1
+            }
+        );
+        assert_eq!(r.total(), 4);
+        let json = serde_json::to_value(r).unwrap();
+        assert_eq!(json["unrunnable"], 2);
+        assert_eq!(r.labelled()[0], ("no machine can run it", 2));
+    }
+
+    #[test]
+    fn skipped_jobs_leave_out_partial_execution_lines() {
+        let mut counts = SkipCounts::default();
+        counts.add(SkipReason::PartialExecution);
+        counts.add(SkipReason::NoRunTime);
+        counts.add(SkipReason::WiderThanMachine);
+        counts.add(SkipReason::WiderThanMachine);
+        let s = SkippedJobs::of(&counts);
+        assert_eq!(s.total(), 3);
+        assert_eq!(s.labelled()[3], ("wider than the machine", 2));
+        let json = serde_json::to_value(s).unwrap();
+        assert_eq!(json["wider_than_machine"], 2);
+        assert_eq!(json.as_object().unwrap().len(), 4);
+    }
+
+    #[test]
+    fn round4_rounds_what_it_can() {
+        assert_eq!(round4(1.234_56), 1.2346);
+        assert_eq!(round4(-0.000_04), -0.0);
+        assert_eq!(round4(2e12), 2e12);
+        assert!(round4(f64::NAN).is_nan());
+    }
 }

@@ -33,7 +33,9 @@
 //! * Hard errors ([`SwfError`], naming file, line and field): a malformed
 //!   data line, a line that is not UTF-8, a truncated or corrupt gzip stream.
 //!   An empty or header-only file is a valid trace with no records. A
-//!   malformed header value is never an error (see [`SwfHeader`]).
+//!   malformed header value is not an error while reading: it is listed
+//!   with its line in [`SwfHeader::invalid`], and the replay refuses the
+//!   trace only if it needs that value (the machine size).
 //! * [`SwfRecord`] keeps the 18 values as written; it interprets nothing.
 //!
 //! # Selecting: [`select()`] → [`Workload`] of [`TraceJob`]s
@@ -77,7 +79,7 @@ mod record;
 mod workload;
 
 pub use error::{SwfError, SwfErrorKind};
-pub use header::SwfHeader;
+pub use header::{InvalidHeaderValue, SwfHeader};
 pub use reader::{load, load_reader, LoadedTrace, MAX_LINE_BYTES};
 pub use record::{field_name, LineError, LineErrorKind, SwfRecord, FIELD_COUNT, FIELD_NAMES};
 pub use workload::{select, SkipCounts, SkipReason, TraceJob, Workload};

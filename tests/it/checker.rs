@@ -1,6 +1,7 @@
 //! The checker itself: it passes good logs, fails each kind of broken log
 //! with the exact [`Violation`], and is fast on 300,000-job logs.
 
+use backfill_core::policy::Threshold;
 use backfill_core::{
     Cluster, Job, JobId, JobRecord, KernelError, LicensePool, LicenseSet, Machine, MachineSet,
     Policy, SimJob, Slot, Time,
@@ -128,10 +129,10 @@ fn one(cpus: u32) -> Log<1, 0> {
 #[test]
 fn a_good_log_passes_under_every_policy() {
     let mut log = one(10);
-    // 1: 6 procs [0, 100); 2: 4 procs [10, 60) killed at its estimate;
+    // 1: 6 procs [0, 100); 2: 4 procs [5, 55) killed at its estimate;
     // 3: 10 procs [100, 150).
     log.job(1, 0, 6, 100, 100, 0, 0)
-        .job(2, 5, 4, 50, 80, 0, 10)
+        .job(2, 5, 4, 50, 80, 0, 5)
         .job(3, 7, 10, 50, 50, 0, 100)
         .sorted();
     for policy in Policy::ALL {
@@ -143,10 +144,10 @@ fn a_good_log_passes_under_every_policy() {
     let mut selective = one(10);
     selective
         .job(1, 0, 6, 100, 100, 0, 0)
-        .job(2, 5, 4, 50, 80, 0, 10)
+        .job(2, 5, 4, 50, 80, 0, 5)
         .job(3, 7, 10, 50, 50, 0, 100)
         .sorted();
-    log.reserve(0, 1, 0).reserve(5, 2, 10).reserve(7, 3, 100);
+    log.reserve(0, 1, 0).reserve(5, 2, 5).reserve(7, 3, 100);
     assert_eq!(log.check(Policy::Conservative), Ok(()));
     // Selective, threshold 2.0: job 3 (estimate 50) is promoted at 7 + 50.
     selective.reserve(57, 3, 100);
@@ -450,6 +451,228 @@ fn any_recorded_guarantee_is_kept() {
             at: 50,
             guarantee: 40
         })
+    );
+}
+
+/// The checker finds the head itself: no reservation event is needed.
+/// Job 2 (8 procs) becomes the head at t=1 behind job 1 (6 of 10
+/// processors until 100), so its shadow time is 100.
+#[test]
+fn queue_head_started_after_its_shadow_time() {
+    let mut log = one(10);
+    log.job(1, 0, 6, 100, 100, 0, 0)
+        .job(2, 1, 8, 50, 50, 0, 130)
+        .sorted();
+    assert!(log.run.reservations.is_empty());
+    let late = Violation::HeadStartedLate {
+        job: 2,
+        at: 130,
+        head_since: 1,
+        shadow: 100,
+    };
+    for policy in [Policy::Fcfs, Policy::Easy, Policy::SjfEasy] {
+        assert_eq!(log.check(policy), Err(late.clone()), "{policy}");
+    }
+    assert_eq!(late.rule(), 2);
+    assert_eq!(
+        late.to_string(),
+        "job 2 became the queue head at t=1 with shadow time t=100, but started at t=130"
+    );
+    // The bound is the shadow time, not the best start: job 1 ending early,
+    // at 40, does not make a start at 100 late.
+    let mut log = one(10);
+    log.job(1, 0, 6, 100, 40, 0, 0)
+        .job(2, 1, 8, 50, 50, 0, 100)
+        .sorted();
+    assert_eq!(log.check(Policy::Easy), Ok(()));
+    // A head that fits when it becomes the head must start at once.
+    let mut log = one(10);
+    log.job(1, 0, 6, 100, 100, 0, 0)
+        .job(2, 1, 4, 50, 50, 0, 2)
+        .sorted();
+    assert_eq!(
+        log.check(Policy::Easy),
+        Err(Violation::HeadStartedLate {
+            job: 2,
+            at: 2,
+            head_since: 1,
+            shadow: 1
+        })
+    );
+}
+
+/// SJF-EASY: a shorter job that arrives later sorts ahead of the head and
+/// voids its shadow time; the old head gets a new one when it is the head
+/// again. Under EASY the same schedule is a broken promise.
+#[test]
+fn a_shorter_arrival_voids_the_sjf_head_shadow() {
+    let mut log = one(10);
+    log.job(1, 0, 10, 100, 100, 0, 0)
+        .job(2, 1, 10, 50, 50, 0, 110)
+        .job(3, 50, 10, 10, 10, 0, 100)
+        .sorted();
+    assert_eq!(log.check(Policy::SjfEasy), Ok(()));
+    assert_eq!(
+        log.check(Policy::Easy),
+        Err(Violation::HeadStartedLate {
+            job: 2,
+            at: 110,
+            head_since: 1,
+            shadow: 100
+        })
+    );
+    // Back at the head at 100 behind job 3 (10 s), job 2 is due by 110.
+    let mut log = one(10);
+    log.job(1, 0, 10, 100, 100, 0, 0)
+        .job(2, 1, 10, 50, 50, 0, 111)
+        .job(3, 50, 10, 10, 10, 0, 100)
+        .sorted();
+    assert_eq!(
+        log.check(Policy::SjfEasy),
+        Err(Violation::HeadStartedLate {
+            job: 2,
+            at: 111,
+            head_since: 100,
+            shadow: 110
+        })
+    );
+}
+
+#[test]
+fn killed_flag_must_match_the_run_time() {
+    // Ran exactly its estimate: not killed.
+    let mut log = one(4);
+    log.job(1, 0, 1, 100, 100, 0, 0);
+    assert_eq!(log.check(Policy::Easy), Ok(()));
+    log.record(1).killed = true;
+    let v = log.check(Policy::Easy).unwrap_err();
+    assert_eq!(
+        v,
+        Violation::WrongKill {
+            job: 1,
+            at: 100,
+            run: 100,
+            duration: 100,
+            recorded: true
+        }
+    );
+    assert_eq!(v.rule(), 4);
+    assert_eq!(
+        v.to_string(),
+        "job 1 (ended t=100) is recorded as killed, but its run time 100 s is within its estimate 100 s"
+    );
+    // One second longer: killed at its estimate.
+    let mut log = one(4);
+    log.job(1, 0, 1, 100, 101, 0, 0);
+    assert!(log.run.finished[0].killed);
+    assert_eq!(log.check(Policy::Easy), Ok(()));
+    log.record(1).killed = false;
+    assert_eq!(
+        log.check(Policy::Easy).unwrap_err().to_string(),
+        "job 1 (ended t=100) is recorded as not killed, but its run time 101 s is longer than its estimate 100 s"
+    );
+}
+
+#[test]
+fn selective_never_promotes_early() {
+    // Threshold 2.0: job 2 (submitted 5, estimate 50) is due at 55.
+    let mut log = one(10);
+    log.job(1, 0, 10, 100, 100, 0, 0)
+        .job(2, 5, 10, 50, 50, 0, 100)
+        .sorted();
+    log.reserve(50, 2, 100);
+    let v = log.check(Policy::SELECTIVE_EXAMPLE).unwrap_err();
+    assert_eq!(
+        v,
+        Violation::PromotedEarly {
+            job: 2,
+            at: 50,
+            due: Some(55)
+        }
+    );
+    assert_eq!(v.rule(), 3);
+    assert_eq!(
+        v.to_string(),
+        "job 2 was promoted at t=50, before its expansion factor reached its threshold (at t=55)"
+    );
+    // Selective-D, default bounds: job 2 is short (50 s) and wide (10 > 8
+    // processors), so its threshold is SW's 8.0: due at 5 + 350.
+    let v = log.check(Policy::SELECTIVE_D_EXAMPLE).unwrap_err();
+    assert_eq!(
+        v,
+        Violation::PromotedEarly {
+            job: 2,
+            at: 50,
+            due: Some(355)
+        }
+    );
+}
+
+/// Adaptive thresholds, computed by the checker from the ended jobs: with
+/// `initial` 5.0 and scale 1.5, job 3 (10 procs, estimate 40, submitted 0)
+/// would be due at 160; job 1 ends at 20 with a slowdown of 1.0, the
+/// threshold drops to 1.5, and job 3 is due at once, at 20. The kernel's
+/// replay agrees; a promotion at any other instant is caught.
+#[test]
+fn adaptive_promotions_follow_the_running_average() {
+    let adaptive = |well_estimated_only| {
+        Policy::Selective(Threshold::Adaptive {
+            scale: 1500,
+            well_estimated_only,
+            initial: 5000,
+        })
+    };
+    let cluster: Cluster<1, 0> = Cluster::single(10).unwrap();
+    let jobs = input(&[(1, 0, 5, 100, 20), (2, 0, 5, 200, 200), (3, 0, 10, 40, 40)]);
+    let (_, run) = replay::<16, 16, 64, 1, 0>(&cluster, adaptive(false), &jobs);
+    assert_eq!(
+        run.reservations,
+        [(
+            20,
+            3,
+            Slot {
+                start: 200,
+                machine: 0,
+                duration: 40
+            }
+        )]
+    );
+    assert_eq!(check(&cluster, adaptive(false), &jobs, &run), Ok(()));
+    let promoted_at = |at: Time| {
+        let mut bad = run.clone();
+        bad.reservations[0].0 = at;
+        bad
+    };
+    assert_eq!(
+        check(&cluster, adaptive(false), &jobs, &promoted_at(160)),
+        Err(Violation::LatePromotion {
+            job: 3,
+            at: 20,
+            promoted: Some(160),
+            started: 200
+        })
+    );
+    assert_eq!(
+        check(&cluster, adaptive(false), &jobs, &promoted_at(10)),
+        Err(Violation::PromotedEarly {
+            job: 3,
+            at: 10,
+            due: Some(20)
+        })
+    );
+    // Over well-estimated jobs only, job 1 (20 s of 100) does not count:
+    // the threshold stays 5.0 and job 3 is due at 160.
+    assert_eq!(
+        check(&cluster, adaptive(true), &jobs, &run),
+        Err(Violation::PromotedEarly {
+            job: 3,
+            at: 20,
+            due: Some(160)
+        })
+    );
+    assert_eq!(
+        check(&cluster, adaptive(true), &jobs, &promoted_at(160)),
+        Ok(())
     );
 }
 
@@ -813,18 +1036,21 @@ fn big_kernels_replay_on_a_big_enough_stack() {
     assert_eq!(check(&cluster, Policy::Conservative, &jobs, &log), Ok(()));
 }
 
-/// A valid Conservative log of `n` jobs on one 8-processor machine: job `i`
-/// arrives at `3 i`, starts at once on 2 processors for up to 10 s (so up
-/// to 4 overlap), reserved on arrival at its start.
-fn synthetic(n: u32) -> (Cluster<1, 0>, Vec<SimJob>, RunLog) {
+/// A valid log of `n` jobs on one 8-processor machine: job `i` arrives at
+/// `3 i` and starts at once on 2 processors for up to 10 s (so up to 4
+/// overlap); with `reserved` (Conservative) it is reserved on arrival at its
+/// start.
+fn synthetic(n: u32, reserved: bool) -> (Cluster<1, 0>, Vec<SimJob>, RunLog) {
     let mut log = one(8);
     for i in 0..n {
         let submit = 3 * i;
         log.job(i + 1, submit, 2, 10, i % 13, 0, submit);
-        let record = log.run.finished.last_mut().unwrap();
-        record.guarantee = Some(submit);
-        let slot = record.slot;
-        log.run.reservations.push((submit, i + 1, slot));
+        if reserved {
+            let record = log.run.finished.last_mut().unwrap();
+            record.guarantee = Some(submit);
+            let slot = record.slot;
+            log.run.reservations.push((submit, i + 1, slot));
+        }
     }
     // Completion order, as a replay reports them.
     log.run.finished.sort_by_key(|r| (r.end, r.start()));
@@ -841,8 +1067,8 @@ fn checks_300_000_jobs_fast() {
     } else {
         300_000
     };
-    let (cluster, jobs, run) = synthetic(n);
     for policy in Policy::ALL {
+        let (cluster, jobs, run) = synthetic(n, policy.reserves_all());
         let started = Instant::now();
         assert_eq!(check(&cluster, policy, &jobs, &run), Ok(()), "{policy}");
         let took = started.elapsed();
@@ -852,7 +1078,7 @@ fn checks_300_000_jobs_fast() {
         }
     }
     // A single broken job among them is still found, by name.
-    let (cluster, jobs, mut run) = synthetic(n);
+    let (cluster, jobs, mut run) = synthetic(n, true);
     let r = run
         .finished
         .iter_mut()

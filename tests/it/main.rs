@@ -7,9 +7,12 @@
 //!   corpus and seeded random bytes.
 //! * `real_traces`: replays of the archive traces in `shared/traces/`.
 //! * `dpsa`: DPSA against EASY and against an independent optimum.
+//! * `reference`: the kernel against the naive reference simulator on
+//!   random small workloads, every policy.
 
 mod checker;
 mod dpsa;
 mod fuzz_twins;
 mod properties;
 mod real_traces;
+mod reference;

@@ -6,6 +6,7 @@
 //! spread out; run times below, at and above the estimate, and zero;
 //! full-width jobs; and a few jobs the kernel must refuse.
 
+use backfill_core::policy::{Iterations, RandomSearch};
 use backfill_core::{Cluster, JobId, Policy, Slot, Time};
 use backfill_tests::check::{check, check_deterministic, run_replay, RunLog};
 use backfill_tests::rng::SplitMix64;
@@ -148,7 +149,8 @@ proptest! {
     }
 
     /// Conservative: every job gets its reservation on arrival, its
-    /// reservations never move later, and it starts by the arrival one
+    /// reservations never move later (CONS+RS: never past the arrival one),
+    /// and it starts by the arrival one
     /// (exactly at its latest one).
     #[test]
     fn conservative_reservations_never_move_later(spec in scenario()) {
@@ -162,7 +164,9 @@ proptest! {
                 let (arrival, first) = events[0];
                 prop_assert_eq!(arrival, r.job.submit, "{}: job {} not reserved on arrival", policy, r.job.id);
                 for pair in events.windows(2) {
-                    prop_assert!(pair[1].1.start <= pair[0].1.start,
+                    // CONS+RS: later is allowed, but never past the guarantee.
+                    let bound = if policy.reservations_may_move_later() { first.start } else { pair[0].1.start };
+                    prop_assert!(pair[1].1.start <= bound,
                         "{policy}: job {} moved later: {:?}", r.job.id, events);
                 }
                 prop_assert!(r.start() <= first.start,
@@ -255,5 +259,57 @@ fn generated_workloads_cover_the_edge_cases() {
         ("licensed", licensed),
     ] {
         assert!(n > 50, "{what}: only {n}");
+    }
+}
+
+/// Starts of every finished job, by id.
+fn starts_of(log: &RunLog) -> Vec<(JobId, Time, u8)> {
+    let mut starts: Vec<_> = log
+        .finished
+        .iter()
+        .map(|r| (r.job.id, r.start(), r.slot.machine))
+        .collect();
+    starts.sort_unstable();
+    starts
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// CONS+RS searches only after early completions: with exact
+    /// estimates (every job runs its estimate, or is killed at it) it
+    /// schedules exactly as Conservative, and so it does with a zero
+    /// iteration budget whatever the run times.
+    #[test]
+    fn cons_rs_is_conservative_without_early_completions_or_iterations(spec in scenario(), seed in any::<u64>()) {
+        let s = spec.build();
+        let cons = starts_of(&replay_log(&s, Policy::Conservative));
+        let rs = Policy::ConsRs(RandomSearch { seed, ..RandomSearch::DEFAULT });
+        let no_iterations = Policy::ConsRs(RandomSearch { seed, iterations: Iterations::Fixed(0) });
+        prop_assert_eq!(&starts_of(&replay_log(&s, no_iterations)), &cons);
+        let mut exact = s.clone();
+        for j in &mut exact.jobs {
+            j.runtime = j.runtime.max(j.job.estimate);
+        }
+        let cons_exact = starts_of(&replay_log(&exact, Policy::Conservative));
+        prop_assert_eq!(starts_of(&replay_log(&exact, rs)), cons_exact);
+    }
+
+    /// CONS+RS with any seed keeps every invariant in its own form (no job
+    /// past its guarantee) and replays identically, on one machine and on
+    /// farms with license pools (where a move must also clear the licenses
+    /// jobs on other machines hold).
+    #[test]
+    fn cons_rs_keeps_every_invariant_with_any_seed(
+        single in single_machine(),
+        farm in scenario(),
+        seed in any::<u64>(),
+    ) {
+        let policy = Policy::ConsRs(RandomSearch { seed, ..RandomSearch::DEFAULT });
+        for spec in [single, farm] {
+            if let Err(e) = spec.build().verify_policy(policy) {
+                prop_assert!(false, "{e}");
+            }
+        }
     }
 }

@@ -17,7 +17,9 @@
 //!    order.
 //! 4. **Timing**: no start before submit; the slot's duration is the
 //!    estimate scaled by the machine's speed; no job runs past
-//!    `start + duration`; `end == start + min(runtime scaled, duration)`.
+//!    `start + duration`; `end == start + min(runtime scaled, duration)`;
+//!    a job is recorded as killed exactly when its scaled run time is longer
+//!    than its slot (its effective run is shorter than its actual one).
 //! 1. **Capacity** (sort + sweep over start/end events, half-open
 //!    intervals): per machine, processors in use `<= cpus`; per license
 //!    pool, copies in use `<= count`; a job only on a machine where it is
@@ -33,25 +35,54 @@
 //!    head's under [`Policy::Easy`] and [`Policy::Dpsa`] (not SJF-EASY); under any policy, those
 //!    of a job whose record carries a guarantee (the kernel sets one only
 //!    where the policy promises the start).
+//!
+//!    **The queue head**, found by the checker from the log alone (not from
+//!    the kernel's reservation reports), under FCFS, EASY and SJF-EASY on a
+//!    cluster without license pools: at every instant of the log (a submit,
+//!    start or end), the head is the first job in queue order (`(submit,
+//!    id)`, SJF-EASY `(estimate, submit, id)`) that has arrived and not
+//!    started. When a job becomes the head, its shadow time is the earliest
+//!    time enough processors are free on an eligible machine by the running
+//!    jobs' estimated ends (`start + duration`); it must start no later
+//!    ([`Violation::HeadStartedLate`]), unless a job that sorts ahead of it
+//!    arrives meanwhile (SJF-EASY: a shorter job), which starts its time as
+//!    head afresh. (The shadow time never grows while a job is the head:
+//!    jobs started around it fit the plan with its reservation in it.)
 //! 3. **Starvation and order**: for [`Policy::starvation_free`] policies a
 //!    job that never started is [`Violation::Starved`] (for the others it is
-//!    [`Violation::Lost`]); under Selective with a fixed or per-category
-//!    threshold, a job still waiting when its expansion factor reaches its
-//!    threshold is promoted (reserved) at that very instant
-//!    ([`Policy::promotion_time`]); [`Policy::Fcfs`] starts jobs in queue
-//!    order `(submit, id)`, with non-decreasing start times.
+//!    [`Violation::Lost`]); under Selective a job is promoted (gets its first
+//!    reservation) exactly at the first instant its expansion factor
+//!    `(wait + estimate) / estimate` reaches its threshold, if it has not
+//!    started before ([`Violation::LatePromotion`]), and never earlier
+//!    ([`Violation::PromotedEarly`]). The checker computes promotion
+//!    instants itself, in thousandths as the kernel does: `submit +
+//!    ceil((T - 1000) * estimate / 1000)`, at once when `T <= 1000`; a
+//!    per-category threshold is picked by the job's estimate and processors;
+//!    an adaptive one is `initial` until a job has ended, then `floor(mean *
+//!    scale / 1000)`, `mean` being the floored average of the ended jobs'
+//!    bounded slowdowns in thousandths (each `(wait + max(run, 10)) * 1000 /
+//!    max(run, 10)` rounded down, `run = end - start`; with
+//!    `well_estimated_only`, only jobs with `2 * run >= estimate`), as it
+//!    stands after every job ending at an instant (adaptive thresholds are
+//!    checked on clusters of reference-speed machines only; at an instant
+//!    where a zero-length job ends the kernel passes more than once with
+//!    different averages, so a promotion at such an instant is accepted).
+//!    [`Policy::Fcfs`] starts jobs in queue order `(submit, id)`, with
+//!    non-decreasing start times.
 //! 5. **Determinism**: [`check_deterministic`].
 //!
 //! The checker is `O(n log n)`: one hash map from job id to input index, one
-//! sort of start/end events, and linear passes. It handles a 300,000-job log
-//! in tens of milliseconds in release builds.
+//! sort of start/end events, linear passes, and an ordered set plus a Fenwick
+//! tree per machine for the queue head (adaptive promotions also walk the
+//! end instants during each job's wait). It handles a 300,000-job log in
+//! well under a second in release builds (`checks_300_000_jobs_fast`).
 
-use backfill_core::policy::{SlowdownAverage, Threshold};
+use backfill_core::policy::Threshold;
 use backfill_core::{
     Cluster, Job, JobId, JobRecord, Kernel, KernelError, Outcome, Policy, SimError, SimJob,
-    Simulator, Sink, Slot, Time,
+    Simulator, Sink, Slot, Time, REFERENCE_SPEED,
 };
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 
 /// Everything a [`Sink`] sees during one replay, in the order it was seen.
@@ -287,6 +318,19 @@ pub enum Violation {
         /// When the job started.
         started: Time,
     },
+    /// FCFS, EASY or SJF-EASY: the queue head (as the checker finds it)
+    /// started after the shadow time it had when it became the head.
+    HeadStartedLate {
+        /// The job.
+        job: JobId,
+        /// Its start.
+        at: Time,
+        /// When it became the head.
+        head_since: Time,
+        /// Its shadow time then: the earliest time enough processors were
+        /// free by the running jobs' estimated ends.
+        shadow: Time,
+    },
     // ----- rule 3: starvation and policy order -----
     /// Under a starvation-free policy, a job never started.
     Starved {
@@ -307,6 +351,17 @@ pub enum Violation {
         promoted: Option<Time>,
         /// When it started.
         started: Time,
+    },
+    /// Selective: a job was promoted (got its first reservation) before its
+    /// expansion factor reached its threshold.
+    PromotedEarly {
+        /// The job.
+        job: JobId,
+        /// When it was promoted.
+        at: Time,
+        /// When its expansion factor reached the threshold (`None`: not
+        /// before it started).
+        due: Option<Time>,
     },
     /// FCFS started a job before one ahead of it in the queue.
     OutOfOrder {
@@ -357,6 +412,20 @@ pub enum Violation {
         at: Time,
         /// The end it should have.
         expected: u64,
+    },
+    /// A job's killed flag is wrong: it is killed exactly when its run time
+    /// (scaled) is longer than its slot.
+    WrongKill {
+        /// The job.
+        job: JobId,
+        /// Its end.
+        at: Time,
+        /// Its run time on its machine.
+        run: u32,
+        /// Its slot's duration (the scaled estimate).
+        duration: u32,
+        /// What the record says.
+        recorded: bool,
     },
     // ----- rule 5: determinism -----
     /// Two replays of the same input differ.
@@ -447,12 +516,17 @@ impl Violation {
             | Self::MissingReservation { .. }
             | Self::NotAtReservation { .. }
             | Self::ReservationInPast { .. }
-            | Self::ReservationAfterStart { .. } => 2,
-            Self::Starved { .. } | Self::LatePromotion { .. } | Self::OutOfOrder { .. } => 3,
+            | Self::ReservationAfterStart { .. }
+            | Self::HeadStartedLate { .. } => 2,
+            Self::Starved { .. }
+            | Self::LatePromotion { .. }
+            | Self::PromotedEarly { .. }
+            | Self::OutOfOrder { .. } => 3,
             Self::StartBeforeSubmit { .. }
             | Self::WrongDuration { .. }
             | Self::PastEstimate { .. }
-            | Self::WrongEnd { .. } => 4,
+            | Self::WrongEnd { .. }
+            | Self::WrongKill { .. } => 4,
             Self::Nondeterministic { .. } => 5,
             Self::Lost { .. }
             | Self::Duplicated { .. }
@@ -479,13 +553,16 @@ impl Violation {
             | Self::NotAtReservation { at, .. }
             | Self::ReservationInPast { at, .. }
             | Self::ReservationAfterStart { at, .. }
+            | Self::HeadStartedLate { at, .. }
             | Self::Starved { at, .. }
             | Self::LatePromotion { at, .. }
+            | Self::PromotedEarly { at, .. }
             | Self::OutOfOrder { at, .. }
             | Self::StartBeforeSubmit { at, .. }
             | Self::WrongDuration { at, .. }
             | Self::PastEstimate { at, .. }
             | Self::WrongEnd { at, .. }
+            | Self::WrongKill { at, .. }
             | Self::Nondeterministic { at, .. }
             | Self::Lost { at, .. }
             | Self::Duplicated { at, .. }
@@ -557,6 +634,20 @@ impl fmt::Display for Violation {
                 f,
                 "job {job} got a reservation at t={at}, after it started at t={started}"
             ),
+            Self::HeadStartedLate { job, at, head_since, shadow } => write!(
+                f,
+                "job {job} became the queue head at t={head_since} with shadow time t={shadow}, but started at t={at}"
+            ),
+            Self::PromotedEarly { job, at, due } => {
+                write!(
+                    f,
+                    "job {job} was promoted at t={at}, before its expansion factor reached its threshold"
+                )?;
+                match due {
+                    Some(t) => write!(f, " (at t={t})"),
+                    None => f.write_str(" (not before it started)"),
+                }
+            }
             Self::Starved { job, at } => write!(
                 f,
                 "job {job} (submitted t={at}) never started under a starvation-free policy"
@@ -596,6 +687,17 @@ impl fmt::Display for Violation {
                 f,
                 "job {job} ended at t={at}, but start + min(runtime, estimate) is t={expected}"
             ),
+            Self::WrongKill { job, at, run, duration, recorded } => {
+                let (said, but) = if *recorded {
+                    ("killed", "within")
+                } else {
+                    ("not killed", "longer than")
+                };
+                write!(
+                    f,
+                    "job {job} (ended t={at}) is recorded as {said}, but its run time {run} s is {but} its estimate {duration} s"
+                )
+            }
             Self::Nondeterministic { job, at, detail } => {
                 write!(f, "two replays differ at t={at}")?;
                 if let Some(job) = job {
@@ -824,6 +926,15 @@ pub fn check<const M: usize, const L: usize>(
                 expected: expected_end,
             });
         }
+        if r.killed != (run_scaled > r.slot.duration) {
+            return Err(Violation::WrongKill {
+                job: id,
+                at: r.end,
+                run: run_scaled,
+                duration: r.slot.duration,
+                recorded: r.killed,
+            });
+        }
     }
 
     // ----- rule 1: capacity -----
@@ -831,9 +942,10 @@ pub fn check<const M: usize, const L: usize>(
 
     // ----- rule 2: reservations -----
     check_reservations(policy, input, run, &lookup, &mut seen)?;
+    check_queue_head(cluster, policy, &run.finished)?;
 
     // ----- rule 3: starvation bound and policy order -----
-    check_promotions(policy, input, run, &seen)?;
+    check_promotions(cluster, policy, input, run, &seen)?;
     if policy == Policy::Fcfs {
         check_fcfs_order(&run.finished)?;
     }
@@ -954,7 +1066,14 @@ fn check_reservations(
             });
         }
         let s = &mut seen[i];
-        if let Some(last) = s.last_reservation {
+        // CONS+RS may move a reservation later, but never past the job's
+        // guarantee (its reservation at arrival): compare with that one.
+        let reference = if policy.reservations_may_move_later() {
+            s.first_reservation
+        } else {
+            s.last_reservation
+        };
+        if let Some(last) = reference {
             if slot.start > last.start && s.moved_later.is_none() {
                 s.moved_later = Some((now, last.start, slot.start));
             }
@@ -1041,38 +1160,331 @@ fn check_reservations(
     Ok(())
 }
 
-/// Rule 3 for Selective with a threshold that does not depend on the
-/// history (fixed, per category): a job that had not started by the
-/// instant its expansion factor reached its threshold was promoted exactly
-/// then. (Adaptive thresholds move with every completion; for them only
-/// the promises of rule 2 are checked.)
-fn check_promotions(
+/// A Fenwick tree of processor counts over sorted time points: how many
+/// processors the running jobs free by each estimated end.
+struct Fenwick(Vec<u64>);
+
+impl Fenwick {
+    fn add(&mut self, index: usize, amount: u64, give: bool) {
+        let mut i = index + 1;
+        while i < self.0.len() {
+            if give {
+                self.0[i] += amount;
+            } else {
+                self.0[i] -= amount;
+            }
+            i += i & i.wrapping_neg();
+        }
+    }
+
+    /// The smallest index whose prefix sum (inclusive) reaches `need`,
+    /// if the whole sum does.
+    fn first_reaching(&self, need: u64) -> Option<usize> {
+        let n = self.0.len() - 1;
+        let mut position = 0;
+        let mut rest = need;
+        let mut step = n.next_power_of_two();
+        while step > 0 {
+            let next = position + step;
+            if next <= n && self.0[next] < rest {
+                position = next;
+                rest -= self.0[next];
+            }
+            step /= 2;
+        }
+        (position < n).then_some(position)
+    }
+}
+
+/// Queue order: `(0, submit, id)`, or `(estimate, submit, id)` for SJF-EASY.
+type QueueKey = (u32, Time, JobId);
+
+/// Rule 2 for the queue head under FCFS, EASY and SJF-EASY, found from the
+/// log alone (see the module docs). Skipped on clusters with license pools,
+/// where a shadow time also depends on licenses.
+fn check_queue_head<const M: usize, const L: usize>(
+    cluster: &Cluster<M, L>,
+    policy: Policy,
+    finished: &[JobRecord],
+) -> Result<(), Violation> {
+    if !matches!(policy, Policy::Fcfs | Policy::Easy | Policy::SjfEasy)
+        || !cluster.pools().is_empty()
+    {
+        return Ok(());
+    }
+    let key = |r: &JobRecord| {
+        let first = if policy == Policy::SjfEasy {
+            r.job.estimate
+        } else {
+            0
+        };
+        (first, r.job.submit, r.job.id)
+    };
+    let estimated_end = |r: &JobRecord| u64::from(r.start()) + u64::from(r.slot.duration);
+    // Estimated ends, the Fenwick trees' coordinates.
+    let mut ends: Vec<u64> = finished.iter().map(estimated_end).collect();
+    ends.sort_unstable();
+    ends.dedup();
+    let machines = cluster.machines();
+    let mut free: Vec<Fenwick> = machines
+        .iter()
+        .map(|_| Fenwick(vec![0; ends.len() + 1]))
+        .collect();
+    let mut in_use = vec![0_u64; machines.len()];
+    let index_of = |r: &JobRecord| {
+        ends.binary_search(&estimated_end(r))
+            .expect("every estimated end is a point")
+    };
+    // Events by instant: arrivals, starts and ends (record indices).
+    let mut by_submit: Vec<usize> = (0..finished.len()).collect();
+    by_submit.sort_by_key(|&n| (finished[n].job.submit, n));
+    let mut by_start = by_submit.clone();
+    by_start.sort_by_key(|&n| (finished[n].start(), n));
+    let mut by_end = by_submit.clone();
+    by_end.sort_by_key(|&n| (finished[n].end, n));
+    let (mut a, mut b, mut e) = (0, 0, 0);
+    let mut waiting: BTreeSet<(QueueKey, usize)> = BTreeSet::new();
+    // The current head: (its key, record index, since, shadow time).
+    let mut head: Option<(QueueKey, usize, Time, u64)> = None;
+    loop {
+        let next = [
+            by_submit.get(a).map(|&n| finished[n].job.submit),
+            by_start.get(b).map(|&n| finished[n].start()),
+            by_end.get(e).map(|&n| finished[n].end),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        let Some(t) = next else {
+            break;
+        };
+        // Ends at t (a zero-length run ends at its start; it is handled
+        // with the starts, never counted as running).
+        while let Some(&n) = by_end.get(e).filter(|&&n| finished[n].end <= t) {
+            e += 1;
+            let r = &finished[n];
+            if r.end > r.start() {
+                let m = usize::from(r.slot.machine);
+                free[m].add(index_of(r), u64::from(r.job.procs), false);
+                in_use[m] -= u64::from(r.job.procs);
+            }
+        }
+        // Arrivals at t; one that sorts ahead of the head voids its shadow.
+        let mut voided = false;
+        while let Some(&n) = by_submit.get(a).filter(|&&n| finished[n].job.submit <= t) {
+            a += 1;
+            let k = key(&finished[n]);
+            voided |= head.is_some_and(|(hk, ..)| k < hk);
+            waiting.insert((k, n));
+        }
+        // Starts at t; the head must start by its shadow time.
+        while let Some(&n) = by_start.get(b).filter(|&&n| finished[n].start() <= t) {
+            b += 1;
+            let r = &finished[n];
+            if let Some((_, h, since, shadow)) = head {
+                if h == n && u64::from(t) > shadow {
+                    return Err(Violation::HeadStartedLate {
+                        job: r.job.id,
+                        at: t,
+                        head_since: since,
+                        shadow: Time::try_from(shadow).unwrap_or(Time::MAX),
+                    });
+                }
+            }
+            waiting.remove(&(key(r), n));
+            if r.end > r.start() {
+                let m = usize::from(r.slot.machine);
+                free[m].add(index_of(r), u64::from(r.job.procs), true);
+                in_use[m] += u64::from(r.job.procs);
+            }
+        }
+        // The head after t, and its shadow time when it newly became the head.
+        head = match waiting.first() {
+            None => None,
+            Some(&(k, n)) if !voided && head.is_some_and(|(_, h, ..)| h == n) => {
+                head.map(|(_, _, since, shadow)| (k, n, since, shadow))
+            }
+            Some(&(k, n)) => {
+                let r = &finished[n];
+                let procs = u64::from(r.job.procs);
+                let shadow = (0..machines.len())
+                    .filter(|&m| cluster.eligible(&r.job, m))
+                    .filter_map(|m| {
+                        let spare = u64::from(machines[m].cpus).saturating_sub(in_use[m]);
+                        if spare >= procs {
+                            return Some(u64::from(t));
+                        }
+                        free[m].first_reaching(procs - spare).map(|i| ends[i])
+                    })
+                    .min()
+                    .unwrap_or(u64::MAX);
+                Some((k, n, t, shadow))
+            }
+        };
+    }
+    Ok(())
+}
+
+/// `submit + ceil((threshold - 1000) * estimate / 1000)`: when a job's
+/// expansion factor reaches `threshold` (thousandths).
+fn reaches(job: &Job, threshold: u64) -> u64 {
+    let excess = threshold.saturating_sub(1000);
+    u64::from(job.submit) + (excess * u64::from(job.estimate)).div_ceil(1000)
+}
+
+/// Adaptive thresholds over time: after the jobs ending at `instants[k]`,
+/// the threshold is `thresholds[k]`; `zero_length[k]` says a zero-length
+/// job ended then (the kernel passed more than once at that instant).
+struct Adaptive {
+    initial: u64,
+    instants: Vec<Time>,
+    thresholds: Vec<u64>,
+    zero_length: Vec<bool>,
+}
+
+impl Adaptive {
+    fn new(finished: &[JobRecord], scale: u32, well_estimated_only: bool, initial: u32) -> Self {
+        let mut by_end: Vec<&JobRecord> = finished.iter().collect();
+        by_end.sort_by_key(|r| r.end);
+        let mut timeline = Self {
+            initial: u64::from(initial),
+            instants: Vec::new(),
+            thresholds: Vec::new(),
+            zero_length: Vec::new(),
+        };
+        let (mut count, mut sum) = (0_u64, 0_u64);
+        for r in by_end {
+            let run = u64::from(r.end - r.start());
+            if !well_estimated_only || 2 * run >= u64::from(r.job.estimate) {
+                let bounded = run.max(10);
+                count += 1;
+                sum += (u64::from(r.start() - r.job.submit) + bounded) * 1000 / bounded;
+            }
+            let threshold = sum
+                .checked_div(count)
+                .map_or(timeline.initial, |mean| mean * u64::from(scale) / 1000);
+            if timeline.instants.last() != Some(&r.end) {
+                timeline.instants.push(r.end);
+                timeline.thresholds.push(threshold);
+                timeline.zero_length.push(false);
+            }
+            *timeline.thresholds.last_mut().expect("pushed") = threshold;
+            *timeline.zero_length.last_mut().expect("pushed") |= r.end == r.start();
+        }
+        timeline
+    }
+
+    /// The first instant in `[submit, started]` at which `job` is due, or
+    /// `Err(at)` when it was promoted at `at`, an instant where a
+    /// zero-length job ended and any promotion is accepted.
+    fn due(&self, job: &Job, started: Time, promoted: Option<Time>) -> Result<Option<Time>, Time> {
+        let mut k = self.instants.partition_point(|&c| c <= job.submit);
+        let mut from = u64::from(job.submit);
+        let mut threshold = k
+            .checked_sub(1)
+            .map_or(self.initial, |p| self.thresholds[p]);
+        let lenient = |k: usize| {
+            self.zero_length[k] && promoted == Some(self.instants[k]) && self.instants[k] <= started
+        };
+        if k > 0 && self.instants[k - 1] == job.submit && lenient(k - 1) {
+            return Err(job.submit);
+        }
+        loop {
+            let candidate = from.max(reaches(job, threshold));
+            let until = self.instants.get(k).map_or(u64::MAX, |&c| u64::from(c));
+            if candidate < until {
+                return Ok((candidate <= u64::from(started))
+                    .then(|| Time::try_from(candidate).expect("at most the start")));
+            }
+            if until > u64::from(started) {
+                return Ok(None);
+            }
+            if lenient(k) {
+                return Err(self.instants[k]);
+            }
+            from = until;
+            threshold = self.thresholds[k];
+            k += 1;
+        }
+    }
+}
+
+/// Rule 3 for Selective: promotion (the first reservation) exactly when the
+/// expansion factor reaches the threshold, unless the job started first.
+/// Thresholds and promotion instants are computed here, not taken from the
+/// kernel (see the module docs).
+fn check_promotions<const M: usize, const L: usize>(
+    cluster: &Cluster<M, L>,
     policy: Policy,
     input: &[SimJob],
     run: &RunLog,
     seen: &[Seen],
 ) -> Result<(), Violation> {
-    if !matches!(
-        policy,
-        Policy::Selective(Threshold::Fixed(_) | Threshold::PerCategory { .. })
-    ) {
+    let Policy::Selective(threshold) = policy else {
         return Ok(());
-    }
-    let history = SlowdownAverage::default();
+    };
+    let adaptive = match threshold {
+        Threshold::Adaptive {
+            scale,
+            well_estimated_only,
+            initial,
+        } => {
+            if cluster
+                .machines()
+                .iter()
+                .any(|m| m.speed != REFERENCE_SPEED)
+            {
+                return Ok(());
+            }
+            Some(Adaptive::new(
+                &run.finished,
+                scale,
+                well_estimated_only,
+                initial,
+            ))
+        }
+        _ => None,
+    };
     for (i, s) in seen.iter().enumerate() {
         let job = &input[i].job;
-        let (Some(n), Some(threshold)) = (s.finished, policy.threshold_for(job, &history)) else {
+        let Some(n) = s.finished else {
             continue;
         };
-        let due = Policy::promotion_time(job, threshold);
         let started = run.finished[n].start();
-        if started > due && s.first_reserved_at != Some(due) {
-            return Err(Violation::LatePromotion {
-                job: job.id,
-                at: due,
-                promoted: s.first_reserved_at,
-                started,
-            });
+        let promoted = s.first_reserved_at;
+        let due = match (threshold, &adaptive) {
+            (Threshold::Fixed(t), _) => Some(reaches(job, u64::from(t))),
+            (Threshold::PerCategory { thresholds, bounds }, _) => {
+                let short = job.estimate <= bounds.short_max;
+                let narrow = job.procs <= bounds.narrow_max;
+                let index = usize::from(!short) * 2 + usize::from(!narrow);
+                Some(reaches(job, u64::from(thresholds[index])))
+            }
+            (_, Some(timeline)) => match timeline.due(job, started, promoted) {
+                Ok(due) => due.map(u64::from),
+                Err(_) => continue,
+            },
+            (_, None) => continue,
+        };
+        let due_time = due.map(|d| Time::try_from(d).unwrap_or(Time::MAX));
+        if let Some(at) = promoted {
+            if due.is_none_or(|d| u64::from(at) < d) {
+                return Err(Violation::PromotedEarly {
+                    job: job.id,
+                    at,
+                    due: due_time,
+                });
+            }
+        }
+        if let Some(d) = due_time {
+            if started > d && promoted != Some(d) {
+                return Err(Violation::LatePromotion {
+                    job: job.id,
+                    at: d,
+                    promoted,
+                    started,
+                });
+            }
         }
     }
     Ok(())

@@ -8,12 +8,17 @@
 //!   ([`scenario::ScenarioSpec`]) and [`scenario::Scenario::verify`], which
 //!   replays one under every policy and checks everything.
 //! * [`mod@reference`]: a brute-force per-second model of a profile.
+//! * [`naive`]: a naive reference simulator of whole replays on one machine
+//!   ([`naive::simulate`]), written from DESIGN.md rather than from the
+//!   kernel, and [`naive::compare`], which finds the first job on which a
+//!   kernel replay differs from it (start, end, kill, guarantee).
 //! * [`fuzz_bodies`]: the fuzz targets' bodies, shared by `fuzz/` (nightly,
 //!   libFuzzer) and `tests/it/fuzz_twins.rs` (stable).
 //! * [`rng`]: a seeded SplitMix64.
 
 pub mod check;
 pub mod fuzz_bodies;
+pub mod naive;
 pub mod reference;
 pub mod rng;
 pub mod scenario;

@@ -17,8 +17,14 @@
 //! the other reference simulators).
 //!
 //! The compression pass and the start of due reservations are also the
-//! guaranteed queue of [Selective reservation](super::selective), which uses
-//! [`Compression`] and [`pass_reserved`] from here.
+//! guaranteed queue of [Selective reservation](super::selective) and the base
+//! of [CONS+RS](super::cons_rs), which use [`Compression`] and
+//! [`pass_reserved`] from here.
+//!
+//! *Conservative without compression* ([`Policy::ConservativeNoCompression`](crate::Policy::ConservativeNoCompression))
+//! is the plainest variant: reservations made at arrival are never
+//! revisited; a baseline only (the CONS+RS paper's CONS figures look like
+//! it).
 //!
 //! # Pruning, exact
 //!
@@ -35,13 +41,29 @@ use crate::state::{KernelError, Observer, Pass, QueuedJob, State};
 use crate::types::{Job, Time};
 use heapless::Vec;
 
-/// Conservative's memory between calls: only its compression bookkeeping.
+/// Conservative's memory between calls: its compression bookkeeping.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Conservative {
     pub(crate) compression: Compression,
+    /// The baseline without compression: reservations made at arrival are
+    /// never revisited.
+    pub(crate) static_plan: bool,
 }
 
 impl Conservative {
+    /// `job` completed at `now` and the plan released it: a compression pass
+    /// is due, unless this is the baseline without compression.
+    pub(crate) fn completed<const B: usize, const M: usize, const L: usize>(
+        &mut self,
+        plan: &crate::plan::Plan<B, M, L>,
+        slot: &Slot,
+        now: Time,
+    ) {
+        if !self.static_plan {
+            self.compression.completed(plan, slot, now);
+        }
+    }
+
     /// Settles the plan (compression due after completions) and reserves the
     /// arriving `job` at its earliest fit.
     pub(crate) fn arrival<
@@ -57,13 +79,7 @@ impl Conservative {
         observer: &mut impl Observer,
     ) -> Result<Option<Slot>, KernelError> {
         self.compression.settle(st, observer)?;
-        let slot = st
-            .plan
-            .earliest(&st.cluster, job, st.now)?
-            .ok_or(KernelError::Unrunnable(job.id))?;
-        st.plan.reserve(job, &slot)?;
-        observer.reserved(job, slot);
-        Ok(Some(slot))
+        reserve_on_arrival(st, job, observer).map(Some)
     }
 
     /// One scheduling pass: compress if due, then start every job whose
@@ -82,6 +98,28 @@ impl Conservative {
         self.compression.settle(st, observer)?;
         pass_reserved(&mut self.compression, st, observer)
     }
+}
+
+/// Reserves the arriving `job` at its earliest fit in the plan and reports
+/// it to `observer`.
+pub(crate) fn reserve_on_arrival<
+    const Q: usize,
+    const R: usize,
+    const B: usize,
+    const M: usize,
+    const L: usize,
+>(
+    st: &mut State<Q, R, B, M, L>,
+    job: &Job,
+    observer: &mut impl Observer,
+) -> Result<Slot, KernelError> {
+    let slot = st
+        .plan
+        .earliest(&st.cluster, job, st.now)?
+        .ok_or(KernelError::Unrunnable(job.id))?;
+    st.plan.reserve(job, &slot)?;
+    observer.reserved(job, slot);
+    Ok(slot)
 }
 
 /// The earliest reservation start after `now` among queued jobs (`None`
@@ -107,6 +145,19 @@ pub(crate) struct Compression {
 }
 
 impl Compression {
+    /// Records that `slot`, from `now` on, was given up by a job that moved
+    /// (CONS+RS), so the next pass searches windows overlapping it.
+    pub(crate) fn vacated<const B: usize, const M: usize, const L: usize>(
+        &mut self,
+        plan: &crate::plan::Plan<B, M, L>,
+        slot: &Slot,
+        now: Time,
+    ) {
+        let from = slot.start.max(now);
+        let most = plan.most_free_between(from, slot.end());
+        self.freed_since_pass.add(from, slot.end(), most);
+    }
+
     /// Records the completion of `slot` at `now` (after the plan released
     /// it): a pass is due, and an early completion freed `[now, end)`.
     pub(crate) fn completed<const B: usize, const M: usize, const L: usize>(

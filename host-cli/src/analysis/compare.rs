@@ -6,13 +6,12 @@
 //! negative is better (the paper's example: SW slowdown 8.0 under
 //! Conservative and 12.0 under EASY is +50%).
 
-use super::thresholds::ConservativeThresholds;
 use super::{
     common_metrics, pct_text, percent_change, round4, CommonMetrics, PolicyChoice, Scenario, Study,
-    ThresholdsUsed,
 };
 use crate::plot::{self, BarPanel, Series};
 use crate::replay::{CliError, Prepared, Window};
+use crate::thresholds::{ConservativeThresholds, ThresholdSource, ThresholdsUsed};
 use backfill_core::{Accumulator, Category, CategoryBounds};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -316,7 +315,7 @@ pub fn table(r: &CompareReport) -> String {
     out.push_str(&thresholds_text(&r.comparison));
     if let Some(t) = &r.comparison.conservative_thresholds {
         out.push('\n');
-        out.push_str(&super::thresholds::grid_text(t));
+        out.push_str(&crate::thresholds::grid_text(t));
     }
     out.push('\n');
     out.push_str(&comparison_text(&r.comparison, r.scenario.jobs_compared));
@@ -365,7 +364,7 @@ pub struct CsvRow {
     pub thresholds: String,
     /// Where they came from: none, given, conservative,
     /// default-conservative, adaptive.
-    pub threshold_source: super::ThresholdSource,
+    pub threshold_source: ThresholdSource,
 }
 
 /// The CSV rows of one comparison: policies x sets (values rounded to 4

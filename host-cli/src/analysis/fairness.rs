@@ -26,18 +26,14 @@
 //!   bounds; these split the 1 h Short/Long bound further, and put CTC's
 //!   18 h and SDSC's and KTH's longest jobs in the last class.
 
-use super::thresholds::ConservativeThresholds;
-use super::{
-    common_metrics, records_by_id, run_study, PolicyChoice, Scenario, ThresholdOptions,
-    ThresholdsUsed,
-};
+use super::{common_metrics, records_by_id, run_study, PolicyChoice, Scenario, ThresholdOptions};
 use crate::plot::{self, Series, StackPanel};
-use crate::replay::{
-    self, ArrivalObserver, CliError, Prepared, TraceCluster, TraceKernel, TracePlan, Window,
-};
+use crate::replay::{self, ArrivalObserver, CliError, Prepared, TraceCluster, Window};
+use crate::thresholds::{ConservativeThresholds, ThresholdsUsed};
 use backfill_core::metrics::SLOWDOWN_BOUND;
-use backfill_core::{CategoryBounds, Job, JobId, KernelError, Plan, Policy, Time};
+use backfill_core::{CategoryBounds, Job, JobId, Kernel, KernelError, Plan, Policy, Time};
 use serde::{Deserialize, Serialize};
+use std::any::Any;
 use std::fmt::Write as _;
 
 /// The ratio buckets, in order.
@@ -189,7 +185,9 @@ pub struct FairnessReport {
 
 /// Collects fair-start times as jobs arrive on an FCFS-Conservative kernel.
 pub struct FairStarts {
-    scratch: Box<TracePlan>,
+    /// A scratch plan of the replay kernel's shape (`Plan<B, 1, 0>` for the
+    /// kernel's `B`), built on the replay thread at the first arrival.
+    scratch: Option<Box<dyn Any + Send>>,
     /// Fair start per kernel job id.
     pub starts: Vec<Option<Time>>,
     /// Jobs whose fair start could not be computed.
@@ -197,12 +195,12 @@ pub struct FairStarts {
 }
 
 impl FairStarts {
-    /// An empty collector for `jobs` jobs (call on the replay thread: the
-    /// scratch plan is built on its stack before it is boxed).
+    /// An empty collector for `jobs` jobs on `cluster` (its scratch plan is
+    /// built at the first arrival, on the replay thread's large stack).
     #[must_use]
-    pub fn new(cluster: &TraceCluster, jobs: usize) -> Self {
+    pub fn new(_cluster: &TraceCluster, jobs: usize) -> Self {
         Self {
-            scratch: Box::new(Plan::new(cluster)),
+            scratch: None,
             starts: vec![None; jobs],
             errors: Vec::new(),
         }
@@ -210,8 +208,27 @@ impl FairStarts {
 }
 
 impl ArrivalObserver for FairStarts {
-    fn arriving(&mut self, kernel: &TraceKernel, job: &Job) {
-        match kernel.strict_fcfs_start(job.submit, job, &mut self.scratch) {
+    fn arriving<const Q: usize, const R: usize, const B: usize>(
+        &mut self,
+        kernel: &Kernel<Q, R, B>,
+        job: &Job,
+    ) {
+        if !self
+            .scratch
+            .as_ref()
+            .is_some_and(|s| s.is::<Plan<B, 1, 0>>())
+        {
+            let plan: Box<dyn Any + Send> = Box::new(Plan::<B, 1, 0>::new(kernel.cluster()));
+            self.scratch = Some(plan);
+        }
+        let Some(scratch) = self
+            .scratch
+            .as_mut()
+            .and_then(|s| s.downcast_mut::<Plan<B, 1, 0>>())
+        else {
+            return;
+        };
+        match kernel.strict_fcfs_start(job.submit, job, scratch) {
             Ok(slot) => {
                 if let Some(s) = self.starts.get_mut(job.id as usize) {
                     *s = Some(slot.start);
@@ -230,6 +247,7 @@ impl ArrivalObserver for FairStarts {
 pub fn fair_starts(
     prepared: &Prepared,
     bounds: CategoryBounds,
+    progress: Option<&indicatif::ProgressBar>,
 ) -> Result<(replay::RunResult, FairStarts), CliError> {
     let n = prepared.jobs.len();
     replay::run_observed(
@@ -237,7 +255,7 @@ pub fn fair_starts(
         Policy::Conservative,
         bounds,
         true,
-        None,
+        progress,
         move |c| FairStarts::new(c, n),
     )
 }
@@ -264,12 +282,18 @@ pub fn run(
     choices: &[PolicyChoice],
     options: &ThresholdOptions,
     bounds: CategoryBounds,
-    tick: &(dyn Fn() + Sync),
+    progress: Option<&indicatif::ProgressBar>,
 ) -> Result<(FairnessReport, Vec<JobFairness>), CliError> {
     options.check(choices)?;
-    let (reference, fair) = fair_starts(prepared, bounds)?;
-    tick();
-    let study = run_study(prepared, choices, options, bounds, Some(reference), tick)?;
+    let (reference, fair) = fair_starts(prepared, bounds, progress)?;
+    let study = run_study(
+        prepared,
+        choices,
+        options,
+        bounds,
+        Some(reference),
+        progress,
+    )?;
     let results: Vec<_> = study.runs.iter().map(|r| &r.result).collect();
     let n = prepared.jobs.len();
     let common = common_metrics(&results, bounds, n);

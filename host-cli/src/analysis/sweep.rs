@@ -51,7 +51,7 @@ pub struct SweepSpec {
 pub fn run(
     source: &Source,
     spec: &SweepSpec,
-    tick: &(dyn Fn() + Sync),
+    progress: Option<&indicatif::ProgressBar>,
 ) -> Result<SweepReport, CliError> {
     if spec.loads.is_empty() {
         return Err(CliError::Usage(
@@ -75,7 +75,7 @@ pub fn run(
     let results = prepared
         .par_iter()
         .map(|p| {
-            let study = run_study(p, &spec.choices, &spec.options, spec.bounds, None, tick)?;
+            let study = run_study(p, &spec.choices, &spec.options, spec.bounds, None, progress)?;
             let (c, common) = compare::comparison(p, &study, spec.baseline, spec.bounds)?;
             Ok((c, common, study.rejected()))
         })

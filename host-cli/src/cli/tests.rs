@@ -71,7 +71,10 @@ fn fairness_on_a_hand_worked_trace() {
     let acc = &v["scenario"]["accounting"];
     assert_eq!(acc["jobs_in_window"], 5);
     assert_eq!(acc["scheduled"], 4);
-    assert_eq!(acc["skipped"][1][1], 1, "job 5 has no run time: {acc}");
+    assert_eq!(
+        acc["skipped"]["no_run_time"], 1,
+        "job 5 has no run time: {acc}"
+    );
     assert_eq!(v["jobs_counted"], 4);
     // Fair slowdowns 1, 1.99, 2.98, (297 + 250) / 250 = 2.188.
     let mean = v["mean_fair_slowdown"].as_f64().unwrap();
@@ -119,6 +122,14 @@ fn replay_selective_takes_thresholds_from_conservative_by_default() {
         text.contains("Selective threshold (overall): 2.040"),
         "{text}"
     );
+    // The timing line keeps the Conservative pre-run apart from the replay.
+    let timing = text.lines().find(|l| l.starts_with("wall time")).unwrap();
+    assert!(
+        timing.contains(" s replay, ")
+            && timing.contains(" s Conservative pre-run for the thresholds, ")
+            && timing.contains(" s in all"),
+        "{timing}"
+    );
     let given = cli(&[
         "replay",
         &trace,
@@ -133,7 +144,10 @@ fn replay_selective_takes_thresholds_from_conservative_by_default() {
         "{given}"
     );
     let err = cli(&["replay", &trace, "--policy", "easy", "--threshold", "3"]).unwrap_err();
-    assert!(err.contains("--threshold applies to selective"), "{err}");
+    assert_eq!(
+        err,
+        "--threshold is for selective only, and the policies are easy"
+    );
     let err = cli(&[
         "replay",
         &trace,
@@ -167,7 +181,7 @@ fn thresholds_command_prints_the_grid() {
     ])
     .unwrap();
     for needle in [
-        "trace        synthetic (seed 1, 300 jobs)",
+        "trace        built-in Lublin-Feitelson batch model (seed 1, 300 jobs)",
         "window       whole trace   estimates user   load x1",
         "300 job lines in window; 300 scheduled",
         "       N         W",
@@ -277,7 +291,7 @@ fn sweep_runs_every_load_and_policy() {
         .unwrap()
         .contains("load factor"));
     let err = cli(&["sweep", "--synthetic-jobs", "50", "--loads", "1,-1"]).unwrap_err();
-    assert!(err.contains("--load must be a positive number"), "{err}");
+    assert!(err.contains("`-1` is not a load factor"), "{err}");
 }
 
 #[test]
@@ -395,4 +409,50 @@ fn replay_reports_dpsa_searches_and_the_budget() {
     assert!(easy.get("dpsa").is_none(), "no DPSA line for EASY");
     let err = cli(&["replay", "--policy", "easy", "--dpsa-nodes", "5"]).unwrap_err();
     assert!(err.contains("--dpsa-nodes applies to dpsa-p"), "{err}");
+}
+
+/// Every phase that replays jobs has a progress bar, and each bar counts
+/// to its end (bars are hidden off a terminal but count all the same).
+#[test]
+fn every_replaying_phase_has_a_progress_bar() {
+    let phases = |args: &[&str]| {
+        let (result, phases) = crate::progress::recording(|| cli(args));
+        result.unwrap();
+        assert!(
+            phases.iter().all(|p| p.done == p.total && p.total > 0),
+            "{phases:?}"
+        );
+        phases
+            .into_iter()
+            .map(|p| (p.label, p.total))
+            .collect::<Vec<_>>()
+    };
+    let jobs = ["--synthetic-jobs", "300"];
+    let with = |command: &[&'static str]| [command, &jobs[..]].concat();
+    assert_eq!(
+        phases(&with(&["replay", "--policy", "selective"])),
+        [
+            ("Conservative pre-run".into(), 300),
+            ("replay selective".into(), 300)
+        ]
+    );
+    assert_eq!(phases(&with(&["replay"])), [("replay easy".into(), 300)]);
+    assert_eq!(
+        phases(&with(&["thresholds"])),
+        [("Conservative run".into(), 300)]
+    );
+    // conservative (thresholds too), easy, selective, selective-d.
+    assert_eq!(
+        phases(&with(&["compare"])),
+        [("compare 4 replays".into(), 1200)]
+    );
+    assert_eq!(
+        phases(&with(&["sweep", "--loads", "1,2", "--policies", "easy"])),
+        [("sweep 4 replays".into(), 1200)]
+    );
+    // The FCFS-Conservative reference, then the four policies.
+    assert_eq!(
+        phases(&with(&["fairness"])),
+        [("fairness 5 replays".into(), 1500)]
+    );
 }

@@ -53,6 +53,25 @@ pub enum SwfErrorKind {
         /// The value as written.
         value: i64,
     },
+    /// A time value (the requested time, or the run time standing in for
+    /// it) that cannot fit the replay's clock: a job submitted with the
+    /// window's last submission would end past `u32::MAX` seconds.
+    PastClock {
+        /// The value, in seconds.
+        value: u64,
+        /// The window's last submit time (after `--load`).
+        last_submit: u32,
+    },
+    /// A header value the replay needs (the machine size) does not parse;
+    /// the header line is in [`SwfError::line`].
+    HeaderValue {
+        /// The key as written (`MaxProcs`).
+        key: String,
+        /// The value as written.
+        value: String,
+        /// What it should be, in words.
+        expected: &'static str,
+    },
 }
 
 impl fmt::Display for SwfErrorKind {
@@ -68,6 +87,21 @@ impl fmt::Display for SwfErrorKind {
             Self::ValueOutOfRange { value } => {
                 write!(f, "value {value} is out of range (0 to {})", u32::MAX)
             }
+            Self::PastClock { value, last_submit } => write!(
+                f,
+                "{value} s does not fit the replay clock: the window's last job is \
+                 submitted at t={last_submit} s, and the clock ends at {} s (about 136 years)",
+                u32::MAX
+            ),
+            Self::HeaderValue {
+                key,
+                value,
+                expected,
+            } => write!(
+                f,
+                "header {key}: '{}' is not {expected}",
+                value.escape_debug()
+            ),
         }
     }
 }
@@ -142,5 +176,19 @@ mod tests {
             "t.swf:3: field 2 (submit time): value 4294967296 is out of range (0 to 4294967295)"
         );
         assert!(std::error::Error::source(&e).is_none());
+        let e = SwfError {
+            file: "t.swf".into(),
+            line: Some(2),
+            field: None,
+            kind: SwfErrorKind::HeaderValue {
+                key: "MaxProcs".into(),
+                value: "banana".into(),
+                expected: "a processor count",
+            },
+        };
+        assert_eq!(
+            e.to_string(),
+            "t.swf:2: header MaxProcs: 'banana' is not a processor count"
+        );
     }
 }

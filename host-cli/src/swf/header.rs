@@ -20,9 +20,14 @@
 ///   entry to continue is kept in `other` under the key `""`.
 /// * `MaxProcs`, `MaxNodes`, `MaxJobs` and `MaxRecords` take the leading
 ///   integer of the value, which may be followed by whitespace or `(` and
-///   free text (CTC: `338 (batch partition; 512 total)`). `MaxProcs: 0` and
-///   `MaxNodes: 0` are treated as absent (`None`, value kept in `other`).
+///   free text (CTC: `338 (batch partition; 512 total)`). `MaxProcs` and
+///   `MaxNodes` must be a machine size, 1 to `u32::MAX`: `MaxProcs: 0` or
+///   `MaxProcs: banana` leaves the field `None`.
 /// * `UnixStartTime` must be a whole integer.
+/// * A typed key whose value does not parse is listed, with its line, in
+///   [`invalid`](Self::invalid) (and kept in `other`): reading goes on, and
+///   the replay refuses the trace if it needs that value (the machine size,
+///   see `replay::machine_size`).
 /// * When a typed key appears again, the first value stays and the later
 ///   ones go to `other`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -33,10 +38,10 @@ pub struct SwfHeader {
     pub computer: Option<String>,
     /// `Installation`: the site.
     pub installation: Option<String>,
-    /// `MaxProcs`: processors in the machine (`None` if absent, 0 or
-    /// malformed).
+    /// `MaxProcs`: processors in the machine (`None` if absent or invalid:
+    /// see [`invalid`](Self::invalid)).
     pub max_procs: Option<u64>,
-    /// `MaxNodes`: nodes in the machine (`None` if absent, 0 or malformed).
+    /// `MaxNodes`: nodes in the machine (`None` if absent or invalid).
     pub max_nodes: Option<u64>,
     /// `MaxJobs`: jobs in the original log (cleaned logs keep the original
     /// count, so it may exceed the number of data lines).
@@ -59,6 +64,31 @@ pub struct SwfHeader {
     /// for their typed field, repeated typed keys, and unattached text (key
     /// `""`).
     pub other: Vec<(String, String)>,
+    /// Typed keys (`MaxProcs`, `MaxNodes`, `MaxJobs`, `MaxRecords`,
+    /// `UnixStartTime`) whose value did not parse, with their lines, in
+    /// file order.
+    pub invalid: Vec<InvalidHeaderValue>,
+}
+
+/// A typed header key whose value did not parse (see [`SwfHeader::invalid`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct InvalidHeaderValue {
+    /// The 1-based line of the file.
+    pub line: u64,
+    /// The key as written (`MaxProcs`).
+    pub key: String,
+    /// The value as written (trimmed).
+    pub value: String,
+}
+
+impl SwfHeader {
+    /// The first invalid value of `key` (ASCII case ignored), if any.
+    #[must_use]
+    pub fn invalid_value(&self, key: &str) -> Option<&InvalidHeaderValue> {
+        self.invalid
+            .iter()
+            .find(|v| v.key.eq_ignore_ascii_case(key))
+    }
 }
 
 impl SwfHeader {
@@ -121,8 +151,8 @@ impl CountField {
         }
     }
 
-    /// Whether 0 means "not known" (a machine of zero processors or nodes).
-    fn zero_is_absent(self) -> bool {
+    /// Whether the value must be a machine size (1 to `u32::MAX`).
+    fn is_machine_size(self) -> bool {
         matches!(self, Self::Procs | Self::Nodes)
     }
 }
@@ -145,15 +175,15 @@ pub(crate) struct HeaderParser {
 }
 
 impl HeaderParser {
-    /// Reads one comment line; `body` is the text after the `;`.
-    pub(crate) fn comment(&mut self, body: &str) {
+    /// Reads comment line `line` (1-based); `body` is the text after the `;`.
+    pub(crate) fn comment(&mut self, line: u64, body: &str) {
         let text = body.trim_matches([' ', '\t']);
         if text.is_empty() {
             self.end_entry();
             return;
         }
         match split_key(body) {
-            Some((key, value)) => self.entry(key, value),
+            Some((key, value)) => self.entry(line, key, value),
             None => self.continuation(text),
         }
     }
@@ -173,7 +203,15 @@ impl HeaderParser {
         self.current = Current::Other(self.header.other.len() - 1);
     }
 
-    fn entry(&mut self, key: &str, value: &str) {
+    fn invalid(&mut self, line: u64, key: &str, value: &str) {
+        self.header.invalid.push(InvalidHeaderValue {
+            line,
+            key: key.to_owned(),
+            value: value.to_owned(),
+        });
+    }
+
+    fn entry(&mut self, line: u64, key: &str, value: &str) {
         let is = |name: &str| key.eq_ignore_ascii_case(name);
         let text_field = if is("Version") {
             Some(TextField::Version)
@@ -211,14 +249,21 @@ impl HeaderParser {
                 self.push_other(key, value);
             }
         } else if let Some(field) = count_field {
-            let parsed = leading_u64(value).filter(|&n| n != 0 || !field.zero_is_absent());
+            let parsed = leading_u64(value)
+                .filter(|&n| !field.is_machine_size() || (n != 0 && u32::try_from(n).is_ok()));
             let slot = field.slot(&mut self.header);
             match parsed {
                 Some(n) if slot.is_none() => {
                     *slot = Some(n);
                     self.current = Current::None;
                 }
-                _ => self.push_other(key, value),
+                Some(_) => self.push_other(key, value),
+                None => {
+                    if slot.is_none() {
+                        self.invalid(line, key, value);
+                    }
+                    self.push_other(key, value);
+                }
             }
         } else if is("UnixStartTime") {
             match value.parse::<i64>() {
@@ -226,7 +271,13 @@ impl HeaderParser {
                     self.header.unix_start_time = Some(t);
                     self.current = Current::None;
                 }
-                _ => self.push_other(key, value),
+                Ok(_) => self.push_other(key, value),
+                Err(_) => {
+                    if self.header.unix_start_time.is_none() {
+                        self.invalid(line, key, value);
+                    }
+                    self.push_other(key, value);
+                }
             }
         } else if is("Note") {
             self.header.notes.push(value.to_owned());
@@ -293,9 +344,9 @@ mod tests {
 
     fn parse(lines: &[&str]) -> SwfHeader {
         let mut p = HeaderParser::default();
-        for line in lines {
+        for (line, n) in lines.iter().zip(1..) {
             match line.strip_prefix(';') {
-                Some(body) => p.comment(body),
+                Some(body) => p.comment(n, body),
                 None => p.end_entry(),
             }
         }
@@ -384,6 +435,24 @@ mod tests {
         assert_eq!(h.max_procs, None);
         assert_eq!(h.max_nodes, None);
         assert_eq!(h.max_jobs, Some(0));
+        let invalid = |h: &SwfHeader| {
+            h.invalid
+                .iter()
+                .map(|v| (v.line, v.key.clone(), v.value.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            invalid(&h),
+            [
+                (1, "MaxProcs".into(), "0".into()),
+                (2, "MaxNodes".into(), "0".into())
+            ]
+        );
+        assert_eq!(h.invalid_value("maxprocs").map(|v| v.line), Some(1));
+        let big = parse(&["; MaxProcs: 4294967296", "; MaxJobs: 4294967296"]);
+        assert_eq!(big.max_procs, None, "not a machine size");
+        assert_eq!(big.max_jobs, Some(4_294_967_296));
+        assert_eq!(invalid(&big), [(1, "MaxProcs".into(), "4294967296".into())]);
         assert_eq!(
             h.other,
             vec![
@@ -401,9 +470,11 @@ mod tests {
             "99999999999999999999999",
         ] {
             let line = format!("; MaxProcs: {bad}");
-            let h = parse(&[&line]);
+            let h = parse(&["; Version: 2", &line]);
             assert_eq!(h.max_procs, None, "{bad}");
             assert_eq!(h.other, vec![("MaxProcs".to_owned(), bad.to_owned())]);
+            assert_eq!(h.invalid.len(), 1);
+            assert_eq!((h.invalid[0].line, h.invalid[0].value.as_str()), (2, bad));
         }
     }
 
@@ -412,6 +483,7 @@ mod tests {
         let h = parse(&["; UnixStartTime: yesterday"]);
         assert_eq!(h.unix_start_time, None);
         assert_eq!(h.other, vec![("UnixStartTime".into(), "yesterday".into())]);
+        assert_eq!(h.invalid_value("UnixStartTime").map(|v| v.line), Some(1));
         let h = parse(&["; UnixStartTime: -5"]);
         assert_eq!(h.unix_start_time, Some(-5));
     }
@@ -434,6 +506,7 @@ mod tests {
         ]);
         assert_eq!(h.max_procs, Some(10));
         assert_eq!(h.version.as_deref(), Some("1"));
+        assert!(h.invalid.is_empty(), "a repeat is not invalid");
         assert_eq!(
             h.other,
             vec![

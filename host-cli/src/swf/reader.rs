@@ -165,7 +165,7 @@ fn read_lines(name: &str, mut reader: impl BufRead, gzip: bool) -> Result<Loaded
         let content = text.trim_start_matches([' ', '\t']);
         if let Some(body) = content.strip_prefix(';') {
             comment_lines += 1;
-            header.comment(body);
+            header.comment(line_no, body);
         } else if content.trim_end_matches([' ', '\t']).is_empty() {
             blank_lines += 1;
         } else {

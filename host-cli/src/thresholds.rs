@@ -316,6 +316,61 @@ pub fn grid_text(t: &ConservativeThresholds) -> String {
     out
 }
 
+/// How a policy's thresholds were chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ThresholdSource {
+    /// The policy has none.
+    None,
+    /// Given with `--threshold` or `--thresholds`.
+    Given,
+    /// From a Conservative run, asked for with `--threshold-from`.
+    Conservative,
+    /// From a Conservative run because no threshold option was given.
+    DefaultConservative,
+    /// The running mean of completed jobs' slowdowns (adaptive variants).
+    Adaptive,
+}
+
+/// The thresholds a policy ran with, for reports.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThresholdsUsed {
+    /// How they were chosen.
+    pub source: ThresholdSource,
+    /// Selective's threshold (expansion factor).
+    pub overall: Option<f64>,
+    /// Selective-D's thresholds for SN, SW, LN, LW.
+    pub per_category: Option<[f64; 4]>,
+    /// Adaptive variants: the factor applied to the running mean.
+    pub scale: Option<f64>,
+    /// Adaptive variants: whether only well-estimated jobs are averaged.
+    pub well_estimated_only: Option<bool>,
+    /// Categories that had no counted Conservative job and use the overall threshold.
+    pub fallback: Vec<String>,
+    /// The values alone: `9.30`, `SN 9.033 SW 36.436 LN 1.82 LW 2.842`,
+    /// `adaptive x1.50`; `-` for none.
+    pub values: String,
+    /// In words.
+    pub text: String,
+}
+
+impl ThresholdsUsed {
+    /// No thresholds (a policy without them).
+    #[must_use]
+    pub fn none() -> Self {
+        Self {
+            source: ThresholdSource::None,
+            overall: None,
+            per_category: None,
+            scale: None,
+            well_estimated_only: None,
+            fallback: Vec::new(),
+            values: "-".to_owned(),
+            text: "-".to_owned(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,173 @@
+//! Report formats as other tools read them: CSV rows that concatenate,
+//! JSON whose only varying part is `timings`, the per-job CSV.
+
+use super::{run, scratch, small_trace, stderr, stdout};
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = run(args);
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+    serde_json::from_str(&stdout(&out)).expect("json")
+}
+
+/// The JSON without its `timings` object.
+fn deterministic(mut v: serde_json::Value) -> serde_json::Value {
+    let timings = v
+        .as_object_mut()
+        .expect("object")
+        .remove("timings")
+        .expect("a timings object");
+    assert!(timings.is_object(), "{timings}");
+    v
+}
+
+#[test]
+fn json_is_deterministic_apart_from_timings() {
+    let dir = scratch();
+    let trace = small_trace(dir.path());
+    let t = trace.to_str().expect("utf-8");
+    let replay = ["replay", t, "--policy", "selective", "--format", "json"];
+    let a = json(&replay);
+    assert!(a["timings"]["prerun_seconds"].is_f64(), "{}", a["timings"]);
+    for key in [
+        "read_seconds",
+        "replay_seconds",
+        "total_seconds",
+        "slowest_call_us",
+    ] {
+        assert!(a["timings"][key].is_f64(), "{key}: {}", a["timings"]);
+    }
+    assert_eq!(deterministic(a), deterministic(json(&replay)));
+    let easy = json(&["replay", t, "--format", "json"]);
+    assert!(
+        easy["timings"]["prerun_seconds"].is_null(),
+        "no pre-run for easy"
+    );
+    let info = ["info", t, "--format", "json"];
+    assert_eq!(deterministic(json(&info)), deterministic(json(&info)));
+}
+
+#[test]
+fn skip_and_refusal_reasons_are_objects_with_stable_keys() {
+    let dir = scratch();
+    let text = format!(
+        "; MaxProcs: 4\n{}{}{}",
+        super::job(1, 0, 10, 1, 20),
+        super::job(2, 1, -1, 1, 20),
+        super::job(3, 2, 10, 9, 20)
+    );
+    let trace = super::write(dir.path(), "t.swf", &text);
+    let v = json(&["replay", trace.to_str().expect("utf-8"), "--format", "json"]);
+    let acc = &v["accounting"];
+    assert_eq!(
+        acc["skipped"],
+        serde_json::json!({
+            "no_submit_time": 0,
+            "no_run_time": 1,
+            "no_processors": 0,
+            "wider_than_machine": 1
+        })
+    );
+    assert_eq!(
+        acc["rejected_by_kernel"],
+        serde_json::json!({"unrunnable": 0, "invalid": 0, "other": 0})
+    );
+    assert_eq!(acc["scheduled"], 1);
+    assert_eq!(acc["jobs_in_window"], 3);
+}
+
+#[test]
+fn csv_rows_carry_their_context_and_concatenate() {
+    let dir = scratch();
+    let trace = small_trace(dir.path());
+    let t = trace.to_str().expect("utf-8");
+    let csv = |args: &[&str]| {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let easy = csv(&["replay", t, "--format", "csv"]);
+    let sel = csv(&[
+        "replay",
+        t,
+        "--policy",
+        "selective",
+        "--load",
+        "1.5",
+        "--format",
+        "csv",
+    ]);
+    let header = "trace,window,machine_procs,policy,estimates,load,thresholds,threshold_source,\
+                  short_max,narrow_max,set,jobs,mean_wait,mean_bounded_slowdown,mean_turnaround,\
+                  worst_bounded_slowdown,killed,utilisation";
+    for text in [&easy, &sel] {
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], header);
+        assert_eq!(lines.len(), 6, "{text}");
+    }
+    // The rows of two runs, under one header, form one table.
+    let rows: String = sel.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    let joined = format!("{easy}{rows}");
+    let mut reader: Vec<csv::StringRecord> = csv::Reader::from_reader(joined.as_bytes())
+        .into_records()
+        .map(|r| r.expect("row"))
+        .collect();
+    assert_eq!(reader.len(), 10);
+    let first = reader.remove(0);
+    assert_eq!(&first[3], "easy");
+    assert_eq!(&first[6], "-");
+    assert_eq!(&first[10], "all");
+    let sel_all = &reader[4];
+    assert_eq!(&sel_all[3], "selective");
+    assert_eq!(&sel_all[5], "1.5");
+    assert_eq!(&sel_all[7], "default-conservative");
+    // Numbers are rounded to 4 decimals.
+    for row in std::iter::once(&first).chain(&reader) {
+        for field in [12, 13, 14, 15, 17] {
+            let decimals = row[field].split('.').nth(1).map_or(0, str::len);
+            assert!(decimals <= 4, "{}", &row[field]);
+        }
+    }
+    let info = csv(&["info", t, "--format", "csv"]);
+    let lines: Vec<&str> = info.lines().collect();
+    assert_eq!(
+        lines[0],
+        "trace,window,machine_procs,machine_source,jobs_in_window,jobs_counted,short_max,\
+         narrow_max,set,jobs,percent"
+    );
+    assert_eq!(lines.len(), 5);
+    assert!(
+        lines[1].ends_with(",whole trace,4,max-procs,8,8,3600,8,SN,8,100.0"),
+        "{}",
+        lines[1]
+    );
+}
+
+#[test]
+fn the_jobs_csv_says_which_jobs_were_killed() {
+    let dir = scratch();
+    // Job 2 runs 50 s but asked for 20: killed at its estimate.
+    let text = format!(
+        "; MaxProcs: 4\n{}{}",
+        super::job(1, 0, 10, 1, 20),
+        super::job(2, 1, 50, 1, 20)
+    );
+    let trace = super::write(dir.path(), "k.swf", &text);
+    let jobs = dir.path().join("jobs.csv");
+    let out = run(&[
+        "replay",
+        trace.to_str().expect("utf-8"),
+        "--jobs-out",
+        jobs.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&jobs).expect("jobs csv");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "job_id,submit,start,end,wait,run,estimate,procs,bounded_slowdown,category,killed",
+            "1,0,0,10,0,10,20,1,1.0,SN,false",
+            "2,1,1,21,0,20,20,1,1.0,SN,true",
+        ]
+    );
+}

@@ -1,0 +1,108 @@
+//! Whole-program tests: they run the `host-cli` binary as a user would, on
+//! small inputs written to a scratch directory, and check its exit status,
+//! stdout, stderr and the files it leaves behind.
+//!
+//! * [`formats`]: CSV, JSON and per-job outputs as other tools read them;
+//! * [`output`]: stdout and output-file failures (closed pipes, full disks,
+//!   bad or clashing paths, runs that fail after some outputs are written);
+//! * [`hostile`]: input that cannot be scheduled or does not fit (empty
+//!   windows, bad headers, times past the replay clock, huge queues) and
+//!   misleading option errors.
+
+mod formats;
+mod hostile;
+mod output;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_host-cli");
+
+/// A job line: number, submit, run time, processors, requested time.
+pub fn job(number: u32, submit: u64, run: i64, procs: i64, requested: i64) -> String {
+    format!("{number} {submit} 0 {run} {procs} -1 -1 {procs} {requested} -1 1 1 1 1 1 1 -1 -1\n")
+}
+
+/// A fresh scratch directory, removed when dropped.
+pub fn scratch() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("host-cli-binary-")
+        .tempdir()
+        .expect("scratch directory")
+}
+
+/// Writes `text` to `dir/name` and returns the path.
+pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write input");
+    path
+}
+
+/// A small valid trace: eight jobs on a 4-processor machine.
+pub fn small_trace(dir: &Path) -> PathBuf {
+    let mut text = String::from("; MaxProcs: 4\n");
+    for i in 0..8u32 {
+        text.push_str(&job(
+            i + 1,
+            u64::from(i) * 10,
+            30 + i64::from(i),
+            1 + i64::from(i % 4),
+            100,
+        ));
+    }
+    write(dir, "small.swf", &text)
+}
+
+/// Runs the binary with `args`, stdout and stderr captured.
+pub fn run(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run host-cli")
+}
+
+/// Runs the binary with `args` and stdout sent to `stdout`.
+pub fn run_to(args: &[&str], stdout: Stdio) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run host-cli")
+}
+
+/// Stderr as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Stdout as text.
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Asserts the run failed with `code` and exactly one line on stderr that
+/// contains every one of `needles`; returns that line.
+pub fn fails_with(out: &Output, code: i32, needles: &[&str]) -> String {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(code), "stderr: {err}");
+    assert_eq!(err.lines().count(), 1, "not one line: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    for n in needles {
+        assert!(err.contains(n), "{n:?} missing in: {err}");
+    }
+    err
+}
+
+/// The names in `dir`, sorted.
+pub fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("read dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}

@@ -1,0 +1,156 @@
+//! Output failures: none may panic; a closed pipe ends quietly, anything
+//! else is exit status 1 (or 2 when an output path is refused before the
+//! run) with a one-line message, and no file that looks complete is left.
+
+use super::{fails_with, listing, run, run_to, scratch, small_trace, stderr, stdout, write};
+use std::io::Read;
+use std::process::{Command, Stdio};
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    for args in [
+        &["replay", "--synthetic-jobs", "400"][..],
+        &["replay", "--synthetic-jobs", "400", "--format", "json"],
+        &["compare", "--synthetic-jobs", "200", "--policies", "easy"],
+        &["--help"],
+    ] {
+        let mut child = Command::new(super::BIN)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        // The reader goes away before the report is written.
+        drop(child.stdout.take());
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .expect("stderr")
+            .read_to_string(&mut err)
+            .expect("read stderr");
+        let status = child.wait().expect("wait");
+        assert_eq!(status.code(), Some(0), "{args:?}: {err}");
+        assert!(err.is_empty(), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn a_full_disk_on_stdout_is_one_line_and_status_1() {
+    for args in [
+        &["replay", "--synthetic-jobs", "200"][..],
+        &["info", "--help"],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        let out = run_to(args, Stdio::from(full));
+        fails_with(&out, 1, &["host-cli: error: ", "No space left on device"]);
+    }
+}
+
+#[test]
+fn bad_output_paths_are_refused_before_the_run() {
+    let dir = scratch();
+    let trace = small_trace(dir.path());
+    let t = trace.to_str().expect("utf-8");
+    let ok = dir.path().join("ok.csv");
+    let ok = ok.to_str().expect("utf-8");
+    let out = run(&["compare", t, "--csv", ok, "--svg", "/nonexistent/x.svg"]);
+    fails_with(
+        &out,
+        2,
+        &["--svg /nonexistent/x.svg: the directory /nonexistent does not exist"],
+    );
+    let out = run(&["replay", t, "--jobs-out", t]);
+    fails_with(
+        &out,
+        2,
+        &[
+            "--jobs-out",
+            "is the input trace",
+            "refusing to overwrite it",
+        ],
+    );
+    let out = run(&["compare", t, "--csv", ok, "--svg", ok]);
+    fails_with(&out, 2, &["--svg", "--csv already writes to"]);
+    let out = run(&["fairness", t, "--csv", ok, "--jobs-out", ok]);
+    fails_with(&out, 2, &["--jobs-out", "--csv already writes to"]);
+    let d = dir.path().to_str().expect("utf-8");
+    let out = run(&["replay", t, "--jobs-out", d]);
+    fails_with(&out, 2, &["is a directory"]);
+    assert_eq!(listing(dir.path()), ["small.swf"], "nothing written");
+}
+
+#[test]
+fn a_full_disk_leaves_no_output_file() {
+    let dir = scratch();
+    let trace = small_trace(dir.path());
+    let t = trace.to_str().expect("utf-8");
+    let out = run(&["replay", t, "--jobs-out", "/dev/full"]);
+    fails_with(&out, 1, &["/dev/full: ", "No space left on device"]);
+    assert!(stdout(&out).is_empty(), "no report after a failed output");
+    // The jobs CSV is written first, then the failing --csv: the jobs file
+    // must not appear, and an older file of that name stays as it was.
+    let jobs = write(dir.path(), "jobs.csv", "old contents\n");
+    let out = run(&[
+        "fairness",
+        t,
+        "--policies",
+        "easy",
+        "--jobs-out",
+        jobs.to_str().expect("utf-8"),
+        "--csv",
+        "/dev/full",
+    ]);
+    fails_with(&out, 1, &["/dev/full: ", "No space left on device"]);
+    assert_eq!(
+        std::fs::read_to_string(&jobs).expect("read"),
+        "old contents\n"
+    );
+    assert_eq!(
+        listing(dir.path()),
+        ["jobs.csv", "small.swf"],
+        "no temporary file left"
+    );
+}
+
+#[test]
+fn outputs_appear_complete_after_a_good_run() {
+    let dir = scratch();
+    let trace = small_trace(dir.path());
+    let t = trace.to_str().expect("utf-8");
+    let csv = dir.path().join("c.csv");
+    let svg = dir.path().join("c.svg");
+    let out = run(&[
+        "compare",
+        t,
+        "--policies",
+        "easy",
+        "--csv",
+        csv.to_str().expect("utf-8"),
+        "--svg",
+        svg.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(listing(dir.path()), ["c.csv", "c.svg", "small.swf"]);
+    assert!(std::fs::read_to_string(&svg)
+        .expect("svg")
+        .trim_end()
+        .ends_with("</svg>"));
+    assert_eq!(
+        std::fs::read_to_string(&csv).expect("csv").lines().count(),
+        1 + 2 * 5
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&csv).expect("meta").permissions().mode();
+        assert_ne!(
+            mode & 0o044,
+            0,
+            "readable by others as File::create makes it: {mode:o}"
+        );
+    }
+}

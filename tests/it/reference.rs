@@ -1,0 +1,201 @@
+//! The kernel against the naive reference simulator
+//! ([`backfill_tests::naive`]): random small workloads on one machine, every
+//! job's start, end, kill flag and guarantee identical under FCFS, EASY,
+//! SJF-EASY, Conservative and Selective with fixed, per-category, adaptive
+//! and scaled-adaptive thresholds (the last two also over well-estimated
+//! jobs only).
+//!
+//! Times come from small integer ranges so that what is rare in a trace is
+//! common here: equal submit times, equal estimates, run times equal to the
+//! estimate (ends that coincide with shadow times and reservation starts),
+//! zero run times, kills, jobs as wide as the machine, and equal submit
+//! times with ids in both orders.
+
+use backfill_core::policy::Threshold;
+use backfill_core::{CategoryBounds, Job, JobId, Policy, SimJob, Time};
+use backfill_tests::check::run_replay;
+use backfill_tests::naive::{compare, models, simulate};
+use proptest::prelude::*;
+
+/// Most jobs in one workload.
+const MAX_JOBS: usize = 24;
+/// Kernel capacities: every job can wait or run at once; `B = 2Q + R + 1`.
+const Q: usize = MAX_JOBS;
+const R: usize = MAX_JOBS;
+const B: usize = 2 * Q + R + 1;
+
+/// The policies compared: every one in [`Policy::ALL`] the reference
+/// models, plus thresholds that make the edge cases of each rule likely on
+/// small numbers.
+fn policies() -> Vec<Policy> {
+    let mut all: Vec<Policy> = Policy::ALL.into_iter().filter(|&p| models(p)).collect();
+    all.extend([
+        // Promoted on arrival: the guaranteed queue is all there is.
+        Policy::Selective(Threshold::Fixed(1000)),
+        // ceil((T - 1000) * e / 1000) with a remainder for most estimates.
+        Policy::Selective(Threshold::Fixed(1333)),
+        // Categories that small jobs fall into: short <= 3 s, narrow <= 2.
+        Policy::Selective(Threshold::PerCategory {
+            thresholds: [1200, 2500, 1000, 1700],
+            bounds: CategoryBounds {
+                short_max: 3,
+                narrow_max: 2,
+            },
+        }),
+        Policy::Selective(Threshold::Adaptive {
+            scale: 1000,
+            well_estimated_only: true,
+            initial: 1500,
+        }),
+        Policy::Selective(Threshold::Adaptive {
+            scale: 1500,
+            well_estimated_only: true,
+            initial: 2000,
+        }),
+    ]);
+    all
+}
+
+/// How a job's run time relates to its estimate.
+#[derive(Clone, Copy, Debug)]
+enum Run {
+    /// Exactly the estimate: ends when every plan says it does.
+    At,
+    /// Shorter (an early completion): this many seconds, capped below.
+    Below(u32),
+    /// Longer: killed at the estimate.
+    Above(u32),
+    /// Zero seconds.
+    Zero,
+}
+
+/// One generated job: gap after the previous submit, width in
+/// `1..=machine`, estimate, run time.
+#[derive(Clone, Copy, Debug)]
+struct Spec {
+    gap: u32,
+    width: u32,
+    estimate: u32,
+    run: Run,
+}
+
+/// A workload: machine size and jobs sorted by submit time; ids count up
+/// or down (then equal submit times arrive against queue order).
+#[derive(Clone, Debug)]
+struct Workload {
+    procs: u32,
+    jobs: Vec<SimJob>,
+}
+
+fn spec() -> impl Strategy<Value = Spec> {
+    let gap = prop_oneof![5 => Just(0_u32), 4 => 1_u32..=3, 1 => 4_u32..=20];
+    let estimate = prop_oneof![6 => 1_u32..=6, 3 => 1_u32..=20, 1 => Just(10_u32)];
+    let run = prop_oneof![
+        4 => Just(Run::At),
+        3 => (0_u32..20).prop_map(Run::Below),
+        2 => (1_u32..=5).prop_map(Run::Above),
+        1 => Just(Run::Zero),
+    ];
+    (gap, 0_u32..8, estimate, run).prop_map(|(gap, width, estimate, run)| Spec {
+        gap,
+        width,
+        estimate,
+        run,
+    })
+}
+
+fn workload() -> impl Strategy<Value = Workload> {
+    (
+        prop_oneof![3 => 1_u32..=4, 2 => 5_u32..=8],
+        prop::collection::vec(spec(), 1..=MAX_JOBS),
+        any::<bool>(),
+    )
+        .prop_map(|(procs, specs, descending_ids)| {
+            let n = JobId::try_from(specs.len()).expect("few jobs");
+            let mut submit: Time = 0;
+            let jobs = specs
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    submit += s.gap;
+                    let i = JobId::try_from(i).expect("few jobs");
+                    let id = if descending_ids { n - i } else { i + 1 };
+                    // Full width one time in eight, else 1..=procs.
+                    let width = if s.width == 7 {
+                        procs
+                    } else {
+                        1 + s.width % procs
+                    };
+                    let runtime = match s.run {
+                        Run::At => s.estimate,
+                        Run::Below(r) => r % s.estimate,
+                        Run::Above(extra) => s.estimate + extra,
+                        Run::Zero => 0,
+                    };
+                    SimJob {
+                        job: Job::new(id, submit, width, s.estimate),
+                        runtime,
+                    }
+                })
+                .collect();
+            Workload { procs, jobs }
+        })
+}
+
+/// The jobs as `(id, submit, procs, estimate, runtime)`, to paste into a test.
+fn listing(jobs: &[SimJob]) -> String {
+    let rows: Vec<String> = jobs
+        .iter()
+        .map(|j| {
+            format!(
+                "({}, {}, {}, {}, {})",
+                j.job.id, j.job.submit, j.job.procs, j.job.estimate, j.runtime
+            )
+        })
+        .collect();
+    rows.join(", ")
+}
+
+/// Replays `w` under `policy` in the kernel and in the reference; `Err`
+/// describes the first job they disagree on.
+fn agree(w: &Workload, policy: Policy) -> Result<usize, String> {
+    let cluster = backfill_core::Cluster::<1, 0>::single(w.procs).expect("a machine");
+    let replay = run_replay::<Q, R, B, 1, 0>(&cluster, policy, &w.jobs);
+    if let Err(e) = replay.outcome {
+        return Err(format!("{policy:?}: kernel replay failed: {e}"));
+    }
+    let reference = simulate(w.procs, policy, &w.jobs);
+    compare(&w.jobs, &replay.log.finished, &reference).map_err(|d| {
+        format!(
+            "{policy:?} on {} processors: {d}\njobs (id, submit, procs, estimate, runtime): [{}]",
+            w.procs,
+            listing(&w.jobs)
+        )
+    })
+}
+
+/// 512 cases, or `PROPTEST_CASES` when set.
+fn config() -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(512);
+    ProptestConfig {
+        cases,
+        ..ProptestConfig::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Every policy: the kernel's schedule is the reference's, job by job.
+    #[test]
+    fn kernel_matches_the_naive_reference(w in workload()) {
+        for policy in policies() {
+            let compared = agree(&w, policy);
+            prop_assert!(compared.is_ok(), "{}", compared.unwrap_err());
+            prop_assert_eq!(compared.ok(), Some(w.jobs.len()));
+        }
+    }
+}

@@ -1,0 +1,853 @@
+//! A deliberately naive reference simulator for one machine.
+//!
+//! It replays a workload under FCFS, EASY, SJF-EASY, Conservative and every
+//! Selective variant (fixed threshold, Selective-D, adaptive and
+//! scaled-adaptive) and says when each job starts and ends, whether it was
+//! killed and what start it was guaranteed, so a test can compare the kernel
+//! with it job by job ([`compare`]). The invariant checker accepts any *legal*
+//! schedule; this catches a legal but wrong one.
+//!
+//! # Written from the spec, not from the kernel
+//!
+//! The rules come from DESIGN.md (sections 2 and 3), the README's policy
+//! table and the selective-reservation paper (Srinivasan, Kettimuthu,
+//! Subramani & Sadayappan, JSSPP 2002), and, where those are silent, from the
+//! module and item docs of `backfill_core` (not its code). Nothing is shared
+//! with core but the input types. Where the kernel keeps sorted profiles,
+//! pruned searches and incremental state, this module keeps plain `Vec`s and
+//! recomputes from scratch: every time it needs the processors in use over
+//! time it rebuilds that step function from the running jobs (held until
+//! their *estimated* ends) and the reservations, sorts it, and scans it.
+//!
+//! # The rules it follows
+//!
+//! * One machine of `P` processors; a job holds `procs` processors over
+//!   `[start, start + estimate)` in every plan and really runs until
+//!   `start + min(runtime, estimate)`: **killed at its estimate** when its run
+//!   time is longer (`killed` is `runtime > estimate`). Intervals are
+//!   half-open: a job ending at `t` frees its processors at `t`.
+//! * A job with no processors, a zero estimate, or more processors than the
+//!   machine is refused (it gets no record), as core's replay loop reports
+//!   such jobs rejected.
+//! * Jobs arrive at their submit time, in input order (the input must be
+//!   sorted by submit time, as for core's `Simulator`).
+//! * The instants: every arrival, every end, and, for the policies that keep
+//!   reservations, every reservation start and every Selective promotion
+//!   instant (the kernel's `next_wakeup`). At an instant `t`:
+//!   1. every running job that ends at `t` completes (the adaptive average
+//!      counts it);
+//!   2. Conservative and Selective: if a job completed, one compression pass:
+//!      each reserved job, in queue order, is taken out of the plan and put
+//!      back at its earliest feasible start from `t`, if that is earlier;
+//!   3. every job submitted at `t` arrives, in input order; under
+//!      Conservative each is reserved at once at its earliest feasible start;
+//!   4. one scheduling pass.
+//!
+//!   A job that starts at `t` with a zero run time ends at `t`: steps 1, 2
+//!   and 4 run again at `t` (core's `Simulator` docs: "completed at the same
+//!   instant, and another pass follows").
+//! * Queue order is `(submit, id)`; SJF-EASY orders by `(estimate, submit,
+//!   id)`.
+//! * **FCFS**: start jobs in queue order while the first one fits now.
+//! * **EASY / SJF-EASY**: as FCFS; the first job that does not fit (the
+//!   head) is reserved at its shadow time, the earliest time enough
+//!   processors are free by the running jobs' estimated ends; that
+//!   reservation goes into the plan, and every later job, in queue order,
+//!   starts now if it fits the plan over `[t, t + estimate)` (then it is
+//!   added to the plan). EASY's guarantee is the head's first shadow time.
+//! * **Conservative**: a job starts exactly at its reservation; its
+//!   guarantee is the reservation it got on arrival.
+//! * **Selective**: an entry queue without reservations and a guaranteed
+//!   queue run like Conservative. A pass first promotes, in queue order,
+//!   every entry job whose promotion instant has come, reserving each at its
+//!   earliest feasible start (that start is its guarantee); then starts the
+//!   guaranteed jobs whose reservation is `t`; then starts, in queue order,
+//!   every entry job that fits now in the plan of running jobs and
+//!   reservations. A job with threshold `T` (thousandths) is promoted at
+//!   `submit + ceil((T - 1000) * estimate / 1000)`, at once when
+//!   `T <= 1000`. Thresholds: fixed; per category (SN, SW, LN, LW, the job
+//!   classified by its *estimate* against `short_max` and its processors
+//!   against `narrow_max`); adaptive: `initial` until a job completed, then
+//!   `floor(mean * scale / 1000)` where `mean` is the floor of the average
+//!   of the completed jobs' bounded slowdowns, each in thousandths rounded
+//!   down, `(wait + max(run, 10)) * 1000 / max(run, 10)` with `run` the
+//!   effective run time; with `well_estimated_only`, only jobs whose
+//!   effective run time is at least half their estimate count.
+//!
+//! SJF-EASY promises nothing (DESIGN.md: it is not starvation-free), so the
+//! reference records no guarantee under it, though it reserves the head's
+//! shadow time in each pass as EASY does; FCFS makes no reservations at all.
+
+use backfill_core::policy::Threshold;
+use backfill_core::{JobId, JobRecord, Policy, SimJob, Time};
+use std::fmt;
+
+/// One job's fate in a replay: what [`simulate`] computes and what
+/// [`compare`] reads from the kernel's [`JobRecord`]s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NaiveRecord {
+    /// The job.
+    pub id: JobId,
+    /// When it started.
+    pub start: Time,
+    /// When it ended: `start + min(runtime, estimate)`.
+    pub end: Time,
+    /// Whether it was killed at its estimate (`runtime > estimate`).
+    pub killed: bool,
+    /// The start its policy guaranteed it (its first reservation), if any.
+    pub guarantee: Option<Time>,
+}
+
+impl NaiveRecord {
+    /// The same fields taken from a kernel replay's record.
+    #[must_use]
+    pub const fn from_kernel(record: &JobRecord) -> Self {
+        Self {
+            id: record.job.id,
+            start: record.slot.start,
+            end: record.end,
+            killed: record.killed,
+            guarantee: record.guarantee,
+        }
+    }
+}
+
+impl fmt::Display for NaiveRecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "start {} end {}", self.start, self.end)?;
+        if self.killed {
+            f.write_str(" killed")?;
+        }
+        if let Some(g) = self.guarantee {
+            write!(f, " guaranteed {g}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether the reference models `policy`: FCFS, EASY, SJF-EASY,
+/// Conservative and Selective. The search policies (CONS+RS, DPSA) and
+/// Conservative without compression have checks of their own.
+#[must_use]
+pub const fn models(policy: Policy) -> bool {
+    matches!(
+        policy,
+        Policy::Fcfs
+            | Policy::Easy
+            | Policy::SjfEasy
+            | Policy::Conservative
+            | Policy::Selective(_)
+    )
+}
+
+/// Replays `jobs` under `policy` on one machine of `procs` processors.
+///
+/// [`models`] must hold for `policy`.
+///
+/// Returns one entry per input job, in input order: `None` for a job that
+/// is refused (no processors, zero estimate, wider than the machine).
+///
+/// # Panics
+/// When `jobs` is not sorted by submit time, a time passes `u32::MAX`, or
+/// the reference does not model `policy`.
+#[must_use]
+pub fn simulate(procs: u32, policy: Policy, jobs: &[SimJob]) -> Vec<Option<NaiveRecord>> {
+    assert!(
+        jobs.windows(2).all(|w| w[0].job.submit <= w[1].job.submit),
+        "the input must be sorted by submit time"
+    );
+    let mut sim = Naive {
+        capacity: u64::from(procs),
+        rules: Rules::of(policy),
+        jobs,
+        now: 0,
+        next_arrival: 0,
+        waiting: Vec::new(),
+        running: Vec::new(),
+        completed: (0, 0),
+        records: vec![None; jobs.len()],
+    };
+    sim.run();
+    sim.records
+}
+
+/// Which policy, reduced to what the reference needs to know.
+#[derive(Clone, Copy, Debug)]
+enum Rules {
+    /// FCFS (`backfill: false`), EASY, SJF-EASY (`shortest_first`).
+    Queue {
+        backfill: bool,
+        shortest_first: bool,
+    },
+    Conservative,
+    Selective(Threshold),
+}
+
+impl Rules {
+    fn of(policy: Policy) -> Self {
+        match policy {
+            Policy::Fcfs => Self::Queue {
+                backfill: false,
+                shortest_first: false,
+            },
+            Policy::Easy => Self::Queue {
+                backfill: true,
+                shortest_first: false,
+            },
+            Policy::SjfEasy => Self::Queue {
+                backfill: true,
+                shortest_first: true,
+            },
+            Policy::Conservative => Self::Conservative,
+            Policy::Selective(threshold) => Self::Selective(threshold),
+            other => panic!("the naive reference does not model {other}"),
+        }
+    }
+
+    const fn keeps_reservations(self) -> bool {
+        matches!(self, Self::Conservative | Self::Selective(_))
+    }
+}
+
+/// A waiting job: its index in the input, its current reservation (start
+/// time) and its guarantee.
+#[derive(Clone, Copy, Debug)]
+struct Waiting {
+    job: usize,
+    reservation: Option<u64>,
+    guarantee: Option<u64>,
+}
+
+/// A running job.
+#[derive(Clone, Copy, Debug)]
+struct Running {
+    job: usize,
+    start: u64,
+    /// `start + estimate`: what every plan assumes.
+    estimated_end: u64,
+    /// `start + min(runtime, estimate)`: when it really ends.
+    end: u64,
+    guarantee: Option<u64>,
+}
+
+/// `procs` processors held over `[from, to)`.
+#[derive(Clone, Copy, Debug)]
+struct Block {
+    from: u64,
+    to: u64,
+    procs: u64,
+}
+
+/// Processors in use from `now` on, as steps `(t, used)`: `used` holds
+/// over `[t, next t)`, the first step is at `now` and the last one (after
+/// every block ends) has nothing in use. Rebuilt from scratch each time.
+fn usage(now: u64, blocks: &[Block]) -> Vec<(u64, u64)> {
+    let mut edges: Vec<(u64, i64)> = vec![(now, 0)];
+    for b in blocks {
+        if b.to > now && b.to > b.from {
+            let procs = i64::try_from(b.procs).expect("procs fit i64");
+            edges.push((b.from.max(now), procs));
+            edges.push((b.to, -procs));
+        }
+    }
+    edges.sort_unstable();
+    let mut steps: Vec<(u64, u64)> = Vec::new();
+    let mut used: i64 = 0;
+    for (t, delta) in edges {
+        used += delta;
+        let value = u64::try_from(used).expect("never more released than held");
+        match steps.last_mut() {
+            Some(last) if last.0 == t => last.1 = value,
+            _ => steps.push((t, value)),
+        }
+    }
+    steps
+}
+
+/// Whether `procs` processors are free over `[at, at + duration)`.
+fn fits(steps: &[(u64, u64)], capacity: u64, at: u64, duration: u64, procs: u64) -> bool {
+    // The step holding `at`, then every step that begins inside the window.
+    let first = steps.iter().rposition(|&(t, _)| t <= at).unwrap_or(0);
+    steps[first..]
+        .iter()
+        .take_while(|&&(t, _)| t < at + duration)
+        .all(|&(_, used)| used + procs <= capacity)
+}
+
+/// The earliest start from the first step (`now`) at which `procs`
+/// processors are free for `duration` seconds.
+///
+/// Only step times can be earliest starts (a fit inside a step also fits
+/// at the step's beginning). When the window from step `i` is blocked at
+/// step `j`, every start up to step `j` is blocked there too, so the search
+/// goes on from step `j + 1`.
+fn earliest_fit(steps: &[(u64, u64)], capacity: u64, duration: u64, procs: u64) -> u64 {
+    assert!(procs <= capacity, "a job wider than the machine never fits");
+    let mut i = 0;
+    'candidates: while i < steps.len() {
+        let start = steps[i].0;
+        for (j, &(t, used)) in steps.iter().enumerate().skip(i) {
+            if t >= start + duration {
+                break;
+            }
+            if used + procs > capacity {
+                i = j + 1;
+                continue 'candidates;
+            }
+        }
+        return start;
+    }
+    unreachable!("the last step has every processor free")
+}
+
+struct Naive<'a> {
+    capacity: u64,
+    rules: Rules,
+    jobs: &'a [SimJob],
+    now: u64,
+    /// Index of the next job to arrive.
+    next_arrival: usize,
+    waiting: Vec<Waiting>,
+    running: Vec<Running>,
+    /// Adaptive thresholds: (jobs counted, sum of bounded slowdowns in
+    /// thousandths, each rounded down).
+    completed: (u64, u64),
+    records: Vec<Option<NaiveRecord>>,
+}
+
+impl Naive<'_> {
+    fn procs(&self, job: usize) -> u64 {
+        u64::from(self.jobs[job].job.procs)
+    }
+
+    fn estimate(&self, job: usize) -> u64 {
+        u64::from(self.jobs[job].job.estimate)
+    }
+
+    fn submit(&self, job: usize) -> u64 {
+        u64::from(self.jobs[job].job.submit)
+    }
+
+    /// The queue order key: `(submit, id)`, or `(estimate, submit, id)`
+    /// under SJF-EASY.
+    fn key(&self, job: usize) -> (u64, u64, JobId) {
+        let j = &self.jobs[job].job;
+        let first = match self.rules {
+            Rules::Queue {
+                shortest_first: true,
+                ..
+            } => u64::from(j.estimate),
+            _ => 0,
+        };
+        (first, u64::from(j.submit), j.id)
+    }
+
+    /// Positions in `waiting` of the jobs `keep` selects, in queue order.
+    fn in_order(&self, keep: impl Fn(&Waiting) -> bool) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.waiting.len())
+            .filter(|&n| keep(&self.waiting[n]))
+            .collect();
+        order.sort_by_key(|&n| self.key(self.waiting[n].job));
+        order
+    }
+
+    /// Running jobs until their estimated ends.
+    fn running_blocks(&self) -> Vec<Block> {
+        self.running
+            .iter()
+            .map(|r| Block {
+                from: r.start,
+                to: r.estimated_end,
+                procs: self.procs(r.job),
+            })
+            .collect()
+    }
+
+    /// Running jobs plus every reservation, except waiting entry `skip`'s.
+    fn plan_blocks(&self, skip: Option<usize>) -> Vec<Block> {
+        let mut blocks = self.running_blocks();
+        for (n, w) in self.waiting.iter().enumerate() {
+            if let (Some(start), false) = (w.reservation, Some(n) == skip) {
+                blocks.push(Block {
+                    from: start,
+                    to: start + self.estimate(w.job),
+                    procs: self.procs(w.job),
+                });
+            }
+        }
+        blocks
+    }
+
+    /// The earliest start from now for `job` in the plan without waiting
+    /// entry `skip`'s reservation.
+    fn earliest_start(&self, job: usize, skip: Option<usize>) -> u64 {
+        let steps = usage(self.now, &self.plan_blocks(skip));
+        earliest_fit(&steps, self.capacity, self.estimate(job), self.procs(job))
+    }
+
+    fn run(&mut self) {
+        while let Some(t) = self.next_instant() {
+            assert!(t >= self.now, "time went backwards: {t} < {}", self.now);
+            self.now = t;
+            // 1. Completions.
+            let before = self.running.len();
+            self.complete_due();
+            // 2. One compression pass after an instant with a completion.
+            if self.running.len() < before && self.rules.keeps_reservations() {
+                self.compress();
+            }
+            // 3. Arrivals, in input order.
+            while self.next_arrival < self.jobs.len() && self.submit(self.next_arrival) <= t {
+                let job = self.next_arrival;
+                self.next_arrival += 1;
+                self.arrive(job);
+            }
+            // 4. One scheduling pass.
+            self.pass();
+        }
+        assert!(
+            self.waiting.is_empty() && self.running.is_empty(),
+            "jobs left at the end"
+        );
+    }
+
+    /// The next instant anything happens: an arrival, an end, a reservation
+    /// start or a promotion.
+    fn next_instant(&self) -> Option<u64> {
+        let arrival = self
+            .jobs
+            .get(self.next_arrival)
+            .map(|j| u64::from(j.job.submit));
+        let ends = self.running.iter().map(|r| r.end);
+        let reservations = self.waiting.iter().filter_map(|w| w.reservation);
+        let promotions = self
+            .waiting
+            .iter()
+            .filter(|w| w.reservation.is_none())
+            .filter_map(|w| self.promotion_instant(w.job));
+        let next = arrival
+            .into_iter()
+            .chain(ends)
+            .chain(reservations)
+            .chain(promotions)
+            .min();
+        if let Some(t) = next {
+            assert!(
+                t >= self.now,
+                "a reservation or promotion was left in the past"
+            );
+        }
+        next
+    }
+
+    fn complete_due(&mut self) {
+        let now = self.now;
+        let (done, still): (Vec<Running>, Vec<Running>) =
+            self.running.iter().partition(|r| r.end <= now);
+        self.running = still;
+        for r in done {
+            let sim = &self.jobs[r.job];
+            let wait = r.start - self.submit(r.job);
+            let run = r.end - r.start;
+            if let Rules::Selective(Threshold::Adaptive {
+                well_estimated_only,
+                ..
+            }) = self.rules
+            {
+                if !well_estimated_only || 2 * run >= self.estimate(r.job) {
+                    let bounded = run.max(10);
+                    self.completed.0 += 1;
+                    self.completed.1 += (wait + bounded) * 1000 / bounded;
+                }
+            }
+            let time = |t: u64| Time::try_from(t).expect("times fit u32");
+            self.records[r.job] = Some(NaiveRecord {
+                id: sim.job.id,
+                start: time(r.start),
+                end: time(r.end),
+                killed: sim.runtime > sim.job.estimate,
+                guarantee: r.guarantee.map(time),
+            });
+        }
+    }
+
+    /// Each reserved job, in queue order, moves to its earliest feasible
+    /// start if that is earlier than its reservation.
+    fn compress(&mut self) {
+        for n in self.in_order(|w| w.reservation.is_some()) {
+            let job = self.waiting[n].job;
+            let earliest = self.earliest_start(job, Some(n));
+            let current = self.waiting[n].reservation.expect("reserved");
+            if earliest < current {
+                self.waiting[n].reservation = Some(earliest);
+            }
+        }
+    }
+
+    fn arrive(&mut self, job: usize) {
+        let j = &self.jobs[job].job;
+        if j.procs == 0 || j.estimate == 0 || u64::from(j.procs) > self.capacity {
+            return; // refused: never queued, no record
+        }
+        let reservation = match self.rules {
+            Rules::Conservative => Some(self.earliest_start(job, None)),
+            _ => None,
+        };
+        self.waiting.push(Waiting {
+            job,
+            reservation,
+            guarantee: reservation,
+        });
+    }
+
+    /// Moves waiting entry `n` to the running jobs at now.
+    fn start(&mut self, n: usize) {
+        let w = self.waiting[n];
+        let sim = &self.jobs[w.job];
+        let estimate = u64::from(sim.job.estimate);
+        self.running.push(Running {
+            job: w.job,
+            start: self.now,
+            estimated_end: self.now + estimate,
+            end: self.now + estimate.min(u64::from(sim.runtime)),
+            guarantee: w.guarantee,
+        });
+    }
+
+    /// Starts waiting entries `started` (positions), then drops them from
+    /// the queue.
+    fn start_all(&mut self, mut started: Vec<usize>) {
+        for &n in &started {
+            self.start(n);
+        }
+        started.sort_unstable();
+        for n in started.into_iter().rev() {
+            self.waiting.remove(n);
+        }
+    }
+
+    fn pass(&mut self) {
+        match self.rules {
+            Rules::Queue {
+                backfill,
+                shortest_first,
+            } => self.pass_queue(backfill, !shortest_first),
+            Rules::Conservative => {
+                let due: Vec<usize> = self.in_order(|w| w.reservation == Some(self.now));
+                self.start_all(due);
+            }
+            Rules::Selective(_) => self.pass_selective(),
+        }
+    }
+
+    /// FCFS, EASY and SJF-EASY.
+    fn pass_queue(&mut self, backfill: bool, record_guarantee: bool) {
+        let order = self.in_order(|_| true);
+        let mut blocks = self.running_blocks();
+        let mut started = Vec::new();
+        let mut head = None;
+        for (position, &n) in order.iter().enumerate() {
+            let job = self.waiting[n].job;
+            let steps = usage(self.now, &blocks);
+            let (estimate, procs) = (self.estimate(job), self.procs(job));
+            if !fits(&steps, self.capacity, self.now, estimate, procs) {
+                head = Some(position);
+                break;
+            }
+            started.push(n);
+            blocks.push(Block {
+                from: self.now,
+                to: self.now + estimate,
+                procs,
+            });
+        }
+        if let (true, Some(position)) = (backfill, head) {
+            // The head's shadow time: the plan so far is running jobs only.
+            let n = order[position];
+            let job = self.waiting[n].job;
+            let (estimate, procs) = (self.estimate(job), self.procs(job));
+            let shadow = earliest_fit(&usage(self.now, &blocks), self.capacity, estimate, procs);
+            if record_guarantee && self.waiting[n].guarantee.is_none() {
+                self.waiting[n].guarantee = Some(shadow);
+            }
+            blocks.push(Block {
+                from: shadow,
+                to: shadow + estimate,
+                procs,
+            });
+            for &n in &order[position + 1..] {
+                let job = self.waiting[n].job;
+                let (estimate, procs) = (self.estimate(job), self.procs(job));
+                if fits(
+                    &usage(self.now, &blocks),
+                    self.capacity,
+                    self.now,
+                    estimate,
+                    procs,
+                ) {
+                    started.push(n);
+                    blocks.push(Block {
+                        from: self.now,
+                        to: self.now + estimate,
+                        procs,
+                    });
+                }
+            }
+        }
+        self.start_all(started);
+    }
+
+    /// The threshold (thousandths) that applies to `job` now.
+    fn threshold(&self, job: usize) -> Option<u64> {
+        let Rules::Selective(threshold) = self.rules else {
+            return None;
+        };
+        let j = &self.jobs[job].job;
+        Some(match threshold {
+            Threshold::Fixed(t) => u64::from(t),
+            Threshold::PerCategory { thresholds, bounds } => {
+                let short = j.estimate <= bounds.short_max;
+                let narrow = j.procs <= bounds.narrow_max;
+                let index = match (short, narrow) {
+                    (true, true) => 0,   // SN
+                    (true, false) => 1,  // SW
+                    (false, true) => 2,  // LN
+                    (false, false) => 3, // LW
+                };
+                u64::from(thresholds[index])
+            }
+            Threshold::Adaptive { scale, initial, .. } => {
+                let (count, sum) = self.completed;
+                // Before any job is counted, `initial`.
+                sum.checked_div(count)
+                    .map_or(u64::from(initial), |mean| mean * u64::from(scale) / 1000)
+            }
+        })
+    }
+
+    /// Selective: the instant entry job `job` is promoted under the current
+    /// threshold.
+    fn promotion_instant(&self, job: usize) -> Option<u64> {
+        let threshold = self.threshold(job)?;
+        let excess = threshold.saturating_sub(1000);
+        Some(self.submit(job) + (excess * self.estimate(job)).div_ceil(1000))
+    }
+
+    fn pass_selective(&mut self) {
+        // Promotions, in queue order, each reserved at its earliest start.
+        for n in self.in_order(|w| w.reservation.is_none()) {
+            let job = self.waiting[n].job;
+            if self.promotion_instant(job).is_some_and(|at| at <= self.now) {
+                let start = self.earliest_start(job, None);
+                self.waiting[n].reservation = Some(start);
+                self.waiting[n].guarantee = Some(start);
+            }
+        }
+        // Guaranteed jobs whose reservation has come.
+        let mut started: Vec<usize> = self.in_order(|w| w.reservation == Some(self.now));
+        // Entry jobs that fit now without touching any reservation.
+        let mut blocks = self.plan_blocks(None);
+        for n in self.in_order(|w| w.reservation.is_none()) {
+            let job = self.waiting[n].job;
+            let (estimate, procs) = (self.estimate(job), self.procs(job));
+            if fits(
+                &usage(self.now, &blocks),
+                self.capacity,
+                self.now,
+                estimate,
+                procs,
+            ) {
+                started.push(n);
+                blocks.push(Block {
+                    from: self.now,
+                    to: self.now + estimate,
+                    procs,
+                });
+            }
+        }
+        self.start_all(started);
+    }
+}
+
+/// A job on which the kernel and the reference disagree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Difference {
+    /// The job.
+    pub job: JobId,
+    /// What the kernel did (`None`: no record, refused or lost).
+    pub kernel: Option<NaiveRecord>,
+    /// What the reference did (`None`: refused).
+    pub reference: Option<NaiveRecord>,
+}
+
+impl fmt::Display for Difference {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let show = |r: &Option<NaiveRecord>| match r {
+            Some(r) => r.to_string(),
+            None => "no record".to_owned(),
+        };
+        write!(
+            f,
+            "job {}: kernel {}, reference {}",
+            self.job,
+            show(&self.kernel),
+            show(&self.reference)
+        )
+    }
+}
+
+/// Compares a kernel replay's finished jobs with the reference's records
+/// for the same `jobs`: every job's start, end, killed flag and guarantee.
+///
+/// Returns how many jobs were compared.
+///
+/// # Errors
+/// The difference at the earliest time (the smallest start of the two),
+/// which is the first thing that went differently.
+pub fn compare(
+    jobs: &[SimJob],
+    kernel: &[JobRecord],
+    reference: &[Option<NaiveRecord>],
+) -> Result<usize, Difference> {
+    let by_id: std::collections::HashMap<JobId, NaiveRecord> = kernel
+        .iter()
+        .map(|r| (r.job.id, NaiveRecord::from_kernel(r)))
+        .collect();
+    let mut first: Option<(Time, Difference)> = None;
+    for (sim, theirs) in jobs.iter().zip(reference) {
+        let ours = by_id.get(&sim.job.id).copied();
+        let same = match (ours, theirs) {
+            (Some(a), Some(b)) => a == *b,
+            (None, None) => true,
+            _ => false,
+        };
+        if !same {
+            let at = [ours, *theirs]
+                .iter()
+                .flatten()
+                .map(|r| r.start)
+                .min()
+                .unwrap_or(sim.job.submit);
+            if first.as_ref().is_none_or(|(t, _)| at < *t) {
+                let difference = Difference {
+                    job: sim.job.id,
+                    kernel: ours,
+                    reference: *theirs,
+                };
+                first = Some((at, difference));
+            }
+        }
+    }
+    match first {
+        Some((_, difference)) => Err(difference),
+        None => Ok(jobs.len()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use backfill_core::Job;
+
+    fn jobs(list: &[(JobId, Time, u32, u32, u32)]) -> Vec<SimJob> {
+        list.iter()
+            .map(|&(id, submit, procs, estimate, runtime)| SimJob {
+                job: Job::new(id, submit, procs, estimate),
+                runtime,
+            })
+            .collect()
+    }
+
+    fn starts(records: &[Option<NaiveRecord>]) -> Vec<Option<Time>> {
+        records.iter().map(|r| r.map(|r| r.start)).collect()
+    }
+
+    #[test]
+    fn usage_and_fits_on_half_open_intervals() {
+        let blocks = [
+            Block {
+                from: 0,
+                to: 10,
+                procs: 3,
+            },
+            Block {
+                from: 10,
+                to: 20,
+                procs: 2,
+            },
+        ];
+        let steps = usage(5, &blocks);
+        assert_eq!(steps, [(5, 3), (10, 2), (20, 0)]);
+        assert!(fits(&steps, 4, 5, 5, 1));
+        assert!(!fits(&steps, 4, 5, 6, 2));
+        assert!(fits(&steps, 4, 10, 100, 2));
+        assert_eq!(earliest_fit(&steps, 4, 5, 2), 10);
+        assert_eq!(earliest_fit(&steps, 4, 5, 3), 20);
+        assert_eq!(earliest_fit(&steps, 4, 5, 1), 5);
+    }
+
+    /// EASY on 10 processors: job 1 (6 procs, 100 s) runs; job 2 (9 procs)
+    /// is the head, shadow 100, leaving 1 processor spare; job 3 (2 procs,
+    /// 100 s) ends exactly at the shadow time and backfills; job 4 (2 procs,
+    /// 101 s) would delay the head.
+    #[test]
+    fn easy_backfills_up_to_the_shadow_time() {
+        let input = jobs(&[
+            (1, 0, 6, 100, 100),
+            (2, 0, 9, 50, 50),
+            (3, 0, 2, 100, 100),
+            (4, 0, 2, 101, 101),
+        ]);
+        let out = simulate(10, Policy::Easy, &input);
+        assert_eq!(starts(&out), [Some(0), Some(100), Some(0), Some(150)]);
+        assert_eq!(out[1].unwrap().guarantee, Some(100));
+        let fcfs = simulate(10, Policy::Fcfs, &input);
+        assert_eq!(starts(&fcfs), [Some(0), Some(100), Some(150), Some(150)]);
+        assert_eq!(fcfs[1].unwrap().guarantee, None);
+    }
+
+    /// The kernel's own hand-checked case (core/src/kernel/tests.rs): a
+    /// pass is not a fixpoint, and an on-time completion compresses too.
+    #[test]
+    fn conservative_compresses_after_an_on_time_completion() {
+        let input = jobs(&[
+            (1, 0, 5, 100, 10),
+            (2, 0, 5, 40, 40),
+            (3, 1, 10, 50, 50),
+            (4, 2, 5, 60, 60),
+        ]);
+        let out = simulate(10, Policy::Conservative, &input);
+        assert_eq!(starts(&out), [Some(0), Some(0), Some(70), Some(10)]);
+        assert_eq!(out[2].unwrap().guarantee, Some(100));
+        assert_eq!(out[3].unwrap().guarantee, Some(40));
+    }
+
+    /// Threshold 1.5 on 4 processors: job 1 (2 procs, 20 s) runs; job 2
+    /// (4 procs, 10 s, submitted at 1) is promoted at 1 + 5 = 6 and reserved
+    /// at 20. Job 3 (2 procs, 100 s) backfills if it arrives before that
+    /// promotion (job 2 then waits for it), and not after.
+    #[test]
+    fn selective_promotes_at_the_threshold_instant() {
+        let policy = Policy::Selective(Threshold::Fixed(1500));
+        let before = jobs(&[(1, 0, 2, 20, 20), (2, 1, 4, 10, 10), (3, 5, 2, 100, 100)]);
+        let out = simulate(4, policy, &before);
+        assert_eq!(starts(&out), [Some(0), Some(105), Some(5)]);
+        assert_eq!(out[1].unwrap().guarantee, Some(105));
+        let after = jobs(&[(1, 0, 2, 20, 20), (2, 1, 4, 10, 10), (3, 7, 2, 100, 100)]);
+        let out = simulate(4, policy, &after);
+        assert_eq!(starts(&out), [Some(0), Some(20), Some(30)]);
+        assert_eq!(out[1].unwrap().guarantee, Some(20));
+        assert_eq!(out[2].unwrap().guarantee, None);
+    }
+
+    #[test]
+    fn zero_run_times_kills_and_refusals() {
+        let input = jobs(&[(1, 0, 2, 10, 0), (2, 0, 2, 10, 30), (3, 0, 9, 10, 1)]);
+        let out = simulate(2, Policy::Easy, &input);
+        let a = out[0].unwrap();
+        let b = out[1].unwrap();
+        assert_eq!((a.start, a.end, a.killed), (0, 0, false));
+        assert_eq!((b.start, b.end, b.killed), (0, 10, true));
+        assert_eq!(out[2], None);
+    }
+}
