@@ -36,7 +36,7 @@ use crate::synth::SyntheticSpec;
 use crate::thresholds::{
     milli_f64, milli_text, ConservativeThresholds, ThresholdSource, ThresholdsUsed,
 };
-use backfill_core::policy::Threshold;
+use backfill_core::policy::{RandomSearch, Threshold};
 use backfill_core::{CategoryBounds, JobRecord, Metrics, Policy};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -82,6 +82,9 @@ pub enum PolicyChoice {
     DpsaN,
     /// DPSA-w: as DPSA-p, ties to wide jobs.
     DpsaW,
+    /// CONS+RS: Conservative, then a seeded random search after every early
+    /// completion (`--seed`, `--rs-iterations`).
+    ConsRs,
 }
 
 impl PolicyChoice {
@@ -100,6 +103,7 @@ impl PolicyChoice {
             Self::DpsaP => "dpsa-p",
             Self::DpsaN => "dpsa-n",
             Self::DpsaW => "dpsa-w",
+            Self::ConsRs => "cons-rs",
         }
     }
 
@@ -121,6 +125,7 @@ impl PolicyChoice {
             Self::DpsaP => Some(Policy::DPSA_P),
             Self::DpsaN => Some(Policy::DPSA_N),
             Self::DpsaW => Some(Policy::DPSA_W),
+            Self::ConsRs => Some(Policy::ConsRs(RandomSearch::DEFAULT)),
             _ => None,
         }
     }
