@@ -796,7 +796,9 @@ impl SearchOptions {
     #[must_use]
     pub fn apply(&self, policy: Policy) -> Policy {
         match policy {
-            Policy::Dpsa { .. } => self.dpsa_nodes.map_or(policy, |n| policy.with_dpsa_nodes(n)),
+            Policy::Dpsa { .. } => self
+                .dpsa_nodes
+                .map_or(policy, |n| policy.with_dpsa_nodes(n)),
             Policy::ConsRs(mut params) => {
                 if let Some(seed) = self.rs_seed {
                     params.seed = seed;

@@ -132,11 +132,7 @@ impl fmt::Display for NaiveRecord {
 pub const fn models(policy: Policy) -> bool {
     matches!(
         policy,
-        Policy::Fcfs
-            | Policy::Easy
-            | Policy::SjfEasy
-            | Policy::Conservative
-            | Policy::Selective(_)
+        Policy::Fcfs | Policy::Easy | Policy::SjfEasy | Policy::Conservative | Policy::Selective(_)
     )
 }
 

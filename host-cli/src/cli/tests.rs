@@ -496,7 +496,9 @@ fn replay_reports_cons_rs_searches_by_outcome() {
         replay_json(&["--policy", "cons-rs", "--seed", "7"])["metrics"],
         json["metrics"]
     );
-    assert!(replay_json(&["--policy", "conservative"]).get("cons_rs").is_none());
+    assert!(replay_json(&["--policy", "conservative"])
+        .get("cons_rs")
+        .is_none());
 }
 
 #[test]
@@ -524,7 +526,8 @@ fn no_compression_is_conservatives_baseline() {
     assert_ne!(json["metrics"], conservative["metrics"]);
     // Without compression nobody moves up: waits are no shorter overall.
     assert!(
-        json["metrics"][0]["mean_wait"].as_f64() >= conservative["metrics"][0]["mean_wait"].as_f64(),
+        json["metrics"][0]["mean_wait"].as_f64()
+            >= conservative["metrics"][0]["mean_wait"].as_f64(),
         "{} vs {}",
         json["metrics"][0],
         conservative["metrics"][0]
