@@ -4,7 +4,7 @@
 #   docs/figures/dpsa/*.svg   the figures
 #   docs/dpsa.md              the tables and the DPSA paper's claims D1-D4
 #
-# Replays (host-cli replay --format json, two at a time):
+# Replays (host-cli replay --format json, JOBS at a time, default 2):
 #   * every trace in ../shared/traces (paths are relative to the repository
 #     root), whole, load x1, user and exact estimates, under easy, dpsa-p,
 #     dpsa-n and dpsa-w with the default node budget;
@@ -12,6 +12,9 @@
 #     SWEEP_LOADS, under easy and dpsa-n (claim D4).
 #
 # Usage: scripts/dpsa.sh   (from anywhere; needs cargo, bash and xargs)
+#   JOBS=N       replays at a time (default 2)
+#   RUNS_DIR=D   keep the JSON reports in D (default: a temporary directory);
+#                reports already in D are not replayed again
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,8 +27,9 @@ DATA=docs/data/dpsa
 FIG=docs/figures/dpsa
 PAPER="LLNL-Thunder-2007-1.1-cln LLNL-Atlas-2006-2.1-cln HPC2N-2002-2.2-cln SDSC-Par-1996-3.1-cln SDSC-SP2-1998-4.2-cln"
 SWEEP_LOADS="1.1 1.2 1.3"
-RUNS=$(mktemp -d)
-trap 'rm -rf "$RUNS"' EXIT
+JOBS=${JOBS:-2}
+RUNS=${RUNS_DIR:-$(mktemp -d)}
+mkdir -p "$RUNS"
 
 # One line per replay: trace estimates policy load.
 {
@@ -48,10 +52,14 @@ trap 'rm -rf "$RUNS"' EXIT
 echo "$(wc -l <"$RUNS/list") replays" >&2
 
 export BIN TRACES RUNS
-# Each replay writes its JSON report; a failure stops the script.
-xargs -P 2 -L 1 bash -c '
+# Each replay writes its JSON report (kept if already there, so an
+# interrupted run can be resumed with RUNS_DIR); a failure stops the script.
+xargs -P "$JOBS" -L 1 bash -c '
     out="$RUNS/$0__$1__$2__l$3.json"
-    "$BIN" replay "$TRACES/$0.swf.gz" --estimates "$1" --policy "$2" --load "$3" --format json >"$out"
+    [ -s "$out" ] && exit 0
+    "$BIN" replay "$TRACES/$0.swf.gz" --estimates "$1" --policy "$2" --load "$3" \
+        --format json >"$out.tmp" || { echo "  $0 $1 $2 x$3: failed" >&2; exit 255; }
+    mv "$out.tmp" "$out"
     echo "  $0 $1 $2 x$3" >&2
 ' <"$RUNS/list"
 

@@ -627,18 +627,26 @@ fn claims(doc: &Doc<'_>) -> String {
     };
     let listing = |v: &[(String, f64)]| -> String {
         v.iter()
-            .map(|(t, c)| format!("{t} {c:+.1}%"))
+            .map(|(t, c)| {
+                if c.abs() < NO_CHANGE {
+                    format!("{t} {c:+.3}% (no change)")
+                } else {
+                    format!("{t} {c:+.1}%")
+                }
+            })
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let better = |v: &[(String, f64)]| v.iter().filter(|(_, c)| *c < 0.0).count();
+    let better = |v: &[(String, f64)]| v.iter().filter(|(_, c)| *c <= -NO_CHANGE).count();
+    let worse = |v: &[(String, f64)]| v.iter().filter(|(_, c)| *c >= NO_CHANGE).count();
     let _ = writeln!(out, "## The paper's claims\n");
     let _ = writeln!(
         out,
         "Verdicts use the five paper traces we have, with user estimates as the main reading \
          (the paper's simulator used the logs' requested times) and exact estimates beside it. \
          \"Holds\" means the sign (better or worse than EASY) agrees on every one of the five; \
-         \"partly\" that it agrees on some.\n"
+         \"partly\" that it agrees on some. A change smaller than {NO_CHANGE}% either way counts as \
+         no change.\n"
     );
     // D1.
     let _ = writeln!(
@@ -661,12 +669,13 @@ fn claims(doc: &Doc<'_>) -> String {
     let d1 = verdict(better(&v), v.len());
     let _ = writeln!(
         out,
-        "* Over all {} traces (user estimates): better on {}.\n\n**Verdict: {d1}.** {}\n",
+        "* Over all {} traces (user estimates): better on {}.\n\n**Verdict: {d1}.** {} {}\n",
         w.len(),
         better(&w),
         best.map_or_else(String::new, |(t, c)| format!(
             "Our largest gain on the paper's traces is {t} ({c:+.1}%)."
-        ))
+        )),
+        REASONS_D1
     );
     // D2.
     let _ = writeln!(out, "### D2: DPSA-p is better on half of the workloads (1% to 8%) and worse on the other half (up to +17% on Thunder)\n");
@@ -681,17 +690,18 @@ fn claims(doc: &Doc<'_>) -> String {
         );
     }
     let v = changes_of("dpsa-p", "user", &paper);
-    let mixed = better(&v) > 0 && better(&v) < v.len();
+    let mixed = better(&v) > 0 && worse(&v) > 0;
     let _ = writeln!(
         out,
-        "\n**Verdict: {}.**\n",
+        "\n**Verdict: {}.** {}\n",
         if mixed {
             "holds in kind (mixed: better on some traces, worse on others)"
-        } else if better(&v) == v.len() {
-            "does not hold: DPSA-p is better everywhere"
+        } else if worse(&v) == 0 {
+            "does not hold: DPSA-p is nowhere worse"
         } else {
-            "does not hold: DPSA-p is worse everywhere"
-        }
+            "does not hold: DPSA-p is nowhere better"
+        },
+        REASONS_D2
     );
     // D3.
     let _ = writeln!(
@@ -703,7 +713,7 @@ fn claims(doc: &Doc<'_>) -> String {
         let _ = writeln!(
             out,
             "* {est} estimates: worse on {} of {}: {}.",
-            v.len() - better(&v),
+            worse(&v),
             v.len(),
             listing(&v)
         );
@@ -712,10 +722,11 @@ fn claims(doc: &Doc<'_>) -> String {
     let w = changes_of("dpsa-w", "user", &all);
     let _ = writeln!(
         out,
-        "* Over all {} traces (user estimates): worse on {}.\n\n**Verdict: {}.**\n",
+        "* Over all {} traces (user estimates): worse on {}.\n\n**Verdict: {}.** {}\n",
         w.len(),
-        w.len() - better(&w),
-        verdict(v.len() - better(&v), v.len())
+        worse(&w),
+        verdict(worse(&v), v.len()),
+        REASONS_D3
     );
     // D4.
     let _ = writeln!(out, "### D4: DPSA-n's gain grows with utilisation; negligible on Atlas and HPC2N; the SDSC traces are outliers\n");
@@ -799,8 +810,55 @@ fn claims(doc: &Doc<'_>) -> String {
         "\nWithin a trace, DPSA-n's gain is larger at the highest load than at x1 on {rising} of \
          {swept} paper traces.\n"
     );
+    let user_pairs: Vec<(f64, f64)> = paper
+        .iter()
+        .filter_map(|t| Some((doc.utilisation(t)?, -doc.change(t, "user", 1.0, "dpsa-n")?)))
+        .collect();
+    let rises = rank_correlation(&user_pairs).is_some_and(|r| r > 0.0) && rising * 2 > swept;
+    let _ = writeln!(
+        out,
+        "**Verdict: {}.** Across traces the gain rises with utilisation (positive rank \
+         correlation above) and within each trace it rises with the load on {rising} of {swept}; \
+         Atlas and HPC2N gain little at their own load, as the paper says. The SDSC traces sit off \
+         the trend, as the paper remarks: {}.\n",
+        if rises { "holds" } else { "partly" },
+        ["SDSC-Par-1996-3.1-cln", "SDSC-SP2-1998-4.2-cln"]
+            .iter()
+            .filter_map(|t| Some(format!(
+                "{} {:+.1}% at {:.1}% utilisation",
+                short(t),
+                doc.change(t, "user", 1.0, "dpsa-n")?,
+                doc.utilisation(t)? * 100.0
+            )))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     out
 }
+
+/// Changes smaller than this (percent, either way) count as no change.
+const NO_CHANGE: f64 = 0.05;
+
+/// Where our numbers differ from the paper's, the likely reasons (the
+/// figures quoted are the trace files' own, from `host-cli info` and the
+/// research note `../shared/research/cons-rs-dpsa-farm.md`).
+const REASONS_D1: &str = "Where we differ: on LLNL-Atlas DPSA-n changes nothing at all, \
+    because the search ran once in the whole trace (see the budget table): at its own load the \
+    queue almost never holds two jobs that could start beside the head's reservation, so the \
+    paper's 0.3% is as small as our zero in practice. The size of the gains differs from the \
+    paper's (Thunder beyond its 40%) most likely because our logs are the archive's cleaned \
+    versions (Thunder keeps 121,039 of 128,662 jobs, Atlas 43,778 of 60,332), because a job \
+    without a requested time gets its run time as estimate (80,200 of Thunder's 118,791 usable \
+    jobs), because jobs are killed at their estimate, and because the search is bounded \
+    (the paper's was not).";
+const REASONS_D2: &str = "The paper's largest loss, +17% on Thunder, is +1% for us with user \
+    estimates and a gain with exact ones: DPSA-p's ties go to queue order, so it differs from \
+    EASY only where a strictly larger start set exists, and with most of Thunder's estimates \
+    exact (no requested time) such sets are rare. The same data differences as in D1 apply.";
+const REASONS_D3: &str = "DPSA-w loses on most traces, by up to +130% (Thunder) against the \
+    paper's +145%; where it does not, it changes nothing (Atlas: one search) or, with exact \
+    estimates, wins a little (HPC2N): wide-first ties delay narrow jobs most when estimates \
+    are poor, so exact estimates soften the loss.";
 
 fn verdict(agree: usize, of: usize) -> &'static str {
     if of == 0 {
