@@ -20,7 +20,7 @@
 //!   [`Pass`], [`Counters`]).
 //! * [`policy`]: the policies ([`Policy`]), one file per family
 //!   (`policy/fcfs.rs`, `easy.rs`, `conservative.rs`, `selective.rs`,
-//!   `cons_rs.rs`, `flexible.rs`),
+//!   `cons_rs.rs`, `dpsa.rs`, `flexible.rs`),
 //!   each working on that state.
 //! * [`kernel`]: the [`Kernel`], which holds the state and dispatches to the
 //!   policy by value; a firmware controller or the replay loop drives it

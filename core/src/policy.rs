@@ -15,6 +15,7 @@
 //! | [`Policy::BfUnmod`] | `flexible.rs` | BF_FCFS with the queue behind the head re-ordered at every pass by the priority of the five [`Heuristics`] (aging, deadline, licenses, wait minimisation; minimal requirements as a filter); the head keeps its reservation until it starts | the same |
 //! | [`Policy::BfMod`] | `flexible.rs` | BF_UNMOD, but the reservation belongs to the highest-priority job at each pass and moves when another overtakes it; not starvation-free for weak aging | the same |
 //! | [`Policy::Selective`] | `selective.rs` | two queues: an entry queue without guarantees (FCFS) and a guaranteed queue run like Conservative. A job is promoted, and gets a reservation, the instant its expansion factor `(wait + estimate) / estimate` reaches its starvation [`Threshold`]; entry-queue jobs start whenever they fit now without delaying a reservation | Srinivasan, Kettimuthu, Subramani & Sadayappan, *Selective Reservation Strategies for Backfill Job Scheduling*, JSSPP 2002 |
+//! | [`Policy::Dpsa`] | `dpsa.rs` | EASY's head phase and head reservation; then a depth-first search, bounded by a node budget, over the other jobs that fit now for the subset that starts the most processors; the search order ([`DpsaOrder`]: queue, narrow first, wide first) breaks ties | Grudenić & Bogunović, MIPRO 2011 |
 //!
 //! Queue order is FCFS, `(submit, id)`, unless the policy says otherwise.
 //!
@@ -29,12 +30,14 @@
 
 mod cons_rs;
 mod conservative;
+mod dpsa;
 mod easy;
 mod fcfs;
 mod flexible;
 mod selective;
 
 pub use cons_rs::{Iterations, RandomSearch, MAX_TOUCHED};
+pub use dpsa::{DpsaOrder, DEFAULT_DPSA_NODES, DPSA_CANDIDATES};
 pub use flexible::{Heuristics, LicenseDemand, Scores};
 pub use selective::{SlowdownAverage, Threshold};
 
@@ -69,6 +72,15 @@ pub enum Policy {
     /// BF_MOD: flexible backfilling; the reservation belongs to the
     /// highest-priority job at every pass.
     BfMod(Heuristics),
+    /// DPSA (DPSA-p, -n, -w): EASY's head reservation, then a search for the
+    /// set of jobs that starts the most processors now.
+    Dpsa {
+        /// The search order, which breaks ties (the variant).
+        order: DpsaOrder,
+        /// Search nodes per pass ([`DEFAULT_DPSA_NODES`] by default; 0 keeps
+        /// the greedy set, so DPSA-p with 0 is EASY).
+        nodes: u32,
+    },
 }
 
 impl Policy {
@@ -81,9 +93,27 @@ impl Policy {
         bounds: CategoryBounds::DEFAULT,
     });
 
+    /// DPSA-p with the default node budget.
+    pub const DPSA_P: Self = Self::Dpsa {
+        order: DpsaOrder::Priority,
+        nodes: DEFAULT_DPSA_NODES,
+    };
+    /// DPSA-n with the default node budget.
+    pub const DPSA_N: Self = Self::Dpsa {
+        order: DpsaOrder::Narrow,
+        nodes: DEFAULT_DPSA_NODES,
+    };
+    /// DPSA-w with the default node budget.
+    pub const DPSA_W: Self = Self::Dpsa {
+        order: DpsaOrder::Wide,
+        nodes: DEFAULT_DPSA_NODES,
+    };
+
     /// Every policy, in a fixed order (for sweeps, tests and fuzzing);
-    /// Selective variants with example thresholds.
-    pub const ALL: [Self; 13] = [
+    /// Selective variants with example thresholds, CONS+RS with its default
+    /// search, DPSA with the default node budget, flexible backfilling with
+    /// the default [`Heuristics`].
+    pub const ALL: [Self; 16] = [
         Self::Fcfs,
         Self::Easy,
         Self::SjfEasy,
@@ -97,6 +127,9 @@ impl Policy {
         Self::BfFcfs,
         Self::BfUnmod(Heuristics::DEFAULT),
         Self::BfMod(Heuristics::DEFAULT),
+        Self::DPSA_P,
+        Self::DPSA_N,
+        Self::DPSA_W,
     ];
 
     /// The policy's command-line name.
@@ -116,12 +149,33 @@ impl Policy {
             Self::BfFcfs => "bf-fcfs",
             Self::BfUnmod(_) => "bf-unmod",
             Self::BfMod(_) => "bf-mod",
+            Self::Dpsa {
+                order: DpsaOrder::Priority,
+                ..
+            } => "dpsa-p",
+            Self::Dpsa {
+                order: DpsaOrder::Narrow,
+                ..
+            } => "dpsa-n",
+            Self::Dpsa {
+                order: DpsaOrder::Wide,
+                ..
+            } => "dpsa-w",
+        }
+    }
+
+    /// DPSA with a node budget of `nodes` per pass; other policies unchanged.
+    #[must_use]
+    pub const fn with_dpsa_nodes(self, nodes: u32) -> Self {
+        match self {
+            Self::Dpsa { order, .. } => Self::Dpsa { order, nodes },
+            other => other,
         }
     }
 
     /// The policy with command-line name `name` (Selective variants with
-    /// their example or default thresholds, flexible backfilling with the
-    /// default [`Heuristics`]).
+    /// their example or default thresholds, DPSA with the default budget,
+    /// flexible backfilling with the default [`Heuristics`]).
     #[must_use]
     pub fn from_name(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|p| p.name() == name)
@@ -162,24 +216,33 @@ impl Policy {
 
     /// Whether the policy reserves for the head of its queue only, EASY
     /// style: the first job that does not fit gets a reservation at its
-    /// earliest start, and later jobs backfill around it. Whether that
-    /// reservation is a promise is [`Policy::head_guaranteed`].
+    /// earliest start, and later jobs backfill around it (DPSA keeps EASY's
+    /// head phase). Whether that reservation is a promise is
+    /// [`Policy::head_guaranteed`].
     #[must_use]
     pub const fn reserves_head(self) -> bool {
         matches!(
             self,
-            Self::Easy | Self::SjfEasy | Self::BfFcfs | Self::BfUnmod(_) | Self::BfMod(_)
+            Self::Easy
+                | Self::SjfEasy
+                | Self::Dpsa { .. }
+                | Self::BfFcfs
+                | Self::BfUnmod(_)
+                | Self::BfMod(_)
         )
     }
 
     /// Whether the job holding the head reservation keeps it until it
-    /// starts, and starts no later than its first reservation (EASY,
+    /// starts, and starts no later than its first reservation (EASY, DPSA,
     /// BF_FCFS, BF_UNMOD). Not SJF-EASY, whose head a shorter arrival
     /// overtakes, nor BF_MOD, whose reservation moves to whichever job has
     /// the highest priority.
     #[must_use]
     pub const fn head_guaranteed(self) -> bool {
-        matches!(self, Self::Easy | Self::BfFcfs | Self::BfUnmod(_))
+        matches!(
+            self,
+            Self::Easy | Self::Dpsa { .. } | Self::BfFcfs | Self::BfUnmod(_)
+        )
     }
 
     /// Whether the policy guarantees that every job of a finite input starts.
@@ -258,6 +321,8 @@ pub(crate) enum Engine {
     Fcfs,
     /// EASY and SJF-EASY.
     Easy(easy::Easy),
+    /// DPSA-p, -n, -w.
+    Dpsa(dpsa::Dpsa),
     /// Conservative.
     Conservative(conservative::Conservative),
     /// Selective reservation.
@@ -288,6 +353,7 @@ impl Engine {
             )),
             Policy::BfUnmod(h) => Self::Flexible(flexible::Flexible::new(flexible::Mode::Unmod, h)),
             Policy::BfMod(h) => Self::Flexible(flexible::Flexible::new(flexible::Mode::Mod, h)),
+            Policy::Dpsa { order, nodes } => Self::Dpsa(dpsa::Dpsa::new(order, nodes)),
         }
     }
 
@@ -313,7 +379,7 @@ impl Engine {
         observer: &mut impl Observer,
     ) -> Result<Option<Slot>, KernelError> {
         match self {
-            Self::Fcfs | Self::Easy(_) | Self::Flexible(_) => Ok(None),
+            Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) | Self::Flexible(_) => Ok(None),
             Self::Conservative(c) => c.arrival(st, job, observer),
             Self::Selective(s) => s.arrival(st, observer),
             Self::ConsRs(c) => c.arrival(st, job, observer),
@@ -335,6 +401,9 @@ impl Engine {
         if let Self::Easy(e) = self {
             e.queued(st, at);
         }
+        if let Self::Dpsa(d) = self {
+            d.queued(st, at);
+        }
     }
 
     /// `done` completed at `now`; the plan has released what it held.
@@ -345,7 +414,7 @@ impl Engine {
         now: Time,
     ) {
         match self {
-            Self::Fcfs | Self::Easy(_) | Self::Flexible(_) => {}
+            Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) | Self::Flexible(_) => {}
             Self::Conservative(c) => c.completed(plan, &done.slot, now),
             Self::Selective(s) => s.completed(plan, done, now),
             Self::ConsRs(c) => c.completed(plan, done, now),
@@ -372,13 +441,14 @@ impl Engine {
             Self::Selective(s) => s.pass(st, observer),
             Self::ConsRs(c) => c.pass(st, observer),
             Self::Flexible(f) => f.pass(st, observer),
+            Self::Dpsa(d) => d.pass(st, observer),
         }
     }
 
     /// The earliest instant after `st.now` at which the policy must run a
     /// pass for a queued job (a reservation start, a promotion). EASY's only
     /// reservation, the head's shadow time, is a running job's estimated end
-    /// (or now), which the kernel watches anyway.
+    /// (or now), which the kernel watches anyway; so is DPSA's.
     pub(crate) fn next_wakeup<
         const Q: usize,
         const R: usize,
@@ -390,7 +460,7 @@ impl Engine {
         st: &State<Q, R, B, M, L>,
     ) -> Option<Time> {
         match self {
-            Self::Fcfs | Self::Easy(_) | Self::Flexible(_) => None,
+            Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) | Self::Flexible(_) => None,
             Self::Conservative(_) | Self::ConsRs(_) => {
                 conservative::next_reservation(&st.queue, st.now)
             }

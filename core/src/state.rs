@@ -167,6 +167,10 @@ pub struct Counters {
     /// DPSA: searches stopped by the node budget (their answer is the best
     /// found so far, not necessarily the optimum).
     pub dpsa_budget_hits: u64,
+    /// DPSA: passes where more jobs fitted than one search considers
+    /// ([`DPSA_CANDIDATES`](crate::policy::DPSA_CANDIDATES)); the rest were
+    /// offered greedily, in queue order, after the search.
+    pub dpsa_overflows: u64,
     /// CONS+RS: searches run (one per instant with an early completion and
     /// a non-empty queue).
     pub rs_searches: u64,

@@ -36,7 +36,7 @@ use crate::synth::SyntheticSpec;
 use crate::thresholds::{
     milli_f64, milli_text, ConservativeThresholds, ThresholdSource, ThresholdsUsed,
 };
-use backfill_core::policy::Threshold;
+use backfill_core::policy::{RandomSearch, Threshold};
 use backfill_core::{CategoryBounds, JobRecord, Metrics, Policy};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -82,6 +82,15 @@ pub enum PolicyChoice {
     BfUnmod,
     /// BF_MOD: flexible backfilling, the reservation follows the priority.
     BfMod,
+    /// DPSA-p: EASY, then the start set using the most processors (ties: queue order).
+    DpsaP,
+    /// DPSA-n: as DPSA-p, ties to narrow jobs.
+    DpsaN,
+    /// DPSA-w: as DPSA-p, ties to wide jobs.
+    DpsaW,
+    /// CONS+RS: Conservative, then a seeded random search after every early
+    /// completion (`--seed`, `--rs-iterations`).
+    ConsRs,
 }
 
 impl PolicyChoice {
@@ -100,6 +109,10 @@ impl PolicyChoice {
             Self::BfFcfs => "bf-fcfs",
             Self::BfUnmod => "bf-unmod",
             Self::BfMod => "bf-mod",
+            Self::DpsaP => "dpsa-p",
+            Self::DpsaN => "dpsa-n",
+            Self::DpsaW => "dpsa-w",
+            Self::ConsRs => "cons-rs",
         }
     }
 
@@ -121,6 +134,10 @@ impl PolicyChoice {
             Self::BfFcfs => Some(Policy::BfFcfs),
             Self::BfUnmod => Some(Policy::BfUnmod(backfill_core::policy::Heuristics::DEFAULT)),
             Self::BfMod => Some(Policy::BfMod(backfill_core::policy::Heuristics::DEFAULT)),
+            Self::DpsaP => Some(Policy::DPSA_P),
+            Self::DpsaN => Some(Policy::DPSA_N),
+            Self::DpsaW => Some(Policy::DPSA_W),
+            Self::ConsRs => Some(Policy::ConsRs(RandomSearch::DEFAULT)),
             _ => None,
         }
     }

@@ -3,6 +3,7 @@
 //! ```text
 //! host-cli replay [TRACE] --policy easy --estimates user --load 1.0 --jobs-out jobs.csv
 //! host-cli replay TRACE --policy selective --threshold 26.69
+//! host-cli replay TRACE --policy dpsa-n --dpsa-nodes 20000
 //! host-cli info TRACE --first 5000
 //! host-cli thresholds TRACE --first 5000 --estimates exact
 //! host-cli compare TRACE --policies conservative,easy,selective,selective-d --baseline conservative --svg fig.svg
@@ -30,6 +31,7 @@ use crate::synth::SyntheticSpec;
 use crate::thresholds::{
     self, grid_text, parse_scale, parse_threshold, parse_thresholds, ConservativeThresholds,
 };
+use backfill_core::policy::Iterations;
 use backfill_core::{CategoryBounds, Policy};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::{Deserialize, Serialize};
@@ -268,12 +270,31 @@ pub struct ReplayArgs {
     /// Synthetic workload: number of jobs.
     #[arg(long, default_value_t = SyntheticSpec::default().jobs, allow_negative_numbers = true, value_parser = parse_count_u32)]
     pub synthetic_jobs: u32,
-    /// Synthetic workload: PRNG seed.
-    #[arg(long, default_value_t = SyntheticSpec::default().seed, allow_negative_numbers = true, value_parser = parse_count_u64)]
-    pub seed: u64,
+    /// PRNG seed: the synthetic workload's [default: 1] and, under
+    /// cons-rs, the random search's [default: 0]. With the synthetic
+    /// workload and cons-rs, one seed sets both.
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_count_u64)]
+    pub seed: Option<u64>,
     /// Selective thresholds.
     #[command(flatten)]
     pub thresholds: ThresholdArgs,
+    /// dpsa-p / dpsa-n / dpsa-w: search nodes per scheduling pass (0: the
+    /// greedy set, so dpsa-p is EASY) [default: 100000]. Measured in a
+    /// release build on a 2-core machine shared with other replays
+    /// (`scripts/dpsa.sh`): the whole of LLNL-Thunder (user estimates)
+    /// replays in 0.8-1.0 s under dpsa-p/-n/-w, with 1-4% of its searches
+    /// stopped by the budget (the report counts them); CEA-Curie, the
+    /// heaviest trace, in 4-30 s.
+    #[arg(long, value_name = "N")]
+    pub dpsa_nodes: Option<u32>,
+    /// cons-rs: iterations of each random search [default: 4 per queued
+    /// job when the search starts, the paper's simulator's budget].
+    #[arg(long, value_name = "N")]
+    pub rs_iterations: Option<u32>,
+    /// conservative: never compress the plan (reservations made at arrival
+    /// stay where they are: the CONS+RS paper's baseline).
+    #[arg(long)]
+    pub no_compression: bool,
     /// Window and categories.
     #[command(flatten)]
     pub window: WindowArgs,
@@ -699,11 +720,18 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     };
     let spec = SyntheticSpec {
         jobs: args.synthetic_jobs,
-        seed: args.seed,
+        seed: args.seed.unwrap_or(SyntheticSpec::default().seed),
         ..SyntheticSpec::default()
     };
     let options = args.thresholds.options();
     options.check(&[args.policy])?;
+    let search = SearchOptions {
+        dpsa_nodes: args.dpsa_nodes,
+        rs_seed: args.seed,
+        rs_iterations: args.rs_iterations,
+        no_compression: args.no_compression,
+    };
+    search.check(args.policy)?;
     let mut files = output_files(
         args.trace.as_deref(),
         &[("--jobs-out", args.jobs_out.as_deref())],
@@ -729,7 +757,7 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
         None
     };
     let (policy, used) = options.resolve(args.policy, bounds, derived.as_ref())?;
-    let policy = args.heuristics.apply(policy);
+    let policy = search.apply(args.heuristics.apply(policy));
     let bar = progress::phase(&format!("replay {policy}"), prepared.jobs.len() as u64);
     let result = replay::run(
         &prepared,
@@ -788,6 +816,70 @@ fn run_farm_replay(args: &ReplayArgs, farm: &Path) -> Result<String, CliError> {
     };
     files.commit()?;
     Ok(text)
+}
+
+/// The replay options of the search policies and of the no-compression
+/// baseline.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SearchOptions {
+    /// `--dpsa-nodes`.
+    pub dpsa_nodes: Option<u32>,
+    /// `--seed`, which under cons-rs seeds the random search.
+    pub rs_seed: Option<u64>,
+    /// `--rs-iterations`.
+    pub rs_iterations: Option<u32>,
+    /// `--no-compression`.
+    pub no_compression: bool,
+}
+
+impl SearchOptions {
+    /// Refuses an option the policy would not use (`--seed` is also the
+    /// synthetic workload's, so it is never refused).
+    ///
+    /// # Errors
+    /// [`CliError::Usage`] naming the option and the policies it applies to.
+    pub fn check(&self, choice: PolicyChoice) -> Result<(), CliError> {
+        let unused = |option: &str, applies: &str| {
+            Err(CliError::Usage(format!(
+                "{option} applies to {applies}, not {choice}"
+            )))
+        };
+        let dpsa = matches!(
+            choice,
+            PolicyChoice::DpsaP | PolicyChoice::DpsaN | PolicyChoice::DpsaW
+        );
+        if self.dpsa_nodes.is_some() && !dpsa {
+            return unused("--dpsa-nodes", "dpsa-p, dpsa-n and dpsa-w");
+        }
+        if self.rs_iterations.is_some() && choice != PolicyChoice::ConsRs {
+            return unused("--rs-iterations", "cons-rs");
+        }
+        if self.no_compression && choice != PolicyChoice::Conservative {
+            return unused("--no-compression", "conservative");
+        }
+        Ok(())
+    }
+
+    /// `policy` with these options applied (after [`SearchOptions::check`]).
+    #[must_use]
+    pub fn apply(&self, policy: Policy) -> Policy {
+        match policy {
+            Policy::Dpsa { .. } => self
+                .dpsa_nodes
+                .map_or(policy, |n| policy.with_dpsa_nodes(n)),
+            Policy::ConsRs(mut params) => {
+                if let Some(seed) = self.rs_seed {
+                    params.seed = seed;
+                }
+                if let Some(n) = self.rs_iterations {
+                    params.iterations = Iterations::Fixed(n);
+                }
+                Policy::ConsRs(params)
+            }
+            Policy::Conservative if self.no_compression => Policy::ConservativeNoCompression,
+            other => other,
+        }
+    }
 }
 
 /// `host-cli info`: returns the text to print.

@@ -87,6 +87,9 @@ pub fn color(name: &str, index: usize) -> RGBColor {
         "selective-adaptive" => RGBColor(0xCC, 0x79, 0xA7),
         "selective-scaled" => RGBColor(0x56, 0xB4, 0xE9),
         "fcfs" => RGBColor(0x33, 0x33, 0x33),
+        "dpsa-p" => RGBColor(0xD7, 0x30, 0x27),
+        "dpsa-n" => RGBColor(0x1A, 0x98, 0x50),
+        "dpsa-w" => RGBColor(0x76, 0x2A, 0x83),
         _ => {
             const MORE: [RGBColor; 6] = [
                 RGBColor(0xFD, 0xAE, 0x61),
@@ -570,6 +573,105 @@ fn stack_panel(
     category_labels(root, &chart, &panel.categories, 0.0)
 }
 
+/// Points of one series for [`scatter`]: `(x, y, label)`; the label (may
+/// be empty) is written beside the point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PointSeries {
+    /// Legend name.
+    pub name: String,
+    /// The points.
+    pub points: Vec<(f64, f64, String)>,
+    /// Whether to join the points, in order, by a line.
+    pub joined: bool,
+}
+
+/// One scatter chart of percent changes (y, with a zero line) against any
+/// quantity (x), points labelled; values beyond +-300% are clipped at the
+/// axis end.
+///
+/// # Errors
+/// A message if drawing fails.
+pub fn scatter(
+    title: &str,
+    subtitle: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[PointSeries],
+) -> Result<String, String> {
+    let height = HEADER + 520;
+    let points = || series.iter().flat_map(|s| s.points.iter());
+    let xmin = points().map(|p| p.0).fold(f64::INFINITY, f64::min);
+    let xmax = points().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
+    let (xmin, xmax) = if xmin.is_finite() && xmax > xmin {
+        let pad = (xmax - xmin) * 0.08;
+        (xmin - pad, xmax + pad)
+    } else {
+        (0.0, 1.0)
+    };
+    let (lo, hi) = range_of(points().map(|p| p.1), Some(BAR_CAP));
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let legend = legend(Some(series.iter().map(|s| s.name.as_str())));
+        header(&root, title, subtitle, &legend)?;
+        let (_, body) = root.split_vertically(HEADER);
+        let mut chart = ChartBuilder::on(&body)
+            .margin(14)
+            .margin_right(40)
+            .x_label_area_size(52)
+            .y_label_area_size(84)
+            .build_cartesian_2d(xmin..xmax, lo..hi)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_labels(10)
+            .y_labels(8)
+            .x_desc(x_label)
+            .y_desc(y_label)
+            .y_label_formatter(&|v| format!("{v:.0}%"))
+            .axis_desc_style(font(15.0))
+            .label_style(font(14.0))
+            .max_light_lines(0)
+            .draw()
+            .map_err(err)?;
+        chart
+            .draw_series(LineSeries::new(
+                vec![(xmin, 0.0), (xmax, 0.0)],
+                BLACK.stroke_width(1),
+            ))
+            .map_err(err)?;
+        let label_style = font(12.5).color(&RGBColor(0x30, 0x30, 0x30));
+        for (si, s) in series.iter().enumerate() {
+            let c = color(&s.name, si);
+            let shown: Vec<(f64, f64)> =
+                s.points.iter().map(|p| (p.0, p.1.clamp(lo, hi))).collect();
+            if s.joined {
+                chart
+                    .draw_series(LineSeries::new(shown.clone(), c.stroke_width(2)))
+                    .map_err(err)?;
+            }
+            chart
+                .draw_series(shown.iter().map(|&p| Circle::new(p, 5, c.filled())))
+                .map_err(err)?;
+            for (p, &(x, y)) in s.points.iter().zip(&shown) {
+                if p.2.is_empty() {
+                    continue;
+                }
+                let (px, py) = chart.backend_coord(&(x, y));
+                root.draw(&Text::new(
+                    p.2.clone(),
+                    (px + 8, py - 7),
+                    label_style.clone(),
+                ))
+                .map_err(err)?;
+            }
+        }
+        root.present().map_err(err)?;
+    }
+    Ok(svg)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -749,5 +851,18 @@ mod tests {
         )
         .unwrap();
         assert!(s.contains("3.0%"));
+        let p = scatter(
+            "T",
+            "sub",
+            "utilisation %",
+            "change",
+            &[PointSeries {
+                name: "dpsa-n".into(),
+                points: vec![(60.0, -5.0, "Atlas".into()), (85.0, 400.0, String::new())],
+                joined: false,
+            }],
+        )
+        .unwrap();
+        assert!(p.contains("Atlas") && p.contains("dpsa-n"));
     }
 }

@@ -31,8 +31,8 @@
 
 use crate::swf::{self, LoadedTrace, SkipCounts, TraceJob};
 use backfill_core::{
-    Call, CategoryBounds, Cluster, Job, JobId, JobRecord, Kernel, KernelError, Metrics, Outcome,
-    Plan, Policy, SimError, SimErrorKind, SimJob, Simulator, Sink, Slot, Time,
+    Call, CategoryBounds, Cluster, Counters, Job, JobId, JobRecord, Kernel, KernelError, Metrics,
+    Outcome, Plan, Policy, SimError, SimErrorKind, SimJob, Simulator, Sink, Slot, Time,
 };
 use std::time::{Duration, Instant};
 
@@ -634,6 +634,8 @@ pub struct RunResult {
     pub wall: Duration,
     /// The slowest single kernel call, and which.
     pub slowest_call: (Duration, Option<Call>),
+    /// What the search-based policies did (DPSA searches, nodes, budget hits).
+    pub counters: Counters,
 }
 
 struct HostSink<'a> {
@@ -879,6 +881,7 @@ impl Replay<'_> {
                             observer.arriving(k, job);
                         });
                     let wall = started.elapsed();
+                    let counters = *sim.kernel().counters();
                     sink.report();
                     match outcome {
                         Ok(outcome) => Ok((
@@ -891,6 +894,7 @@ impl Replay<'_> {
                                 queue_capacity: Q,
                                 wall,
                                 slowest_call: sink.slowest,
+                                counters,
                             },
                             observer,
                         )),

@@ -198,6 +198,12 @@ pub struct ReplayReport {
     pub thresholds: Option<crate::thresholds::ThresholdsUsed>,
     /// Selective thresholds taken from a Conservative run: that run's means.
     pub conservative_thresholds: Option<crate::thresholds::ConservativeThresholds>,
+    /// DPSA's search statistics: under a DPSA policy, or when any is nonzero.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dpsa: Option<DpsaStats>,
+    /// CONS+RS's random-search statistics: under CONS+RS only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cons_rs: Option<ConsRsStats>,
     /// Wall-clock measurements: the only part of the report that differs
     /// between two runs of the same command.
     pub timings: ReplayTimings,
@@ -230,6 +236,142 @@ pub struct Phases {
     pub prerun: Option<f64>,
     /// Everything.
     pub total: f64,
+}
+
+/// What DPSA's subset search did over a replay.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct DpsaStats {
+    /// The node budget per pass (`None` for a policy without one).
+    pub budget: Option<u32>,
+    /// Passes that searched (the greedy set was not provably optimal).
+    pub searches: u64,
+    /// Search nodes visited, over all passes.
+    pub nodes: u64,
+    /// Searches stopped by the budget (their start set is the best found, not
+    /// necessarily the optimum).
+    pub budget_hits: u64,
+    /// Passes with more candidates than one search considers (the rest were
+    /// backfilled greedily).
+    pub overflows: u64,
+}
+
+impl DpsaStats {
+    /// The statistics of a run, when the policy is DPSA or any is nonzero.
+    #[must_use]
+    pub fn of(result: &RunResult) -> Option<Self> {
+        let c = &result.counters;
+        let budget = match result.policy {
+            backfill_core::Policy::Dpsa { nodes, .. } => Some(nodes),
+            _ => None,
+        };
+        let stats = Self {
+            budget,
+            searches: c.dpsa_searches,
+            nodes: c.dpsa_nodes,
+            budget_hits: c.dpsa_budget_hits,
+            overflows: c.dpsa_overflows,
+        };
+        let any = stats.searches > 0 || stats.nodes > 0 || stats.budget_hits > 0;
+        (budget.is_some() || any || stats.overflows > 0).then_some(stats)
+    }
+
+    /// The report line's text.
+    #[must_use]
+    pub fn text(&self) -> String {
+        let budget = self
+            .budget
+            .map_or_else(String::new, |b| format!("budget {b} nodes/pass; "));
+        let mean = if self.searches == 0 {
+            0.0
+        } else {
+            self.nodes as f64 / self.searches as f64
+        };
+        format!(
+            "{budget}{} searches, {} nodes ({mean:.1} per search), {} budget hits, {} passes with over {} candidates",
+            self.searches,
+            self.nodes,
+            self.budget_hits,
+            self.overflows,
+            backfill_core::policy::DPSA_CANDIDATES
+        )
+    }
+}
+
+/// What CONS+RS's random search did over a replay.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ConsRsStats {
+    /// The PRNG seed.
+    pub seed: u64,
+    /// Iterations per search: `per_queued_job` times the queue length when
+    /// the search starts, or `fixed`.
+    pub per_queued_job: Option<u32>,
+    /// A fixed number of iterations per search (`--rs-iterations`).
+    pub fixed: Option<u32>,
+    /// Searches run (one per instant with an early completion and jobs
+    /// waiting).
+    pub searches: u64,
+    /// Iterations run, over all searches.
+    pub iterations: u64,
+    /// Moves kept: the objective improved strictly and every job kept its
+    /// guarantee.
+    pub accepted: u64,
+    /// Moves undone because a job would have started after its guarantee.
+    pub rejected_guarantee: u64,
+    /// Moves undone because the objective did not improve.
+    pub rejected_objective: u64,
+    /// Iterations that found no gap before the chosen job's reservation.
+    pub no_gap: u64,
+    /// Iterations skipped because too many queued jobs overlapped the gap.
+    pub too_crowded: u64,
+}
+
+impl ConsRsStats {
+    /// The statistics of a CONS+RS run; `None` for other policies.
+    #[must_use]
+    pub fn of(result: &RunResult) -> Option<Self> {
+        let backfill_core::Policy::ConsRs(params) = result.policy else {
+            return None;
+        };
+        let c = &result.counters;
+        let (per_queued_job, fixed) = match params.iterations {
+            backfill_core::policy::Iterations::PerQueuedJob(k) => (Some(k), None),
+            backfill_core::policy::Iterations::Fixed(n) => (None, Some(n)),
+        };
+        Some(Self {
+            seed: params.seed,
+            per_queued_job,
+            fixed,
+            searches: c.rs_searches,
+            iterations: c.rs_iterations,
+            accepted: c.rs_accepted,
+            rejected_guarantee: c.rs_rejected_guarantee,
+            rejected_objective: c.rs_rejected_objective,
+            no_gap: c.rs_no_gap,
+            too_crowded: c.rs_too_crowded,
+        })
+    }
+
+    /// The report line's text.
+    #[must_use]
+    pub fn text(&self) -> String {
+        let budget = match (self.per_queued_job, self.fixed) {
+            (Some(k), _) => format!("{k} x queue length"),
+            (None, Some(n)) => format!("{n}"),
+            (None, None) => "-".to_owned(),
+        };
+        format!(
+            "seed {}, {budget} iterations/search; {} searches, {} iterations: {} moves accepted, \
+             {} rejected by guarantee, {} by objective; {} without a gap, {} too crowded",
+            self.seed,
+            self.searches,
+            self.iterations,
+            self.accepted,
+            self.rejected_guarantee,
+            self.rejected_objective,
+            self.no_gap,
+            self.too_crowded
+        )
+    }
 }
 
 /// Builds the report of a replay.
@@ -266,6 +408,8 @@ pub fn replay_report(
         kernel_calls: result.outcome.calls,
         thresholds: None,
         conservative_thresholds: None,
+        dpsa: DpsaStats::of(result),
+        cons_rs: ConsRsStats::of(result),
         timings: ReplayTimings {
             read_seconds: phases.read,
             prerun_seconds: phases.prerun,
@@ -455,6 +599,12 @@ pub fn replay_table(r: &ReplayReport) -> String {
         "             slowest kernel call {:.1} µs ({})",
         t.slowest_call_us, t.slowest_call
     );
+    if let Some(d) = &r.dpsa {
+        let _ = writeln!(out, "dpsa search  {}", d.text());
+    }
+    if let Some(c) = &r.cons_rs {
+        let _ = writeln!(out, "cons+rs      {}", c.text());
+    }
     out
 }
 
@@ -570,6 +720,10 @@ pub struct JobRow {
     pub category: &'static str,
     /// Whether it was killed at its estimate (ran longer than it asked for).
     pub killed: bool,
+    /// The start its first reservation guaranteed (the kernel's guarantee,
+    /// the first `reserved` report for the job); empty when it never had a
+    /// reservation (started at once, or a policy without them).
+    pub guarantee: Option<u32>,
 }
 
 /// Writes one CSV row per scheduled job, in trace order (by job id).
@@ -603,6 +757,7 @@ pub fn write_jobs_csv<W: Write>(
                 bounded_slowdown: r.bounded_slowdown(),
                 category: bounds.classify(r.runtime, r.job.procs).label(),
                 killed: r.killed,
+                guarantee: r.guarantee,
             })
             .map_err(csv_io)?;
     }

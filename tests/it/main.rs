@@ -6,12 +6,14 @@
 //! * `fuzz_twins`: the fuzz targets' bodies on stable, over the committed
 //!   corpus and seeded random bytes.
 //! * `real_traces`: replays of the archive traces in `shared/traces/`.
+//! * `dpsa`: DPSA against EASY and against an independent optimum.
 //! * `reference`: the kernel against the naive reference simulator on
 //!   random small workloads, every policy.
 //! * `farm`: flexible backfilling (BF_FCFS, BF_UNMOD, BF_MOD) against its
 //!   equivalences and the checker on random and generated farms.
 
 mod checker;
+mod dpsa;
 mod farm;
 mod fuzz_twins;
 mod properties;

@@ -32,7 +32,7 @@
 //!    one. Promised reservations never move later and the job starts no later
 //!    than the first one, which is its [`JobRecord::guarantee`]. Promised
 //!    are: every reservation under a `keeps_reservations` policy; the blocked
-//!    head's under a [`Policy::head_guaranteed`] policy (EASY, BF_FCFS,
+//!    head's under a [`Policy::head_guaranteed`] policy (EASY, DPSA, BF_FCFS,
 //!    BF_UNMOD; not SJF-EASY nor BF_MOD); under any policy, those
 //!    of a job whose record carries a guarantee (the kernel sets one only
 //!    where the policy promises the start).
@@ -1084,8 +1084,9 @@ fn check_reservations(
         s.last_reservation = Some(slot);
         s.last_reserved_at = Some(now);
     }
-    // EASY's, BF_FCFS's and BF_UNMOD's head; not BF_MOD's, whose
-    // reservation moves between jobs by design.
+    // EASY's, DPSA's, BF_FCFS's and BF_UNMOD's head; not SJF-EASY's (it
+    // can be overtaken) nor BF_MOD's, whose reservation moves between jobs
+    // by design.
     let easy = policy.head_guaranteed();
     for (i, s) in seen.iter().enumerate() {
         let job = &input[i].job;

@@ -144,24 +144,35 @@ impl fmt::Display for NaiveRecord {
     }
 }
 
-/// Whether the reference models `policy` (every policy but CONS+RS with a
-/// random search: with zero iterations it is Conservative).
+/// Whether the reference models `policy`: every policy but DPSA (checked
+/// against an exact optimum of its own) and CONS+RS with a random search
+/// (with zero iterations it is Conservative).
 #[must_use]
 pub const fn models(policy: Policy) -> bool {
     !matches!(
         policy,
-        Policy::ConsRs(RandomSearch { iterations, .. })
-            if !matches!(iterations, Iterations::Fixed(0))
+        Policy::Dpsa { .. }
+            | Policy::ConsRs(RandomSearch {
+                iterations: Iterations::Fixed(1..),
+                ..
+            })
+            | Policy::ConsRs(RandomSearch {
+                iterations: Iterations::PerQueuedJob(_),
+                ..
+            })
     )
 }
 
 /// Replays `jobs` under `policy` on one machine of `procs` processors.
 ///
+/// [`models`] must hold for `policy`.
+///
 /// Returns one entry per input job, in input order: `None` for a job that
 /// is refused (no processors, zero estimate, wider than the machine).
 ///
 /// # Panics
-/// When `jobs` is not sorted by submit time, or a time passes `u32::MAX`.
+/// When `jobs` is not sorted by submit time, a time passes `u32::MAX`, or
+/// the reference does not model `policy`.
 #[must_use]
 pub fn simulate(procs: u32, policy: Policy, jobs: &[SimJob]) -> Vec<Option<NaiveRecord>> {
     assert!(

@@ -96,8 +96,34 @@ impl Easy {
         let now = st.now;
         let mut pass = Pass::default();
         start_from_head(st, observer, &mut pass)?;
-        let Some(head) = st.queue.first().copied() else {
+        let Some((head, shadow)) = self.reserve_head(st, observer)? else {
             return Ok(pass);
+        };
+        let result = backfill_behind_head(st, observer, &mut pass, 1);
+        // The head's reservation lives only during the pass.
+        st.plan.release_from(&head, &shadow, now)?;
+        result.map(|()| pass)
+    }
+
+    /// Gives the queue head (which does not fit now) its reservation at its
+    /// shadow time and puts it into the plan, where it stays until the caller
+    /// releases it at the end of the pass; reports a new or moved reservation
+    /// to `observer`. Returns the head and its slot, or `None` when the queue
+    /// is empty. DPSA's first phase too.
+    pub(super) fn reserve_head<
+        const Q: usize,
+        const R: usize,
+        const B: usize,
+        const M: usize,
+        const L: usize,
+    >(
+        &mut self,
+        st: &mut State<Q, R, B, M, L>,
+        observer: &mut impl Observer,
+    ) -> Result<Option<(Job, Slot)>, KernelError> {
+        let now = st.now;
+        let Some(head) = st.queue.first().copied() else {
+            return Ok(None);
         };
         let shadow = st
             .plan
@@ -123,15 +149,13 @@ impl Easy {
             }
         }
         st.plan.reserve(&head.job, &shadow)?;
-        let result = backfill_behind_head(st, observer, &mut pass);
-        // The head's reservation lives only during the pass.
-        st.plan.release_from(&head.job, &shadow, now)?;
-        result.map(|()| pass)
+        Ok(Some((head.job, shadow)))
     }
 }
 
-/// Starts, in queue order, every job behind the head that fits the plan now
-/// (the head's reservation is in the plan). Flexible backfilling uses it too.
+/// Starts, in queue order from queue position `from` on (1: right behind
+/// the head), every job that fits the plan now (the head's reservation is in
+/// the plan). DPSA and flexible backfilling use it too.
 pub(super) fn backfill_behind_head<
     const Q: usize,
     const R: usize,
@@ -142,13 +166,14 @@ pub(super) fn backfill_behind_head<
     st: &mut State<Q, R, B, M, L>,
     observer: &mut impl Observer,
     pass: &mut Pass,
+    from: usize,
 ) -> Result<(), KernelError> {
     let now = st.now;
     // Processors free now on the best machine: a job wider than that
     // cannot start, which settles most of a deep queue without a probe.
     let mut most_free = st.plan.most_free_now(now);
     let mut stairs = Stairs::build(&st.cluster, &st.plan);
-    let mut index = 1;
+    let mut index = from;
     while most_free > 0 {
         let Some(procs) = st.queue.get(index).map(|q| q.job.procs) else {
             break;

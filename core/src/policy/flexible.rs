@@ -397,7 +397,7 @@ impl Flexible {
         }
         st.plan.reserve(&head.job, &shadow)?;
         let result = if st.cluster.pools().is_empty() && st.cluster.machines().len() == 1 {
-            backfill_behind_head(st, observer, &mut pass)
+            backfill_behind_head(st, observer, &mut pass, 1)
         } else {
             backfill_on_farm(st, observer, &mut pass)
         };

@@ -374,6 +374,43 @@ fn the_window_selects_synthetic_jobs_too() {
     assert_eq!(json["metrics"][0]["jobs"], 100);
 }
 
+#[test]
+fn replay_reports_dpsa_searches_and_the_budget() {
+    let text = cli(&["replay", "--synthetic-jobs", "800", "--policy", "dpsa-n"]).unwrap();
+    assert!(
+        text.contains("dpsa search  budget 100000 nodes/pass;"),
+        "{text}"
+    );
+    let json: serde_json::Value = serde_json::from_str(
+        &cli(&[
+            "replay",
+            "--synthetic-jobs",
+            "800",
+            "--policy",
+            "dpsa-p",
+            "--dpsa-nodes",
+            "0",
+            "--format",
+            "json",
+        ])
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(json["policy"], "dpsa-p");
+    assert_eq!(json["dpsa"]["budget"], 0);
+    assert_eq!(json["dpsa"]["nodes"], 0);
+    assert_eq!(json["dpsa"]["budget_hits"], json["dpsa"]["searches"]);
+    // With no budget DPSA-p is EASY.
+    let easy: serde_json::Value = serde_json::from_str(
+        &cli(&["replay", "--synthetic-jobs", "800", "--format", "json"]).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(json["metrics"], easy["metrics"]);
+    assert!(easy.get("dpsa").is_none(), "no DPSA line for EASY");
+    let err = cli(&["replay", "--policy", "easy", "--dpsa-nodes", "5"]).unwrap_err();
+    assert!(err.contains("--dpsa-nodes applies to dpsa-p"), "{err}");
+}
+
 /// Every phase that replays jobs has a progress bar, and each bar counts
 /// to its end (bars are hidden off a terminal but count all the same).
 #[test]
@@ -418,4 +455,142 @@ fn every_replaying_phase_has_a_progress_bar() {
         phases(&with(&["fairness"])),
         [("fairness 5 replays".into(), 1500)]
     );
+}
+
+fn replay_json(args: &[&str]) -> serde_json::Value {
+    let mut argv = vec!["replay", "--synthetic-jobs", "800", "--format", "json"];
+    argv.extend_from_slice(args);
+    serde_json::from_str(&cli(&argv).unwrap()).unwrap()
+}
+
+#[test]
+fn replay_reports_cons_rs_searches_by_outcome() {
+    let text = cli(&["replay", "--synthetic-jobs", "800", "--policy", "cons-rs"]).unwrap();
+    assert!(
+        text.contains("cons+rs      seed 0, 4 x queue length iterations/search;"),
+        "{text}"
+    );
+    let json = replay_json(&["--policy", "cons-rs", "--seed", "7"]);
+    assert_eq!(json["policy"], "cons-rs");
+    let c = &json["cons_rs"];
+    assert_eq!(c["seed"], 7);
+    assert_eq!(c["per_queued_job"], 4);
+    assert!(c["fixed"].is_null());
+    let n = |k: &str| c[k].as_u64().unwrap();
+    assert!(n("searches") > 0 && n("iterations") > 0, "{c}");
+    assert!(n("accepted") > 0, "the search finds moves here: {c}");
+    // Every iteration ends one way.
+    assert_eq!(
+        n("iterations"),
+        n("accepted")
+            + n("rejected_guarantee")
+            + n("rejected_objective")
+            + n("no_gap")
+            + n("too_crowded"),
+        "{c}"
+    );
+    assert!(json.get("dpsa").is_none());
+    // The seed is the search's: same seed, same schedule; the workload is
+    // the synthetic one of that seed too, so compare against itself only.
+    assert_eq!(
+        replay_json(&["--policy", "cons-rs", "--seed", "7"])["metrics"],
+        json["metrics"]
+    );
+    assert!(replay_json(&["--policy", "conservative"])
+        .get("cons_rs")
+        .is_none());
+}
+
+#[test]
+fn cons_rs_without_iterations_or_early_ends_is_conservative() {
+    let conservative = replay_json(&["--policy", "conservative"]);
+    let none = replay_json(&["--policy", "cons-rs", "--rs-iterations", "0"]);
+    assert_eq!(none["cons_rs"]["fixed"], 0);
+    assert_eq!(none["cons_rs"]["iterations"], 0);
+    assert_eq!(none["metrics"], conservative["metrics"]);
+    // Exact estimates: no job ends early, so no search runs.
+    let exact = ["--estimates", "exact"];
+    let rs = replay_json(&[&exact[..], &["--policy", "cons-rs"]].concat());
+    assert_eq!(rs["cons_rs"]["searches"], 0);
+    assert_eq!(
+        rs["metrics"],
+        replay_json(&[&exact[..], &["--policy", "conservative"]].concat())["metrics"]
+    );
+}
+
+#[test]
+fn no_compression_is_conservatives_baseline() {
+    let json = replay_json(&["--policy", "conservative", "--no-compression"]);
+    assert_eq!(json["policy"], "conservative-no-compression");
+    let conservative = replay_json(&["--policy", "conservative"]);
+    assert_ne!(json["metrics"], conservative["metrics"]);
+    // Without compression nobody moves up: waits are no shorter overall.
+    assert!(
+        json["metrics"][0]["mean_wait"].as_f64()
+            >= conservative["metrics"][0]["mean_wait"].as_f64(),
+        "{} vs {}",
+        json["metrics"][0],
+        conservative["metrics"][0]
+    );
+}
+
+#[test]
+fn search_options_are_refused_for_other_policies() {
+    for (args, message) in [
+        (
+            &["--policy", "easy", "--rs-iterations", "3"][..],
+            "--rs-iterations applies to cons-rs, not easy",
+        ),
+        (
+            &["--policy", "cons-rs", "--no-compression"][..],
+            "--no-compression applies to conservative, not cons-rs",
+        ),
+        (
+            &["--policy", "cons-rs", "--dpsa-nodes", "9"][..],
+            "--dpsa-nodes applies to dpsa-p, dpsa-n and dpsa-w, not cons-rs",
+        ),
+    ] {
+        let err = cli(&[&["replay"][..], args].concat()).unwrap_err();
+        assert!(err.contains(message), "{args:?}: {err}");
+    }
+}
+
+/// The `guarantee` column of `--jobs-out`: each job's first reservation,
+/// never before its start; empty without reservations.
+#[test]
+fn jobs_out_has_each_jobs_guarantee() {
+    let dir = scratch("guarantee");
+    let read = |policy: &str| -> Vec<csv::StringRecord> {
+        let path = dir.join(format!("{policy}.csv"));
+        cli(&[
+            "replay",
+            "--synthetic-jobs",
+            "600",
+            "--policy",
+            policy,
+            "--jobs-out",
+            path.to_str().unwrap(),
+        ])
+        .unwrap();
+        let mut reader = csv::Reader::from_path(&path).unwrap();
+        let headers = reader.headers().unwrap().clone();
+        assert_eq!(headers.get(11), Some("guarantee"), "{headers:?}");
+        reader.records().map(Result::unwrap).collect()
+    };
+    for policy in ["conservative", "cons-rs"] {
+        let rows = read(policy);
+        let mut guaranteed = 0;
+        for row in &rows {
+            if row[11].is_empty() {
+                continue;
+            }
+            guaranteed += 1;
+            let g: u32 = row[11].parse().unwrap();
+            assert!(row[2].parse::<u32>().unwrap() <= g, "{policy}: {row:?}");
+        }
+        // Every job is reserved on arrival.
+        assert_eq!(guaranteed, rows.len(), "{policy}");
+    }
+    assert!(read("fcfs").iter().all(|row| row[11].is_empty()));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,0 +1,313 @@
+//! Hand-checked DPSA passes: each expected start set below was worked out
+//! on paper from the rules in the module docs.
+
+use super::*;
+use crate::kernel::Kernel;
+use crate::types::{LicensePool, Machine, MachineSet};
+use crate::Policy;
+use std::vec;
+use std::vec::Vec;
+
+type K = Kernel<32, 32, 128>;
+
+fn dpsa(order: DpsaOrder, nodes: u32) -> Policy {
+    Policy::Dpsa { order, nodes }
+}
+
+/// Submits `jobs` `(id, procs, estimate)` at time 0 on one machine of
+/// `cpus` and runs the first pass; returns the kernel.
+fn at_zero(policy: Policy, cpus: u32, jobs: &[(u32, u32, u32)]) -> K {
+    let mut k = K::new(Cluster::single(cpus).unwrap(), policy);
+    for &(id, procs, estimate) in jobs {
+        k.submit(0, Job::new(id, 0, procs, estimate), &mut ())
+            .unwrap();
+    }
+    k.schedule(0, &mut ()).unwrap();
+    k
+}
+
+/// The ids started by one `schedule(now)` call, in start order.
+fn pass(k: &mut K, now: Time) -> Vec<u32> {
+    let mut started = Vec::new();
+    k.schedule(now, &mut |job: &Job, slot: Slot| {
+        assert_eq!(slot.start, now);
+        started.push(job.id);
+    })
+    .unwrap();
+    k.validate().unwrap();
+    started
+}
+
+fn sorted(mut v: Vec<u32>) -> Vec<u32> {
+    v.sort_unstable();
+    v
+}
+
+/// The paper's Fig. 1 shape on 10 processors. At 0, A (4 procs, until 2)
+/// and B (6 procs, until 7) run; J1 (8 procs) heads the queue; J2 (3), J3
+/// (2) and J4 (2) all end by 7. At 2, A ends: 4 processors are free and J1's
+/// shadow time is 7. EASY starts J2 (3 of the 4) and then neither J3 nor J4
+/// fits; DPSA starts J3 and J4 (all 4).
+/// Ids follow queue order: A = 1, B = 2, J1 = 3, J2 = 4, J3 = 5, J4 = 6.
+const FIG1: &[(u32, u32, u32)] = &[
+    (1, 4, 2),
+    (2, 6, 7),
+    (3, 8, 10),
+    (4, 3, 5),
+    (5, 2, 5),
+    (6, 2, 4),
+];
+
+fn fig1(policy: Policy) -> (Vec<u32>, K) {
+    let mut k = at_zero(policy, 10, FIG1);
+    assert_eq!(k.running().len(), 2, "A and B run, the rest waits");
+    k.complete(2, 1).unwrap();
+    let started = pass(&mut k, 2);
+    (started, k)
+}
+
+#[test]
+fn fig1_easy_starts_j2() {
+    assert_eq!(fig1(Policy::Easy).0, [4]);
+}
+
+#[test]
+fn fig1_every_variant_starts_j3_and_j4() {
+    for order in [DpsaOrder::Priority, DpsaOrder::Narrow, DpsaOrder::Wide] {
+        let (started, k) = fig1(dpsa(order, DEFAULT_DPSA_NODES));
+        assert_eq!(sorted(started), [5, 6], "{order:?}");
+        // J1 keeps EASY's reservation at its shadow time.
+        let head = k.queued().first().unwrap();
+        assert_eq!(head.job.id, 3);
+        assert_eq!(head.reservation.map(|s| s.start), Some(7));
+        assert_eq!(head.guarantee, Some(7));
+        assert_eq!(k.counters().dpsa_budget_hits, 0);
+    }
+    // DPSA-p's greedy set is {J2}: it had to search; DPSA-n's greedy set
+    // {J4, J3} (2 + 2) uses every free processor: nothing to search.
+    let (_, p) = fig1(Policy::DPSA_P);
+    assert_eq!(p.counters().dpsa_searches, 1);
+    assert!(p.counters().dpsa_nodes > 0);
+    let (_, n) = fig1(Policy::DPSA_N);
+    assert_eq!(n.counters().dpsa_searches, 0);
+}
+
+#[test]
+fn fig1_without_budget_dpsa_p_is_easy() {
+    let (started, k) = fig1(dpsa(DpsaOrder::Priority, 0));
+    assert_eq!(started, [4]);
+    assert_eq!(k.counters().dpsa_searches, 1);
+    assert_eq!(k.counters().dpsa_nodes, 0);
+    assert_eq!(k.counters().dpsa_budget_hits, 1);
+}
+
+/// The variants break ties differently. 6 processors free at 0 (a 10-wide
+/// head, id 2, behind job 1: 4 processors until 100), every candidate ends
+/// by the shadow time; queue order c2 d4 a1 b5 e3 f3 (name and processors;
+/// ids 3 to 8). Each variant's greedy set already uses all 6: DPSA-p takes
+/// {c, d} (queue order), DPSA-n {a, c, e} (narrowest first), DPSA-w {b, a}
+/// (widest first).
+#[test]
+fn variants_break_ties_by_their_order() {
+    let jobs: &[(u32, u32, u32)] = &[
+        (1, 4, 100),
+        (2, 10, 50),
+        (3, 2, 10), // c
+        (4, 4, 10), // d
+        (5, 1, 10), // a
+        (6, 5, 10), // b
+        (7, 3, 10), // e
+        (8, 3, 10), // f
+    ];
+    let started = |order| {
+        let k = at_zero(dpsa(order, DEFAULT_DPSA_NODES), 10, jobs);
+        (backfilled(&k), k.counters().dpsa_searches)
+    };
+    assert_eq!(started(DpsaOrder::Priority), (vec![3, 4], 0));
+    assert_eq!(started(DpsaOrder::Narrow), (vec![3, 5, 7], 0));
+    assert_eq!(started(DpsaOrder::Wide), (vec![5, 6], 0));
+}
+
+/// The running jobs other than job 1 (the one started from the head), sorted.
+fn backfilled(k: &K) -> Vec<u32> {
+    let ids = k.running().iter().map(|r| r.job.id).filter(|&id| id != 1);
+    sorted(ids.collect())
+}
+
+/// Two jobs that each fit alone but not together past the shadow time. 10
+/// processors; X (id 1, 6 procs) runs until 100; the head H (id 2, 8
+/// procs) is reserved at 100, leaving E = 2 spare from then on; 4 are free
+/// now. L1 and L2 (ids 3, 4; 2 each) run past 100: each fits alone,
+/// together they need 4 > 2 at 100. S (id 5, 2) ends by 100. Best: one long
+/// job and S (4 processors); never L1 + L2.
+#[test]
+fn long_jobs_share_what_the_head_leaves() {
+    let jobs: &[(u32, u32, u32)] = &[
+        (1, 6, 100),
+        (2, 8, 50),
+        (3, 2, 500),
+        (4, 2, 500),
+        (5, 2, 50),
+    ];
+    for order in [DpsaOrder::Priority, DpsaOrder::Narrow, DpsaOrder::Wide] {
+        let k = at_zero(dpsa(order, DEFAULT_DPSA_NODES), 10, jobs);
+        k.validate().unwrap();
+        assert_eq!(backfilled(&k), [3, 5], "{order:?}");
+    }
+}
+
+/// The search beats a greedy set only by looking past it. 7 free (job 1
+/// holds 3 until 100), head 2 blocked; candidates 3 to 6 in queue order
+/// want 4, 2, 3, 3 (all short): EASY and the greedy seed take 4 + 2 = 6; the
+/// optimum is 4 + 3 = 7.
+#[test]
+fn search_finds_the_optimum_past_the_greedy_set() {
+    let jobs: &[(u32, u32, u32)] = &[
+        (1, 3, 100),
+        (2, 10, 50),
+        (3, 4, 10),
+        (4, 2, 10),
+        (5, 3, 10),
+        (6, 3, 10),
+    ];
+    let easy = at_zero(Policy::Easy, 10, jobs);
+    assert_eq!(backfilled(&easy), [3, 4]);
+    let k = at_zero(Policy::DPSA_P, 10, jobs);
+    // DPSA-p: the first in queue order among the sets of 7: {3, 5}.
+    assert_eq!(backfilled(&k), [3, 5]);
+    assert_eq!(k.counters().dpsa_searches, 1);
+    assert_eq!(k.counters().dpsa_budget_hits, 0);
+}
+
+/// A budget too small to finish keeps the best set found so far and counts
+/// a hit; with enough budget the same state gives the optimum.
+#[test]
+fn budget_hits_keep_the_best_so_far() {
+    // 20 free; candidates 6, 6, 6, 5, 5, 5, 5 (greedy 18; optimum 20).
+    let mut jobs = vec![(1, 12, 100), (2, 32, 50)];
+    for (id, procs) in [(3, 6), (4, 6), (5, 6), (6, 5), (7, 5), (8, 5), (9, 5)] {
+        jobs.push((id, procs, 10));
+    }
+    let used = |k: &K| -> u32 {
+        k.running()
+            .iter()
+            .filter(|r| r.job.id != 1)
+            .map(|r| r.job.procs)
+            .sum()
+    };
+    let zero = at_zero(dpsa(DpsaOrder::Priority, 0), 32, &jobs);
+    assert_eq!(used(&zero), 18);
+    let small = at_zero(dpsa(DpsaOrder::Priority, 5), 32, &jobs);
+    assert_eq!(small.counters().dpsa_budget_hits, 1);
+    assert_eq!(small.counters().dpsa_nodes, 5);
+    assert!(used(&small) >= 18);
+    let full = at_zero(Policy::DPSA_P, 32, &jobs);
+    assert_eq!(used(&full), 20);
+    assert_eq!(full.counters().dpsa_budget_hits, 0);
+}
+
+/// More candidates than one search holds: the first `DPSA_CANDIDATES` in
+/// queue order are searched, the rest are offered greedily after, and the
+/// pass is counted.
+#[test]
+fn extra_candidates_are_offered_greedily() {
+    type Big = Kernel<256, 256, 600>;
+    let mut k = Big::new(Cluster::single(1000).unwrap(), Policy::DPSA_N);
+    k.submit(0, Job::new(0, 0, 500, 100), &mut ()).unwrap();
+    k.submit(0, Job::new(1, 0, 1000, 100), &mut ()).unwrap();
+    let extra = u32::try_from(DPSA_CANDIDATES).unwrap() + 20;
+    for id in 2..2 + extra {
+        k.submit(0, Job::new(id, 0, 3, 10), &mut ()).unwrap();
+    }
+    k.schedule(0, &mut ()).unwrap();
+    k.validate().unwrap();
+    assert_eq!(k.counters().dpsa_overflows, 1);
+    // 500 free: all 148 jobs of 3 (444) start, the searched ones and the rest.
+    assert_eq!(k.running().len(), 1 + DPSA_CANDIDATES + 20);
+}
+
+/// One machine with a license pool no job uses takes the plan-placement
+/// path; it must choose exactly what the count test chooses, pass by pass,
+/// on random workloads and orders: the count test is the profile test.
+#[test]
+fn placement_and_counts_agree_on_one_machine() {
+    type P = Kernel<32, 32, 128, 1, 1>;
+    let pool = LicensePool {
+        count: 1,
+        machines: MachineSet::ALL,
+    };
+    let mut seed = 7_u64;
+    let mut next = |n: u32| {
+        // SplitMix64.
+        seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        u32::try_from((z ^ (z >> 31)) % u64::from(n)).unwrap()
+    };
+    let mut searches = 0;
+    for _ in 0..300 {
+        let order = [DpsaOrder::Priority, DpsaOrder::Narrow, DpsaOrder::Wide][next(3) as usize];
+        // Both exact (no budget) or both greedy: their prunings differ, so
+        // with a budget in between they may stop at different sets.
+        let nodes = [0, u32::MAX][next(2) as usize];
+        let policy = dpsa(order, nodes);
+        let counting = Cluster::<1, 1>::single(16).unwrap();
+        let placing = Cluster::<1, 1>::new(&[Machine::new(16)], &[pool]).unwrap();
+        let mut a = P::new(counting, policy);
+        let mut b = P::new(placing, policy);
+        let mut now = 0;
+        for id in 0..24 {
+            now += next(20);
+            // Jobs past their estimate are killed; now and then one ends early.
+            let mut done: Vec<u32> = a
+                .running()
+                .iter()
+                .filter(|r| r.slot.end() <= now)
+                .map(|r| r.job.id)
+                .collect();
+            if next(3) == 0 {
+                if let Some(r) = a.running().get(next(8) as usize) {
+                    if !done.contains(&r.job.id) {
+                        done.push(r.job.id);
+                    }
+                }
+            }
+            for victim in done {
+                a.complete(now, victim).unwrap();
+                b.complete(now, victim).unwrap();
+            }
+            let job = Job::new(id, now, 1 + next(16), 1 + next(100));
+            a.submit(now, job, &mut ()).unwrap();
+            b.submit(now, job, &mut ()).unwrap();
+            let mut sa = Vec::new();
+            let mut sb = Vec::new();
+            a.schedule(now, &mut |j: &Job, _: Slot| sa.push(j.id))
+                .unwrap();
+            b.schedule(now, &mut |j: &Job, _: Slot| sb.push(j.id))
+                .unwrap();
+            assert_eq!(sa, sb, "{policy:?} at {now}");
+            a.validate().unwrap();
+            b.validate().unwrap();
+        }
+        searches += b.counters().dpsa_searches;
+    }
+    assert!(searches > 100, "only {searches} searches");
+}
+
+#[test]
+fn names_and_budgets() {
+    assert_eq!(Policy::DPSA_P.name(), "dpsa-p");
+    assert_eq!(Policy::DPSA_N.name(), "dpsa-n");
+    assert_eq!(Policy::DPSA_W.name(), "dpsa-w");
+    assert_eq!(Policy::from_name("dpsa-w"), Some(Policy::DPSA_W));
+    assert_eq!(
+        Policy::DPSA_N.with_dpsa_nodes(7),
+        dpsa(DpsaOrder::Narrow, 7)
+    );
+    assert_eq!(Policy::Easy.with_dpsa_nodes(7), Policy::Easy);
+    for p in [Policy::DPSA_P, Policy::DPSA_N, Policy::DPSA_W] {
+        assert!(p.reserves_head() && p.starvation_free() && !p.reserves_all());
+        assert!(!p.keeps_reservations() && !p.shortest_first());
+    }
+}
