@@ -691,3 +691,28 @@ fn a_late_completion_can_push_a_reservation_past_a_future_guarantee() {
     );
     k.validate().unwrap();
 }
+
+/// SJF-EASY: J1 fills the machine until 100; J2 waits as the head, reserved
+/// at 100; J3, shorter, arrives and overtakes it. J3 now holds the head's
+/// reservation and J2 holds none (a stale one would be reported to the host
+/// through `queued()`).
+#[test]
+fn sjf_easy_head_overtaken_loses_its_reservation() {
+    let mut k = kernel(Policy::SjfEasy);
+    k.submit(0, Job::new(1, 0, 8, 100), &mut ()).unwrap();
+    k.schedule(0, &mut ()).unwrap();
+    k.submit(1, Job::new(2, 1, 8, 50), &mut ()).unwrap();
+    k.schedule(1, &mut ()).unwrap();
+    let reservation = |k: &Kernel<4, 4, 32>, id: JobId| {
+        k.queued()
+            .iter()
+            .find(|q| q.job.id == id)
+            .map(|q| q.reservation.map(|s| s.start))
+    };
+    assert_eq!(reservation(&k, 2), Some(Some(100)));
+    k.submit(2, Job::new(3, 2, 8, 10), &mut ()).unwrap();
+    k.schedule(2, &mut ()).unwrap();
+    assert_eq!(k.queued().first().map(|q| q.job.id), Some(3));
+    assert_eq!(reservation(&k, 3), Some(Some(100)));
+    assert_eq!(reservation(&k, 2), Some(None));
+}
