@@ -432,9 +432,14 @@ fn api_schedule(k: &mut ApiKernel, now: Time) {
         .copied()
         .filter(|id| !started.contains(id))
         .collect();
-    if matches!(k.policy(), Policy::BfUnmod(_) | Policy::BfMod(_)) {
-        // Flexible backfilling puts the queue in priority order at every
-        // pass, so only the set of waiting jobs is fixed.
+    if matches!(
+        k.policy(),
+        Policy::BfFcfs | Policy::BfUnmod(_) | Policy::BfMod(_)
+    ) {
+        // Flexible backfilling puts the queue in its order at every pass
+        // (priority; BF_FCFS and BF_UNMOD keep the job holding the
+        // reservation first, even behind a backdated arrival), so only the
+        // set of waiting jobs is fixed.
         let (mut got, mut want) = (after.queued.clone(), want_queued);
         got.sort_unstable();
         want.sort_unstable();
