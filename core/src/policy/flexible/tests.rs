@@ -343,3 +343,21 @@ fn aging_only_is_bf_fcfs_and_bf_fcfs_is_easy() {
         assert_eq!(handovers, 0);
     }
 }
+
+/// `AGING_ONLY` is what its docs say: the deadline, license and wait scores
+/// weigh nothing, aging keeps its default weight and factor.
+#[test]
+fn aging_only_weighs_nothing_but_aging() {
+    let h = Heuristics::AGING_ONLY;
+    let scores = Scores {
+        aging: 7,
+        deadline: 10_000,
+        licenses: 3_000,
+        wait: 1_000,
+    };
+    assert_eq!(
+        h.priority(&scores),
+        i64::from(Heuristics::DEFAULT.aging_weight) * 7
+    );
+    assert_eq!(h.age_factor, Heuristics::DEFAULT.age_factor);
+}
