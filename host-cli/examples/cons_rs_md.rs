@@ -19,6 +19,10 @@ use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+#[path = "md_common/shared.rs"]
+mod md_common;
+use md_common::{json_reports, short, stem, write_csv, write_text};
+
 /// Options.
 #[derive(Debug, Parser)]
 struct Args {
@@ -90,41 +94,9 @@ struct Run {
     slowest_call_ms: Option<f64>,
 }
 
-fn stem(path: &str) -> String {
-    let name = Path::new(path)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or(path);
-    name.trim_end_matches(".gz")
-        .trim_end_matches(".swf")
-        .to_owned()
-}
-
-/// `LLNL-Thunder-2007-1.1-cln` -> `LLNL-Thunder`: the name up to the year.
-fn short(trace: &str) -> String {
-    let parts: Vec<&str> = trace.split('-').collect();
-    let year = parts
-        .iter()
-        .position(|p| p.len() == 4 && p.chars().all(|c| c.is_ascii_digit()));
-    match year {
-        Some(0) | None => trace.to_owned(),
-        Some(i) => parts[..i].join("-"),
-    }
-}
-
 fn read_runs(dir: &Path) -> Result<Vec<Run>, String> {
     let mut runs = Vec::new();
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    entries.sort();
-    for path in entries {
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let v: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    for (path, v) in json_reports(dir)? {
         let f = |p: &str| v.pointer(p).and_then(serde_json::Value::as_f64);
         let u = |p: &str| v.pointer(p).and_then(serde_json::Value::as_u64);
         let s = |p: &str| {
@@ -250,19 +222,6 @@ fn num(v: f64, wait: bool) -> String {
 
 fn pct(new: f64, base: f64) -> f64 {
     100.0 * (new - base) / base
-}
-
-fn write_csv<T: Serialize>(path: &Path, rows: &[T]) -> Result<(), String> {
-    let mut w = csv::Writer::from_path(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    for row in rows {
-        w.serialize(row)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-    }
-    w.flush().map_err(|e| format!("{}: {e}", path.display()))
-}
-
-fn write_text(path: &Path, text: &str) -> Result<(), String> {
-    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Percent change against CONS+RS of each other policy (the paper's

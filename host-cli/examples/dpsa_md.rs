@@ -18,6 +18,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+#[path = "md_common/shared.rs"]
+mod md_common;
+use md_common::{json_reports, short, stem, write_csv, write_text};
+
 /// Options.
 #[derive(Debug, Parser)]
 struct Args {
@@ -81,41 +85,9 @@ struct Change {
     budget_hits: Option<u64>,
 }
 
-fn stem(path: &str) -> String {
-    let name = Path::new(path)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or(path);
-    name.trim_end_matches(".gz")
-        .trim_end_matches(".swf")
-        .to_owned()
-}
-
-/// `LLNL-Thunder-2007-1.1-cln` -> `LLNL-Thunder`: the name up to the year.
-fn short(trace: &str) -> String {
-    let parts: Vec<&str> = trace.split('-').collect();
-    let year = parts
-        .iter()
-        .position(|p| p.len() == 4 && p.chars().all(|c| c.is_ascii_digit()));
-    match year {
-        Some(0) | None => trace.to_owned(),
-        Some(i) => parts[..i].join("-"),
-    }
-}
-
 fn read_runs(dir: &Path) -> Result<Vec<Run>, String> {
     let mut runs = Vec::new();
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    entries.sort();
-    for path in entries {
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let v: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    for (path, v) in json_reports(dir)? {
         let f = |p: &str| v.pointer(p).and_then(serde_json::Value::as_f64);
         let u = |p: &str| v.pointer(p).and_then(serde_json::Value::as_u64);
         let s = |p: &str| {
@@ -178,19 +150,6 @@ fn changes(runs: &[Run], index: &Index<'_>) -> Vec<Change> {
         });
     }
     out
-}
-
-fn write_csv<T: Serialize>(path: &Path, rows: &[T]) -> Result<(), String> {
-    let mut w = csv::Writer::from_path(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    for row in rows {
-        w.serialize(row)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-    }
-    w.flush().map_err(|e| format!("{}: {e}", path.display()))
-}
-
-fn write_text(path: &Path, text: &str) -> Result<(), String> {
-    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn pct(v: Option<f64>) -> String {
