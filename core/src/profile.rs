@@ -327,29 +327,11 @@ impl<const B: usize> Profile<B> {
         }
     }
 
-    /// Makes sure a step begins exactly at `t` (splitting the step in force),
-    /// returning its index. Needs one free slot when `t` is not a step yet.
-    fn split_at(&mut self, t: Time) -> Result<usize, ProfileError> {
-        let index = self.index_at(t);
-        if self.at_of(index) == Some(t) {
-            return Ok(index);
-        }
-        let free = self.free_of(index);
-        let at = index.saturating_add(1);
-        self.steps
-            .insert(at, Step { at: t, free })
-            .map_err(|_| ProfileError::Full)?;
-        Ok(at)
-    }
-
-    /// How many steps a split at `start` and at `end` would add.
-    fn splits_needed(&self, start: Time, end: Time) -> usize {
-        let missing = |t: Time| usize::from(self.at_of(self.index_at(t)) != Some(t));
-        missing(start).saturating_add(missing(end))
-    }
-
-    /// Adds `delta` (negative: subtract) to every step in `[start, end)`,
-    /// after checking the bounds; then restores canonical form.
+    /// Adds `amount` to (`take`: subtracts it from) every step in
+    /// `[start, end)`, after checking the bounds; then restores canonical
+    /// form. One binary search finds the first step; the window is walked
+    /// once to check it, which also finds its last step and whether a step
+    /// must be split at either edge.
     fn apply(
         &mut self,
         start: Time,
@@ -365,9 +347,9 @@ impl<const B: usize> Profile<B> {
         }
         // Check first, so that failure leaves the profile untouched.
         let first = self.index_at(start);
-        let mut index = first;
+        let mut last = first;
         loop {
-            let free = self.free_of(index);
+            let free = self.free_of(last);
             let ok = if take {
                 free >= amount
             } else {
@@ -380,23 +362,35 @@ impl<const B: usize> Profile<B> {
                     ProfileError::OverRelease
                 });
             }
-            index = index.saturating_add(1);
-            match self.at_of(index) {
-                Some(at) if at < end => {}
+            match self.at_of(last.saturating_add(1)) {
+                Some(at) if at < end => last = last.saturating_add(1),
                 _ => break,
             }
         }
-        if self
-            .steps
-            .len()
-            .saturating_add(self.splits_needed(start, end))
-            > B
-        {
+        // `first` is in force at `start` and `last` just before `end`.
+        let split_start = self.at_of(first) != Some(start);
+        let split_end = self.at_of(last.saturating_add(1)) != Some(end);
+        let needed = usize::from(split_start).saturating_add(usize::from(split_end));
+        if self.steps.len().saturating_add(needed) > B {
             return Err(ProfileError::Full);
         }
-        let lo = self.split_at(start)?;
-        let hi = self.split_at(end)?;
-        for step in self.steps.iter_mut().take(hi).skip(lo) {
+        let mut lo = first;
+        if split_start {
+            lo = first.saturating_add(1);
+            let free = self.free_of(first);
+            self.steps
+                .insert(lo, Step { at: start, free })
+                .map_err(|_| ProfileError::Full)?;
+            last = last.saturating_add(1);
+        }
+        let hi = last.saturating_add(1);
+        if split_end {
+            let free = self.free_of(last);
+            self.steps
+                .insert(hi, Step { at: end, free })
+                .map_err(|_| ProfileError::Full)?;
+        }
+        for step in self.steps.get_mut(lo..hi).into_iter().flatten() {
             step.free = if take {
                 step.free.saturating_sub(amount)
             } else {

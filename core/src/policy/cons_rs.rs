@@ -239,11 +239,12 @@ impl ConsRs {
             ));
         };
         let job = entry.job;
-        st.plan.release_from(&job, &old, now)?;
+        // J's own reservation begins at `old.start`, so it does not change
+        // the free units at any instant the gap search looks at: the search
+        // runs with J still in the plan, and a miss costs no plan update.
         let gap = match find_gap(st, &job, old.start) {
             Ok(Some(gap)) => gap,
             other => {
-                st.plan.reserve(&job, &old)?;
                 st.counters.rs_no_gap = st.counters.rs_no_gap.saturating_add(1);
                 return other.map(|_| ());
             }
@@ -258,19 +259,23 @@ impl ConsRs {
             if i == index || !shares || !overlaps {
                 continue;
             }
-            if slot.start < now || moves.touched.push((i, slot, Place::Out)).is_err() {
+            if slot.start < now || moves.touched.push((i, slot, Place::In)).is_err() {
                 crowded = true; // a missed reservation, or too many to handle
                 break;
             }
         }
         if crowded {
-            st.plan.reserve(&job, &old)?;
             st.counters.rs_too_crowded = st.counters.rs_too_crowded.saturating_add(1);
             return Ok(());
         }
-        for &(i, slot, _) in &moves.touched {
-            let other = queued_job(st, i)?;
-            st.plan.release_from(&other, &slot, now)?;
+        st.plan.release_from(&job, &old, now)?;
+        // Outside J's new window every touched job still fits where it is
+        // (there the plan only lost J's old reservation), so only the part
+        // of each inside the window is taken out.
+        for (i, slot, place) in &mut moves.touched {
+            let other = queued_job(st, *i)?;
+            st.plan.release_from(&other, &inside(slot, &gap), now)?;
+            *place = Place::Partly;
         }
         let outcome = self.place(st, &job, gap, &mut moves);
         let accepted = match outcome {
@@ -318,11 +323,19 @@ impl ConsRs {
         moves.job_placed = true;
         for (i, slot, place) in &mut moves.touched {
             let other = queued_job(st, *i)?;
-            if st.plan.reserve(&other, slot).is_ok() {
-                *place = Place::Kept;
+            if st.plan.reserve(&other, &inside(slot, &gap)).is_ok() {
+                *place = Place::In;
             }
         }
-        let mut within = true;
+        // The displaced ones leave the plan altogether before any is
+        // re-placed.
+        for (i, slot, place) in &mut moves.touched {
+            if *place == Place::Partly {
+                let other = queued_job(st, *i)?;
+                release_outside(st, &other, slot, &gap)?;
+                *place = Place::Out;
+            }
+        }
         for (i, _, place) in &mut moves.touched {
             if *place != Place::Out {
                 continue;
@@ -330,17 +343,34 @@ impl ConsRs {
             let Some(q) = st.queue.get(*i).copied() else {
                 return Err(KernelError::Internal("random search: no such queue entry"));
             };
-            let slot = st
-                .plan
-                .earliest(&st.cluster, &q.job, st.now)?
-                .ok_or(KernelError::Unrunnable(q.job.id))?;
+            let slot = match q.guarantee {
+                // Only a start at or before the guarantee can be kept: look
+                // no further, and stop at the first job that cannot have one
+                // (the move is rejected; `undo` puts back the jobs still out).
+                Some(g) => {
+                    let nothing = Slot {
+                        start: Time::MAX,
+                        machine: 0,
+                        duration: 0,
+                    };
+                    let limit = g.saturating_add(1);
+                    match st
+                        .plan
+                        .earliest_before(&st.cluster, &q.job, &nothing, st.now, limit)?
+                    {
+                        Some(slot) => slot,
+                        None => return Ok(false),
+                    }
+                }
+                None => st
+                    .plan
+                    .earliest(&st.cluster, &q.job, st.now)?
+                    .ok_or(KernelError::Unrunnable(q.job.id))?,
+            };
             st.plan.reserve(&q.job, &slot)?;
             *place = Place::Moved(slot);
-            if q.guarantee.is_some_and(|g| slot.start > g) {
-                within = false;
-            }
         }
-        Ok(within)
+        Ok(true)
     }
 
     /// Makes an accepted move the plan: new reservations in the queue,
@@ -384,12 +414,59 @@ impl ConsRs {
 /// Where a touched job is in the plan during an iteration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Place {
+    /// At its old slot, all of it.
+    In,
+    /// At its old slot except the part inside the gap's window.
+    Partly,
     /// Taken out.
     Out,
-    /// Back at its old slot.
-    Kept,
     /// Displaced and re-placed here.
     Moved(Slot),
+}
+
+/// The part of `slot` inside `window`'s time span (empty when they do not
+/// overlap), on `slot`'s machine.
+fn inside(slot: &Slot, window: &Slot) -> Slot {
+    let start = slot.start.max(window.start);
+    let end = slot.end().min(window.end());
+    Slot {
+        start,
+        machine: slot.machine,
+        duration: end.saturating_sub(start),
+    }
+}
+
+/// Gives back `job`'s resources over the parts of `slot` before and after
+/// `window` (the part inside is already out).
+fn release_outside<
+    const Q: usize,
+    const R: usize,
+    const B: usize,
+    const M: usize,
+    const L: usize,
+>(
+    st: &mut State<Q, R, B, M, L>,
+    job: &Job,
+    slot: &Slot,
+    window: &Slot,
+) -> Result<(), KernelError> {
+    let part = inside(slot, window);
+    let before = Slot {
+        start: slot.start,
+        machine: slot.machine,
+        duration: part.start.saturating_sub(slot.start),
+    };
+    let after = Slot {
+        start: part.end(),
+        machine: slot.machine,
+        duration: slot.end().saturating_sub(part.end()),
+    };
+    for piece in [before, after] {
+        if piece.duration > 0 {
+            st.plan.release_from(job, &piece, piece.start)?;
+        }
+    }
+    Ok(())
 }
 
 /// What one iteration changed in the plan, so it can be undone.
@@ -432,19 +509,23 @@ fn undo<const Q: usize, const R: usize, const B: usize, const M: usize, const L:
         }
     }
     for &(i, was, place) in &moves.touched {
-        if place != Place::Kept {
-            let other = queued_job(st, i)?;
-            st.plan.reserve(&other, &was)?;
-        }
+        let back = match place {
+            Place::In => continue,
+            Place::Partly => inside(&was, &gap),
+            Place::Out | Place::Moved(_) => was,
+        };
+        let other = queued_job(st, i)?;
+        st.plan.reserve(&other, &back)?;
     }
     st.plan.reserve(job, old)?;
     Ok(())
 }
 
-/// The earliest gap for `job` (already out of the plan): the earliest
-/// instant at or after now and before `before` at which, on some eligible
+/// The earliest gap for `job`: the earliest instant at or after now and before `before` at which, on some eligible
 /// machine, `job.procs` processors and a copy of each license it needs are
 /// free. Ties go to the fastest machine ([`Cluster::order`](crate::Cluster::order)).
+/// Whether `job`'s own reservation, from `before` on, is in the plan makes
+/// no difference: no instant before `before` is looked at.
 fn find_gap<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
     st: &State<Q, R, B, M, L>,
     job: &Job,
@@ -469,6 +550,28 @@ fn find_gap<const Q: usize, const R: usize, const B: usize, const M: usize, cons
             continue;
         };
         let limit = best.map_or(before, |b| b.start.min(before));
+        if job.licenses.0 == 0 {
+            // Processors only: one walk along the machine's steps.
+            let steps = cpus.steps();
+            let first = steps.partition_point(|s| s.at <= now).saturating_sub(1);
+            let found = steps
+                .get(first..)
+                .unwrap_or(&[])
+                .iter()
+                .map(|s| (s.at.max(now), s.free))
+                .take_while(|&(t, _)| t < limit)
+                .find(|&(_, free)| free >= job.procs);
+            if let Some((t, _)) = found {
+                if t.checked_add(duration).is_some() {
+                    best = Some(Slot {
+                        start: t,
+                        machine,
+                        duration,
+                    });
+                }
+            }
+            continue;
+        }
         let mut t = now;
         while t < limit {
             let licenses_free = (0..st.cluster.pools().len())
