@@ -98,7 +98,7 @@ xargs -P "$JOBS" -L 1 bash -c '
     esac
     status=0
     timeout "$RS_TIMEOUT" "$BIN" replay "$TRACES/$0.swf.gz" --estimates "$1" "${args[@]}" $WINDOW_ARGS \
-        --format json >"$out.tmp" || status=$?
+        --format json --latency >"$out.tmp" || status=$?
     if [ "$status" = 124 ]; then
         rm -f "$out.tmp"
         echo "{\"timeout\": $RS_TIMEOUT, \"trace\": \"$0\", \"estimates\": \"$1\", \"policy\": \"$2\", \"seed\": \"$3\"}" >"$out"

@@ -57,7 +57,7 @@ export BIN TRACES RUNS
 xargs -P "$JOBS" -L 1 bash -c '
     out="$RUNS/$0__$1__$2__l$3.json"
     [ -s "$out" ] && exit 0
-    "$BIN" replay "$TRACES/$0.swf.gz" --estimates "$1" --policy "$2" --load "$3" \
+    "$BIN" replay "$TRACES/$0.swf.gz" --estimates "$1" --policy "$2" --load "$3" --latency \
         --format json >"$out.tmp" || { echo "  $0 $1 $2 x$3: failed" >&2; exit 255; }
     mv "$out.tmp" "$out"
     echo "  $0 $1 $2 x$3" >&2

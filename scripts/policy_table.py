@@ -37,7 +37,7 @@ def main():
         for estimates in ("user", "exact"):
             for policy in POLICIES:
                 cmd = [exe, "replay", trace, "--policy", policy, "--estimates", estimates,
-                       "--format", "json"]
+                       "--format", "json", "--latency"]
                 if policy in ("selective", "selective-d"):
                     cmd += ["--threshold-from", "conservative"]
                 t0 = time.monotonic()

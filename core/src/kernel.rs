@@ -197,13 +197,10 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
                 current: st.now,
             });
         }
-        let index = st
-            .running
-            .iter()
-            .position(|r| r.job.id == id)
-            .ok_or(KernelError::UnknownJob(id))?;
+        // Time is checked above, so neither step can fail after the other
+        // changed something.
+        let done = st.finish(id)?;
         st.advance(now)?;
-        let done = st.running.remove(index);
         if done.slot.end() > now {
             st.plan.release_from(&done.job, &done.slot, now)?;
         }
@@ -216,14 +213,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     /// or estimate expiry. `None` when nothing is pending.
     #[must_use]
     pub fn next_wakeup(&self) -> Option<Time> {
-        let now = self.st.now;
-        let expiry = self
-            .st
-            .running
-            .iter()
-            .map(|r| r.slot.end())
-            .filter(|&t| t > now)
-            .min();
+        let expiry = self.st.next_expiry();
         match (expiry, self.engine.next_wakeup(&self.st)) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -257,12 +247,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         observer: &mut O,
     ) -> Result<Pass, KernelError> {
         self.st.advance(now)?;
-        if let Some(late) = self
-            .st
-            .running
-            .iter()
-            .find(|r| r.slot.end() <= now && r.slot.duration > 0)
-        {
+        if let Some(late) = self.st.overdue(now) {
             return Err(KernelError::Overdue(late.job.id));
         }
         self.engine.pass(&mut self.st, observer)

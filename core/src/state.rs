@@ -209,7 +209,12 @@ pub(crate) struct State<
     pub(crate) cluster: Cluster<M, L>,
     pub(crate) now: Time,
     pub(crate) queue: Deck<QueuedJob, Q>,
+    /// Only [`State::start`] adds to it and [`State::finish`] takes from
+    /// it, which keep `first_end`.
     pub(crate) running: Vec<RunningJob, R>,
+    /// The earliest estimated end of a running job (`None`: none runs), so
+    /// that the next expiry is known without a walk over the running set.
+    first_end: Option<Time>,
     pub(crate) plan: Plan<B, M, L>,
     /// A host call came late and a missed reservation was re-planned from
     /// then: guarantees given before may no longer hold (see
@@ -232,6 +237,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             now: 0,
             queue: Deck::new(VACANT),
             running: Vec::new(),
+            first_end: None,
             plan,
             replanned_late: false,
             max_id: None,
@@ -304,8 +310,51 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         if self.running.push(running).is_err() {
             return Err(KernelError::Internal("running set full after check"));
         }
+        let end = slot.end();
+        self.first_end = Some(self.first_end.map_or(end, |t| t.min(end)));
         observer.started(&entry.job, slot);
         Ok(())
+    }
+
+    /// Takes running job `id` out of the running set. The earliest end is
+    /// found again only when this job had it: O(1) amortised over a replay.
+    pub(crate) fn finish(&mut self, id: JobId) -> Result<RunningJob, KernelError> {
+        let index = self
+            .running
+            .iter()
+            .position(|r| r.job.id == id)
+            .ok_or(KernelError::UnknownJob(id))?;
+        let done = self.running.remove(index);
+        if self.first_end.is_none_or(|t| done.slot.end() <= t) {
+            self.first_end = self.running.iter().map(|r| r.slot.end()).min();
+        }
+        Ok(done)
+    }
+
+    /// The earliest estimated end of a running job after `now`.
+    pub(crate) fn next_expiry(&self) -> Option<Time> {
+        let now = self.now;
+        match self.first_end {
+            Some(t) if t > now => Some(t),
+            None => None,
+            // Some job is at or past its estimate: look at them all.
+            Some(_) => self
+                .running
+                .iter()
+                .map(|r| r.slot.end())
+                .filter(|&t| t > now)
+                .min(),
+        }
+    }
+
+    /// A running job past its estimate at `now` (not one of zero duration).
+    pub(crate) fn overdue(&self, now: Time) -> Option<&RunningJob> {
+        if self.first_end.is_none_or(|t| t > now) {
+            return None;
+        }
+        self.running
+            .iter()
+            .find(|r| r.slot.end() <= now && r.slot.duration > 0)
     }
 
     /// Reserves `slot` for queue entry `index` and starts it now; if the

@@ -267,6 +267,12 @@ pub struct ReplayArgs {
     /// object, wall-clock times apart under "timings").
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Time every kernel call (two clock reads each) and report a histogram
+    /// of call times with the slowest call: the worst case a firmware host
+    /// must budget for. Off by default: an untimed replay reads no clock
+    /// per call.
+    #[arg(long)]
+    pub latency: bool,
     /// Synthetic workload: number of jobs.
     #[arg(long, default_value_t = SyntheticSpec::default().jobs, allow_negative_numbers = true, value_parser = parse_count_u32)]
     pub synthetic_jobs: u32,
@@ -759,12 +765,13 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     let (policy, used) = options.resolve(args.policy, bounds, derived.as_ref())?;
     let policy = search.apply(args.heuristics.apply(policy));
     let bar = progress::phase(&format!("replay {policy}"), prepared.jobs.len() as u64);
-    let result = replay::run(
+    let result = replay::run_timed(
         &prepared,
         policy,
         bounds,
         args.jobs_out.is_some(),
         Some(&bar),
+        args.latency,
     );
     progress::finish(&bar);
     let result = result?;

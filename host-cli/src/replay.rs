@@ -5,8 +5,10 @@
 //! `0..n` in replay order (the kernel's [`JobId`]; the trace's job number is
 //! kept beside it). [`run`] drives the core [`Simulator`] over them on a
 //! thread with a large stack (the kernel is one fixed-size value) and
-//! collects metrics, optional per-job records, the jobs the kernel refused,
-//! and the slowest single kernel call. [`run_observed`] does the same and
+//! collects metrics, optional per-job records and the jobs the kernel
+//! refused; [`run_timed`] also times every kernel call (a [`Latency`]
+//! histogram: `replay --latency`; untimed, a replay reads no clock per call).
+//! [`run_observed`] does the same as [`run`] and
 //! lets an [`ArrivalObserver`], built on the replay thread, look at the
 //! kernel as each job arrives (the fairness analysis computes fair-start
 //! times so).
@@ -632,8 +634,8 @@ pub struct RunResult {
     pub queue_capacity: usize,
     /// Wall time of the replay (kernel and loop, not parsing).
     pub wall: Duration,
-    /// The slowest single kernel call, and which.
-    pub slowest_call: (Duration, Option<Call>),
+    /// How long each kernel call took, when they were timed ([`run_timed`]).
+    pub latency: Option<Latency>,
     /// What the search-based policies did (DPSA searches, nodes, budget hits).
     pub counters: Counters,
 }
@@ -642,8 +644,8 @@ struct HostSink<'a> {
     metrics: Metrics,
     records: Option<Vec<JobRecord>>,
     rejected: Vec<(JobId, KernelError)>,
-    call_started: Instant,
-    slowest: (Duration, Option<Call>),
+    /// Set when every kernel call is timed.
+    latency: Option<(Instant, Latency)>,
     progress: Option<&'a indicatif::ProgressBar>,
     /// Jobs finished or refused so far.
     done: u64,
@@ -688,14 +690,85 @@ impl Sink for HostSink<'_> {
     fn started(&mut self, _job: &Job, _slot: Slot) {}
 
     fn before_call(&mut self) {
-        self.call_started = Instant::now();
+        if let Some((started, _)) = &mut self.latency {
+            *started = Instant::now();
+        }
     }
 
     fn after_call(&mut self, call: Call) {
-        let took = self.call_started.elapsed();
-        if took > self.slowest.0 {
+        if let Some((started, latency)) = &mut self.latency {
+            latency.add(started.elapsed(), call);
+        }
+    }
+}
+
+/// Buckets of a [`Latency`] histogram: bucket 0 holds calls under 1 µs,
+/// bucket `k` calls of `[2^(k-1), 2^k)` µs, the last everything longer.
+pub const LATENCY_BUCKETS: usize = 28;
+
+/// How long the kernel calls of one replay took: a histogram with
+/// power-of-two bounds in microseconds, and the slowest call. What a
+/// firmware integrator sizes a timer by.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Latency {
+    /// Calls per bucket (see [`LATENCY_BUCKETS`]).
+    pub buckets: [u64; LATENCY_BUCKETS],
+    /// The slowest call: how long, and which.
+    pub slowest: (Duration, Option<Call>),
+}
+
+impl Default for Latency {
+    fn default() -> Self {
+        Self {
+            buckets: [0; LATENCY_BUCKETS],
+            slowest: (Duration::ZERO, None),
+        }
+    }
+}
+
+impl Latency {
+    /// Counts one call that took `took`.
+    pub fn add(&mut self, took: Duration, call: Call) {
+        let micros = took.as_micros();
+        // 0 µs -> bucket 0; [2^(k-1), 2^k) µs -> bucket k.
+        let bucket = (u128::BITS - micros.leading_zeros()) as usize;
+        if let Some(n) = self.buckets.get_mut(bucket.min(LATENCY_BUCKETS - 1)) {
+            *n += 1;
+        }
+        if took > self.slowest.0 || self.slowest.1.is_none() {
             self.slowest = (took, Some(call));
         }
+    }
+
+    /// Calls counted.
+    #[must_use]
+    pub fn calls(&self) -> u64 {
+        self.buckets.iter().sum()
+    }
+
+    /// The upper bound (µs, exclusive) of bucket `k`; `None` for the last,
+    /// which is open.
+    #[must_use]
+    pub fn bucket_below_us(k: usize) -> Option<u64> {
+        (k + 1 < LATENCY_BUCKETS).then(|| 1u64 << k)
+    }
+
+    /// An upper bound (µs) on the `q`-quantile of the call times (`q` in
+    /// `[0, 1]`): the bound of the bucket it falls in; the slowest call
+    /// when that is the open last bucket.
+    #[must_use]
+    pub fn quantile_below_us(&self, q: f64) -> f64 {
+        let calls = self.calls();
+        let rank = ((q.clamp(0.0, 1.0) * calls as f64).ceil() as u64).max(1);
+        let mut seen = 0;
+        for (k, n) in self.buckets.iter().enumerate() {
+            seen += n;
+            if seen >= rank {
+                let slowest = self.slowest.0.as_secs_f64() * 1e6;
+                return Self::bucket_below_us(k).map_or(slowest, |b| (b as f64).min(slowest));
+            }
+        }
+        self.slowest.0.as_secs_f64() * 1e6
     }
 }
 
@@ -734,7 +807,36 @@ pub fn run(
     keep_records: bool,
     progress: Option<&indicatif::ProgressBar>,
 ) -> Result<RunResult, CliError> {
-    run_observed(prepared, policy, bounds, keep_records, progress, |_| ()).map(|(r, ())| r)
+    run_timed(prepared, policy, bounds, keep_records, progress, false)
+}
+
+/// [`run`], timing every kernel call when `latency` is set
+/// ([`RunResult::latency`]; two clock reads per call).
+///
+/// # Errors
+/// As [`run`].
+pub fn run_timed(
+    prepared: &Prepared,
+    policy: Policy,
+    bounds: CategoryBounds,
+    keep_records: bool,
+    progress: Option<&indicatif::ProgressBar>,
+    latency: bool,
+) -> Result<RunResult, CliError> {
+    let options = RunOptions {
+        keep_records,
+        latency,
+    };
+    run_with(prepared, policy, bounds, options, progress, |_| ()).map(|(r, ())| r)
+}
+
+/// What a replay keeps beyond its metrics.
+#[derive(Clone, Copy, Debug)]
+struct RunOptions {
+    /// Every job's record.
+    keep_records: bool,
+    /// Every kernel call's duration.
+    latency: bool,
 }
 
 /// [`run`], with an [`ArrivalObserver`] that `make` builds on the replay
@@ -756,13 +858,32 @@ where
     A: ArrivalObserver + Send,
     F: Fn(&TraceCluster) -> A + Sync,
 {
+    let options = RunOptions {
+        keep_records,
+        latency: false,
+    };
+    run_with(prepared, policy, bounds, options, progress, make)
+}
+
+fn run_with<A, F>(
+    prepared: &Prepared,
+    policy: Policy,
+    bounds: CategoryBounds,
+    options: RunOptions,
+    progress: Option<&indicatif::ProgressBar>,
+    make: F,
+) -> Result<(RunResult, A), CliError>
+where
+    A: ArrivalObserver + Send,
+    F: Fn(&TraceCluster) -> A + Sync,
+{
     let cluster = Cluster::single(prepared.machine_procs.max(1))
         .map_err(|e| CliError::Usage(format!("bad machine size: {e}")))?;
     let replay = Replay {
         prepared,
         policy,
         bounds,
-        keep_records,
+        options,
         progress,
         cluster: &cluster,
     };
@@ -804,7 +925,7 @@ struct Replay<'a> {
     prepared: &'a Prepared,
     policy: Policy,
     bounds: CategoryBounds,
-    keep_records: bool,
+    options: RunOptions,
     progress: Option<&'a indicatif::ProgressBar>,
     cluster: &'a TraceCluster,
 }
@@ -849,7 +970,7 @@ impl Replay<'_> {
             prepared,
             policy,
             bounds,
-            keep_records,
+            options,
             progress,
             cluster,
         } = *self;
@@ -867,10 +988,13 @@ impl Replay<'_> {
                     let mut sim = Box::new(Simulator::new(kernel));
                     let mut sink = HostSink {
                         metrics: Metrics::new(bounds),
-                        records: keep_records.then(|| Vec::with_capacity(prepared.jobs.len())),
+                        records: options
+                            .keep_records
+                            .then(|| Vec::with_capacity(prepared.jobs.len())),
                         rejected: Vec::new(),
-                        call_started: Instant::now(),
-                        slowest: (Duration::ZERO, None),
+                        latency: options
+                            .latency
+                            .then(|| (Instant::now(), Latency::default())),
                         progress,
                         done: 0,
                         reported: 0,
@@ -893,7 +1017,7 @@ impl Replay<'_> {
                                 rejected: sink.rejected,
                                 queue_capacity: Q,
                                 wall,
-                                slowest_call: sink.slowest,
+                                latency: sink.latency.map(|(_, l)| l),
                                 counters,
                             },
                             observer,
@@ -954,6 +1078,39 @@ fn explain<const Q: usize, const R: usize, const B: usize>(
 mod tests {
     use super::*;
     use crate::synth::SyntheticSpec;
+
+    #[test]
+    fn latency_buckets_are_powers_of_two_microseconds() {
+        let mut l = Latency::default();
+        let us = Duration::from_micros;
+        for (took, call) in [
+            (Duration::from_nanos(999), Call::Submit), // bucket 0: under 1 µs
+            (us(1), Call::Submit),                     // bucket 1: [1, 2)
+            (us(3), Call::Complete),                   // bucket 2: [2, 4)
+            (us(4), Call::Schedule),                   // bucket 3: [4, 8)
+            (us(5), Call::Schedule),                   // bucket 3
+            (Duration::from_secs(1_000), Call::Complete), // the open last bucket
+        ] {
+            l.add(took, call);
+        }
+        assert_eq!(&l.buckets[..4], &[1, 1, 1, 2]);
+        assert_eq!(l.buckets[LATENCY_BUCKETS - 1], 1);
+        assert_eq!(l.calls(), 6);
+        assert_eq!(
+            l.slowest,
+            (Duration::from_secs(1_000), Some(Call::Complete))
+        );
+        assert_eq!(Latency::bucket_below_us(0), Some(1));
+        assert_eq!(Latency::bucket_below_us(3), Some(8));
+        assert_eq!(Latency::bucket_below_us(LATENCY_BUCKETS - 1), None);
+        // The median (3rd of 6) is in [2, 4); the largest only below the slowest.
+        assert_eq!(l.quantile_below_us(0.5), 4.0);
+        assert_eq!(l.quantile_below_us(1.0), 1e9);
+        let mut fast = Latency::default();
+        fast.add(us(3), Call::Schedule);
+        // Capped at the slowest call: no call took 4 µs.
+        assert_eq!(fast.quantile_below_us(0.5), 3.0);
+    }
 
     fn synthetic(jobs: u32) -> Prepared {
         let window = Window {

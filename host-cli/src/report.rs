@@ -221,10 +221,66 @@ pub struct ReplayTimings {
     pub replay_seconds: f64,
     /// Everything, reading included (s).
     pub total_seconds: f64,
-    /// Slowest single kernel call of the replay (µs).
-    pub slowest_call_us: f64,
-    /// Which call that was.
-    pub slowest_call: String,
+    /// Slowest single kernel call of the replay (µs), when every call was
+    /// timed (`--latency`; `null` otherwise).
+    pub slowest_call_us: Option<f64>,
+    /// Which call that was (`submit`, `complete`, `schedule`).
+    pub slowest_call: Option<String>,
+    /// The histogram of kernel call times, with `--latency`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency: Option<LatencyReport>,
+}
+
+/// How long the kernel calls of a replay took (`replay --latency`).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct LatencyReport {
+    /// Calls timed.
+    pub calls: u64,
+    /// Upper bounds (µs) of the median, 99th and 99.9th percentile call
+    /// times: the power-of-two bucket each falls in, capped at the slowest.
+    pub p50_below_us: f64,
+    /// See `p50_below_us`.
+    pub p99_below_us: f64,
+    /// See `p50_below_us`.
+    pub p999_below_us: f64,
+    /// The non-empty buckets, fastest first.
+    pub buckets: Vec<LatencyBucket>,
+}
+
+/// One bucket of a [`LatencyReport`].
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct LatencyBucket {
+    /// Calls at least this long (µs)...
+    pub from_us: u64,
+    /// ...and shorter than this (µs); `null` for the open last bucket.
+    pub below_us: Option<u64>,
+    /// How many.
+    pub calls: u64,
+}
+
+impl LatencyReport {
+    /// The report of `latency`.
+    #[must_use]
+    pub fn of(latency: &crate::replay::Latency) -> Self {
+        let buckets = latency
+            .buckets
+            .iter()
+            .enumerate()
+            .filter(|(_, &n)| n > 0)
+            .map(|(k, &calls)| LatencyBucket {
+                from_us: if k == 0 { 0 } else { 1u64 << (k - 1) },
+                below_us: crate::replay::Latency::bucket_below_us(k),
+                calls,
+            })
+            .collect();
+        Self {
+            calls: latency.calls(),
+            p50_below_us: latency.quantile_below_us(0.5),
+            p99_below_us: latency.quantile_below_us(0.99),
+            p999_below_us: latency.quantile_below_us(0.999),
+            buckets,
+        }
+    }
 }
 
 /// Wall-clock times of the phases of `host-cli replay` (s).
@@ -415,11 +471,16 @@ pub fn replay_report(
             prerun_seconds: phases.prerun,
             replay_seconds: result.wall.as_secs_f64(),
             total_seconds: phases.total,
-            slowest_call_us: result.slowest_call.0.as_secs_f64() * 1e6,
+            slowest_call_us: result
+                .latency
+                .as_ref()
+                .map(|l| l.slowest.0.as_secs_f64() * 1e6),
             slowest_call: result
-                .slowest_call
-                .1
-                .map_or_else(|| "-".to_owned(), |c| format!("{c:?}").to_lowercase()),
+                .latency
+                .as_ref()
+                .and_then(|l| l.slowest.1)
+                .map(|c| format!("{c:?}").to_lowercase()),
+            latency: result.latency.as_ref().map(LatencyReport::of),
         },
     }
 }
@@ -594,11 +655,22 @@ pub fn replay_table(r: &ReplayReport) -> String {
         "wall time    {:.3} s replay{prerun}, {:.3} s reading; {:.3} s in all",
         t.replay_seconds, t.read_seconds, t.total_seconds
     );
-    let _ = writeln!(
-        out,
-        "             slowest kernel call {:.1} µs ({})",
-        t.slowest_call_us, t.slowest_call
-    );
+    if let (Some(l), Some(us), Some(call)) = (&t.latency, t.slowest_call_us, &t.slowest_call) {
+        let _ = writeln!(
+            out,
+            "kernel calls {} timed: median < {:.0} µs, 99% < {:.0} µs, 99.9% < {:.0} µs, slowest {us:.1} µs ({call})",
+            l.calls, l.p50_below_us, l.p99_below_us, l.p999_below_us
+        );
+        let most = l.buckets.iter().map(|b| b.calls).max().unwrap_or(1).max(1);
+        for b in &l.buckets {
+            let range = b.below_us.map_or_else(
+                || format!(">= {} µs", b.from_us),
+                |below| format!("{}-{below} µs", b.from_us),
+            );
+            let bar = "#".repeat(((b.calls * 40).div_ceil(most)) as usize);
+            let _ = writeln!(out, "  {range:>16} {:>10} {bar}", b.calls);
+        }
+    }
     if let Some(d) = &r.dpsa {
         let _ = writeln!(out, "dpsa search  {}", d.text());
     }

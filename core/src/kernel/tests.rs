@@ -448,6 +448,37 @@ fn next_wakeup_covers_reservations_and_expiries() {
     assert_eq!(k.next_wakeup(), Some(80));
 }
 
+/// The next expiry is kept incrementally: it must follow starts, the
+/// completion of the job that ends first (early or late) and of others, and
+/// skip a job the host let run past its estimate.
+#[test]
+fn next_wakeup_follows_the_earliest_running_end() {
+    let mut k = kernel(Policy::Easy);
+    for (id, estimate) in [(1, 100), (2, 40), (3, 70)] {
+        k.submit(0, Job::new(id, 0, 2, estimate), &mut ()).unwrap();
+    }
+    k.schedule(0, &mut ()).unwrap();
+    assert_eq!(k.running().len(), 3);
+    assert_eq!(k.next_wakeup(), Some(40));
+    k.complete(10, 3).unwrap(); // not the first to end
+    assert_eq!(k.next_wakeup(), Some(40));
+    k.complete(20, 2).unwrap(); // the first to end, early
+    assert_eq!(k.next_wakeup(), Some(100));
+    k.submit(20, Job::new(4, 20, 2, 30), &mut ()).unwrap();
+    k.schedule(20, &mut ()).unwrap();
+    assert_eq!(k.next_wakeup(), Some(50));
+    // Job 4 overruns: at 60 the host has not completed it. Its expiry is
+    // past; the next one is job 1's.
+    assert_eq!(k.schedule(60, &mut ()), Err(KernelError::Overdue(4)));
+    assert_eq!(k.next_wakeup(), Some(100));
+    k.complete(60, 4).unwrap();
+    assert_eq!(k.schedule(60, &mut ()).map(|p| p.started), Ok(0));
+    assert_eq!(k.next_wakeup(), Some(100));
+    k.complete(100, 1).unwrap();
+    assert_eq!(k.next_wakeup(), None);
+    assert_eq!(k.complete(100, 1), Err(KernelError::UnknownJob(1)));
+}
+
 #[test]
 fn licenses_and_machines_are_respected() {
     use crate::types::{LicensePool, LicenseSet, Machine, MachineSet};

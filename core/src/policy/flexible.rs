@@ -407,6 +407,11 @@ impl Flexible {
     }
 
     /// Puts the queue in the policy's order (rules 1 and 2).
+    ///
+    /// Never inlined: its sort keys take `8 * Q` bytes of stack, which a
+    /// caller that inlined it would reserve (and probe, page by page) on
+    /// every call, whichever policy runs.
+    #[inline(never)]
     fn order<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
         &self,
         st: &mut State<Q, R, B, M, L>,

@@ -28,14 +28,33 @@ fn json_is_deterministic_apart_from_timings() {
     let replay = ["replay", t, "--policy", "selective", "--format", "json"];
     let a = json(&replay);
     assert!(a["timings"]["prerun_seconds"].is_f64(), "{}", a["timings"]);
-    for key in [
-        "read_seconds",
-        "replay_seconds",
-        "total_seconds",
-        "slowest_call_us",
-    ] {
+    for key in ["read_seconds", "replay_seconds", "total_seconds"] {
         assert!(a["timings"][key].is_f64(), "{key}: {}", a["timings"]);
     }
+    // Kernel calls are timed only with --latency.
+    assert!(
+        a["timings"]["slowest_call_us"].is_null(),
+        "{}",
+        a["timings"]
+    );
+    assert!(a["timings"].get("latency").is_none(), "{}", a["timings"]);
+    let timed = json(&["replay", t, "--format", "json", "--latency"]);
+    let latency = &timed["timings"]["latency"];
+    let calls = timed["kernel_calls"].as_u64().expect("kernel_calls");
+    assert_eq!(latency["calls"].as_u64(), Some(calls), "{latency}");
+    let buckets = latency["buckets"].as_array().expect("buckets");
+    let in_buckets: u64 = buckets.iter().filter_map(|b| b["calls"].as_u64()).sum();
+    assert_eq!(in_buckets, calls, "every call is in one bucket");
+    let slowest = timed["timings"]["slowest_call_us"]
+        .as_f64()
+        .expect("slowest");
+    let p50 = latency["p50_below_us"].as_f64().expect("p50");
+    let p999 = latency["p999_below_us"].as_f64().expect("p999");
+    assert!(
+        p50 <= p999 && p999 <= slowest.max(1.0),
+        "{latency} {slowest}"
+    );
+    assert!(timed["timings"]["slowest_call"].is_string());
     assert_eq!(deterministic(a), deterministic(json(&replay)));
     let easy = json(&["replay", t, "--format", "json"]);
     assert!(
