@@ -373,3 +373,69 @@ impl<const B: usize, const M: usize, const L: usize> Plan<B, M, L> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Machine;
+
+    /// A fast machine (first in `Cluster::order`) busy until 100, a slow one
+    /// idle: the earliest slot is on the slow machine now, not on the fast
+    /// one later, though the fast one is searched first.
+    #[test]
+    fn earliest_looks_past_the_first_machine_in_order() {
+        let cluster: Cluster<2, 0> = Cluster::new(
+            &[
+                Machine {
+                    cpus: 4,
+                    speed: 1000,
+                },
+                Machine {
+                    cpus: 4,
+                    speed: 2000,
+                },
+            ],
+            &[],
+        )
+        .unwrap();
+        assert_eq!(cluster.order(), &[1, 0]);
+        let mut plan: Plan<16, 2, 0> = Plan::new(&cluster);
+        let busy = Job::new(1, 0, 4, 200);
+        let fast_busy = Slot {
+            start: 0,
+            machine: 1,
+            duration: 100,
+        };
+        plan.reserve(&busy, &fast_busy).unwrap();
+        let job = Job::new(2, 0, 4, 100);
+        let now = Slot {
+            start: 0,
+            machine: 0,
+            duration: 100,
+        };
+        assert_eq!(plan.earliest(&cluster, &job, 0).unwrap(), Some(now));
+        // From 100 on both are free: the tie goes to the fast machine.
+        let fast = Slot {
+            start: 100,
+            machine: 1,
+            duration: 50,
+        };
+        assert_eq!(plan.earliest(&cluster, &job, 100).unwrap(), Some(fast));
+        // The same through `earliest_before`, for a job that holds nothing.
+        let nothing = Slot {
+            start: Time::MAX,
+            machine: 0,
+            duration: 0,
+        };
+        assert_eq!(
+            plan.earliest_before(&cluster, &job, &nothing, 0, Time::MAX)
+                .unwrap(),
+            Some(now)
+        );
+        assert_eq!(
+            plan.earliest_before(&cluster, &job, &nothing, 0, 0)
+                .unwrap(),
+            None
+        );
+    }
+}
