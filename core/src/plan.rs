@@ -438,4 +438,54 @@ mod tests {
             None
         );
     }
+
+    /// A job holding the only copy of a license from 100 on may move to 50:
+    /// its window then overlaps its own hold, which `earliest_before`
+    /// counts as free for the processors and for the license alike.
+    #[test]
+    fn earliest_before_credits_the_jobs_own_license() {
+        use crate::types::{LicensePool, LicenseSet, MachineSet};
+        let cluster: Cluster<1, 1> = Cluster::new(
+            &[Machine {
+                cpus: 4,
+                speed: 1000,
+            }],
+            &[LicensePool {
+                count: 1,
+                machines: MachineSet::ALL,
+            }],
+        )
+        .unwrap();
+        let mut plan: Plan<16, 1, 1> = Plan::new(&cluster);
+        let mut job = Job::new(1, 0, 4, 100);
+        job.licenses = LicenseSet(1);
+        let own = Slot {
+            start: 100,
+            machine: 0,
+            duration: 100,
+        };
+        plan.reserve(&job, &own).unwrap();
+        let moved = Slot {
+            start: 50,
+            machine: 0,
+            duration: 100,
+        };
+        assert_eq!(
+            plan.earliest_before(&cluster, &job, &own, 50, 100).unwrap(),
+            Some(moved)
+        );
+        // Without the credit (another job, same needs) nothing fits before 200.
+        let mut other = job;
+        other.id = 2;
+        let nothing = Slot {
+            start: Time::MAX,
+            machine: 0,
+            duration: 0,
+        };
+        assert_eq!(
+            plan.earliest_before(&cluster, &other, &nothing, 50, 200)
+                .unwrap(),
+            None
+        );
+    }
 }
