@@ -747,3 +747,68 @@ fn sjf_easy_head_overtaken_loses_its_reservation() {
     assert_eq!(reservation(&k, 3), Some(Some(100)));
     assert_eq!(reservation(&k, 2), Some(None));
 }
+
+/// `validate` notices a state the kernel itself never produces: each
+/// tampering below breaks one invariant, and the check names it.
+#[test]
+fn validate_names_the_invariant_a_tampered_state_breaks() {
+    let build = || {
+        let mut k = kernel(Policy::Conservative);
+        k.submit(0, Job::new(1, 0, 8, 100), &mut ()).unwrap();
+        k.submit(0, Job::new(2, 0, 4, 50), &mut ()).unwrap();
+        k.schedule(0, &mut ()).unwrap();
+        k.validate().unwrap();
+        assert_eq!(k.queued().len(), 1);
+        k
+    };
+    // A reservation later than its guarantee.
+    let mut k = build();
+    if let Some(q) = k.st.queue.first_mut() {
+        q.guarantee = q.reservation.map(|s| s.start - 1);
+    }
+    assert_eq!(
+        k.validate(),
+        Err(KernelError::Internal("reservation later than guarantee"))
+    );
+    // A queued job that lost its reservation under Conservative.
+    let mut k = build();
+    if let Some(q) = k.st.queue.first_mut() {
+        q.reservation = None;
+    }
+    assert_eq!(
+        k.validate(),
+        Err(KernelError::Internal(
+            "conservative job without reservation"
+        ))
+    );
+    // A running job forgotten while the plan still holds its processors.
+    let mut k = build();
+    k.st.running.clear();
+    assert_eq!(
+        k.validate(),
+        Err(KernelError::Internal("machine profile disagrees with jobs"))
+    );
+}
+
+#[test]
+fn sim_errors_say_when_which_job_and_why() {
+    use crate::sim::{SimError, SimErrorKind};
+    let e = SimError {
+        time: 42,
+        job: Some(7),
+        kind: SimErrorKind::Unsorted,
+    };
+    assert_eq!(
+        std::format!("{e}"),
+        "replay stopped at t=42 (job 7): jobs are not sorted by submit time"
+    );
+    let e = SimError {
+        time: 5,
+        job: None,
+        kind: SimErrorKind::Kernel(KernelError::UnknownJob(3)),
+    };
+    assert_eq!(
+        std::format!("{e}"),
+        "replay stopped at t=5: job 3 is not running"
+    );
+}
