@@ -467,8 +467,9 @@ fn next_wakeup_follows_the_earliest_running_end() {
     k.submit(20, Job::new(4, 20, 2, 30), &mut ()).unwrap();
     k.schedule(20, &mut ()).unwrap();
     assert_eq!(k.next_wakeup(), Some(50));
-    // Job 4 overruns: at 60 the host has not completed it. Its expiry is
-    // past; the next one is job 1's.
+    // Job 4 overruns: at its estimated end, 50, and at 60 the host has not
+    // completed it. Its expiry is past; the next one is job 1's.
+    assert_eq!(k.schedule(50, &mut ()), Err(KernelError::Overdue(4)));
     assert_eq!(k.schedule(60, &mut ()), Err(KernelError::Overdue(4)));
     assert_eq!(k.next_wakeup(), Some(100));
     k.complete(60, 4).unwrap();
