@@ -508,6 +508,50 @@ mod tests {
     }
 
     #[test]
+    fn capacity_survives_reservations_and_reset() {
+        let mut p: Profile<8> = Profile::new(10);
+        assert_eq!(p.capacity(), 10);
+        p.reserve(0, 10, 10).unwrap();
+        assert_eq!(p.capacity(), 10);
+        p.reset(50);
+        assert_eq!((p.capacity(), p.origin(), p.free_at(50)), (10, 50, 10));
+    }
+
+    #[test]
+    fn blocked_since_walks_back_over_short_steps() {
+        let mut p: Profile<8> = Profile::new(10);
+        p.reserve(10, 10, 8).unwrap();
+        p.reserve(20, 10, 9).unwrap();
+        assert_eq!(steps(&p), [(0, 10), (10, 2), (20, 1), (30, 10)]);
+        // 5 units: short over [10, 30), two steps back from 30.
+        assert_eq!(p.blocked_since(30, 5, 16), 10);
+        assert_eq!(p.blocked_since(25, 5, 16), 10);
+        // ...but no further back than asked.
+        assert_eq!(p.blocked_since(30, 5, 1), 20);
+        assert_eq!(p.blocked_since(30, 5, 0), 30);
+        // 2 units fit just before 20: nothing blocks up to 20.
+        assert_eq!(p.blocked_since(20, 2, 16), 20);
+        assert_eq!(p.blocked_since(30, 2, 16), 20);
+        // At or before the origin there is nothing to look back on.
+        assert_eq!(p.blocked_since(0, 5, 16), 0);
+        let mut q: Profile<8> = Profile::new(10);
+        q.reserve(0, 10, 8).unwrap();
+        assert_eq!(q.blocked_since(10, 5, 16), 0);
+    }
+
+    #[test]
+    fn errors_say_what_went_wrong() {
+        let mut p: Profile<8> = Profile::new(4);
+        let e = p.reserve(0, 10, 5).unwrap_err();
+        assert_eq!(e, ProfileError::Insufficient);
+        assert_eq!(std::format!("{e}"), "not enough free units in the interval");
+        assert_eq!(
+            std::format!("{}", ProfileError::Invariant(3)),
+            "profile invariant 3 broken"
+        );
+    }
+
+    #[test]
     fn reserve_splits_and_release_merges() {
         let mut p: Profile<16> = Profile::new(10);
         p.reserve(5, 10, 3).unwrap();
