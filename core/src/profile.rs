@@ -539,6 +539,32 @@ mod tests {
         assert_eq!(q.blocked_since(10, 5, 16), 0);
     }
 
+    /// Each invariant of the module docs, broken by hand, is named.
+    #[test]
+    fn validate_names_each_broken_invariant() {
+        let broken = |steps: &[(Time, u32)]| {
+            let mut p: Profile<8> = Profile::new(10);
+            p.steps.clear();
+            for &(at, free) in steps {
+                p.steps.push(Step { at, free }).unwrap();
+            }
+            p.validate()
+        };
+        assert_eq!(broken(&[(0, 10)]), Ok(()));
+        assert_eq!(broken(&[(0, 5), (10, 10)]), Ok(()));
+        assert_eq!(broken(&[]), Err(ProfileError::Invariant(1)));
+        assert_eq!(broken(&[(0, 5), (0, 10)]), Err(ProfileError::Invariant(1)));
+        assert_eq!(
+            broken(&[(0, 11), (10, 10)]),
+            Err(ProfileError::Invariant(2))
+        );
+        assert_eq!(broken(&[(0, 10), (10, 5)]), Err(ProfileError::Invariant(3)));
+        assert_eq!(
+            broken(&[(0, 5), (10, 5), (20, 10)]),
+            Err(ProfileError::Invariant(4))
+        );
+    }
+
     #[test]
     fn errors_say_what_went_wrong() {
         let mut p: Profile<8> = Profile::new(4);
