@@ -417,7 +417,8 @@ fn markdown(doc: &Doc, args: &Args) -> String {
          * Policies: CONS+RS (`--policy cons-rs`, seeds 0-4, 4 iterations per queued job when \
          a search starts, no time limit), Conservative (compression after every completion \
          instant), Conservative without compression (`--policy conservative --no-compression`: \
-         reservations made at arrival never move, the CONS the paper's numbers resemble), EASY. \
+         reservations made at arrival never move: the variant DESIGN.md says the paper's CONS \
+         numbers look like, though on whole busy traces its waits grow far past them), EASY. \
          User estimates; Conservative and CONS+RS also with exact ones on the paper's traces.\n\
          * Metrics: mean wait in minutes and mean bounded slowdown (10 s bound) over all jobs.\n",
         doc.window,
