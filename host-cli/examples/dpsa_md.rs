@@ -598,6 +598,21 @@ fn claims(doc: &Doc<'_>) -> String {
     };
     let better = |v: &[(String, f64)]| v.iter().filter(|(_, c)| *c <= -NO_CHANGE).count();
     let worse = |v: &[(String, f64)]| v.iter().filter(|(_, c)| *c >= NO_CHANGE).count();
+    // One line per estimate kind: on how many paper traces `policy` is
+    // better (or worse) than EASY, and every change.
+    let per_estimate = |out: &mut String, policy: &str, better_side: bool| {
+        let word = if better_side { "better" } else { "worse" };
+        for est in ESTIMATES {
+            let v = changes_of(policy, est, &paper);
+            let n = if better_side { better(&v) } else { worse(&v) };
+            let _ = writeln!(
+                out,
+                "* {est} estimates: {word} on {n} of {}: {}.",
+                v.len(),
+                listing(&v)
+            );
+        }
+    };
     let _ = writeln!(out, "## The paper's claims\n");
     let _ = writeln!(
         out,
@@ -612,16 +627,7 @@ fn claims(doc: &Doc<'_>) -> String {
         out,
         "### D1: DPSA-n beats EASY on every workload (0.3% on Atlas to 40% on Thunder)\n"
     );
-    for est in ESTIMATES {
-        let v = changes_of("dpsa-n", est, &paper);
-        let _ = writeln!(
-            out,
-            "* {est} estimates: better on {} of {}: {}.",
-            better(&v),
-            v.len(),
-            listing(&v)
-        );
-    }
+    per_estimate(&mut out, "dpsa-n", true);
     let v = changes_of("dpsa-n", "user", &paper);
     let w = changes_of("dpsa-n", "user", &all);
     let best = v.iter().min_by(|a, b| a.1.total_cmp(&b.1));
@@ -638,16 +644,7 @@ fn claims(doc: &Doc<'_>) -> String {
     );
     // D2.
     let _ = writeln!(out, "### D2: DPSA-p is better on half of the workloads (1% to 8%) and worse on the other half (up to +17% on Thunder)\n");
-    for est in ESTIMATES {
-        let v = changes_of("dpsa-p", est, &paper);
-        let _ = writeln!(
-            out,
-            "* {est} estimates: better on {} of {}: {}.",
-            better(&v),
-            v.len(),
-            listing(&v)
-        );
-    }
+    per_estimate(&mut out, "dpsa-p", true);
     let v = changes_of("dpsa-p", "user", &paper);
     let mixed = better(&v) > 0 && worse(&v) > 0;
     let _ = writeln!(
@@ -667,16 +664,7 @@ fn claims(doc: &Doc<'_>) -> String {
         out,
         "### D3: DPSA-w is always worse than EASY (up to +145%)\n"
     );
-    for est in ESTIMATES {
-        let v = changes_of("dpsa-w", est, &paper);
-        let _ = writeln!(
-            out,
-            "* {est} estimates: worse on {} of {}: {}.",
-            worse(&v),
-            v.len(),
-            listing(&v)
-        );
-    }
+    per_estimate(&mut out, "dpsa-w", false);
     let v = changes_of("dpsa-w", "user", &paper);
     let w = changes_of("dpsa-w", "user", &all);
     let _ = writeln!(
