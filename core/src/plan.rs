@@ -26,6 +26,14 @@ pub struct Slot {
 }
 
 impl Slot {
+    /// No slot at all: what a job that holds nothing passes as its own slot
+    /// to [`Plan::earliest_before`] (it begins at the end of time).
+    pub const NOTHING: Self = Self {
+        start: Time::MAX,
+        machine: 0,
+        duration: 0,
+    };
+
     /// `start + duration`, saturating (a slot is only built when this fits).
     #[must_use]
     pub const fn end(&self) -> Time {
@@ -158,7 +166,9 @@ impl<const B: usize, const M: usize, const L: usize> Plan<B, M, L> {
     /// A slot for `job`, which holds `own` in the plan, that starts at or
     /// after `from` and strictly before `limit`, as if `own` were given back
     /// first; `None` when there is none. The plan is not changed: this is how
-    /// compression tests whether a reservation can move earlier.
+    /// compression tests whether a reservation can move earlier. For a job
+    /// that holds nothing pass [`Slot::NOTHING`]: then this is
+    /// [`Plan::earliest`] stopped at `limit`.
     ///
     /// # Errors
     /// [`ProfileError::TimeOverflow`] when the search runs past the end of time.
@@ -422,18 +432,13 @@ mod tests {
         };
         assert_eq!(plan.earliest(&cluster, &job, 100).unwrap(), Some(fast));
         // The same through `earliest_before`, for a job that holds nothing.
-        let nothing = Slot {
-            start: Time::MAX,
-            machine: 0,
-            duration: 0,
-        };
         assert_eq!(
-            plan.earliest_before(&cluster, &job, &nothing, 0, Time::MAX)
+            plan.earliest_before(&cluster, &job, &Slot::NOTHING, 0, Time::MAX)
                 .unwrap(),
             Some(now)
         );
         assert_eq!(
-            plan.earliest_before(&cluster, &job, &nothing, 0, 0)
+            plan.earliest_before(&cluster, &job, &Slot::NOTHING, 0, 0)
                 .unwrap(),
             None
         );
@@ -477,13 +482,8 @@ mod tests {
         // Without the credit (another job, same needs) nothing fits before 200.
         let mut other = job;
         other.id = 2;
-        let nothing = Slot {
-            start: Time::MAX,
-            machine: 0,
-            duration: 0,
-        };
         assert_eq!(
-            plan.earliest_before(&cluster, &other, &nothing, 50, 200)
+            plan.earliest_before(&cluster, &other, &Slot::NOTHING, 50, 200)
                 .unwrap(),
             None
         );

@@ -348,16 +348,14 @@ impl ConsRs {
                 // no further, and stop at the first job that cannot have one
                 // (the move is rejected; `undo` puts back the jobs still out).
                 Some(g) => {
-                    let nothing = Slot {
-                        start: Time::MAX,
-                        machine: 0,
-                        duration: 0,
-                    };
                     let limit = g.saturating_add(1);
-                    match st
-                        .plan
-                        .earliest_before(&st.cluster, &q.job, &nothing, st.now, limit)?
-                    {
+                    match st.plan.earliest_before(
+                        &st.cluster,
+                        &q.job,
+                        &Slot::NOTHING,
+                        st.now,
+                        limit,
+                    )? {
                         Some(slot) => slot,
                         None => return Ok(false),
                     }
