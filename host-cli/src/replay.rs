@@ -746,6 +746,16 @@ impl Latency {
         self.buckets.iter().sum()
     }
 
+    /// The lower bound (µs, inclusive) of bucket `k`.
+    #[must_use]
+    pub fn bucket_from_us(k: usize) -> u64 {
+        if k == 0 {
+            0
+        } else {
+            1u64 << (k - 1)
+        }
+    }
+
     /// The upper bound (µs, exclusive) of bucket `k`; `None` for the last,
     /// which is open.
     #[must_use]
@@ -1101,6 +1111,10 @@ mod tests {
             (Duration::from_secs(1_000), Some(Call::Complete))
         );
         assert_eq!(Latency::bucket_below_us(0), Some(1));
+        assert_eq!(
+            (Latency::bucket_from_us(0), Latency::bucket_from_us(3)),
+            (0, 4)
+        );
         assert_eq!(Latency::bucket_below_us(3), Some(8));
         assert_eq!(Latency::bucket_below_us(LATENCY_BUCKETS - 1), None);
         // The median (3rd of 6) is in [2, 4); the largest only below the slowest.

@@ -268,7 +268,7 @@ impl LatencyReport {
             .enumerate()
             .filter(|(_, &n)| n > 0)
             .map(|(k, &calls)| LatencyBucket {
-                from_us: if k == 0 { 0 } else { 1u64 << (k - 1) },
+                from_us: crate::replay::Latency::bucket_from_us(k),
                 below_us: crate::replay::Latency::bucket_below_us(k),
                 calls,
             })
