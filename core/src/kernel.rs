@@ -81,14 +81,42 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     Kernel<Q, R, B, M, L>
 {
     /// An empty kernel at time 0.
+    ///
+    /// FCFS, EASY and SJF-EASY on a cluster of one machine without licenses
+    /// decide from the free processors and the running jobs' estimated ends
+    /// alone, and keep no plan (see [`Kernel::keeps_plan`]); every other
+    /// policy and cluster keeps one. The schedules are the same either way
+    /// ([`Kernel::new_with_plan`]).
     #[must_use]
     pub fn new(cluster: Cluster<M, L>, policy: Policy) -> Self {
+        Self::build(cluster, policy, policy.needs_only_free_and_ends())
+    }
+
+    /// An empty kernel at time 0 that keeps the plan whatever the policy, so
+    /// that [`Kernel::plan`] is always current; its decisions are those of
+    /// [`Kernel::new`], at the cost of updating the plan at every start and
+    /// end.
+    #[must_use]
+    pub fn new_with_plan(cluster: Cluster<M, L>, policy: Policy) -> Self {
+        Self::build(cluster, policy, false)
+    }
+
+    fn build(cluster: Cluster<M, L>, policy: Policy, tally: bool) -> Self {
         const { assert!(Q > 0 && R > 0, "the queue and running set need room") };
         Self {
             policy,
             engine: Engine::new(policy),
-            st: State::new(cluster),
+            st: State::new(cluster, tally),
         }
+    }
+
+    /// Whether the kernel keeps its [`Plan`] up to date: always, except
+    /// for FCFS, EASY and SJF-EASY on one machine without licenses built by
+    /// [`Kernel::new`], which count free processors and keep the running
+    /// jobs' estimated ends instead.
+    #[must_use]
+    pub const fn keeps_plan(&self) -> bool {
+        self.st.tally.is_none()
     }
 
     /// The policy.
@@ -127,7 +155,10 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         &self.st.counters
     }
 
-    /// The plan: what is free on every machine and license pool over time.
+    /// The plan: what is free on every machine and license pool over time
+    /// (running jobs held until their estimated ends, and the reservations
+    /// the policy keeps). Empty when the kernel keeps no plan
+    /// ([`Kernel::keeps_plan`]; [`Kernel::new_with_plan`] always keeps one).
     #[must_use]
     pub const fn plan(&self) -> &Plan<B, M, L> {
         &self.st.plan
@@ -201,9 +232,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         // changed something.
         let done = st.finish(id)?;
         st.advance(now)?;
-        if done.slot.end() > now {
-            st.plan.release_from(&done.job, &done.slot, now)?;
-        }
+        st.release(&done, now)?;
         self.engine.completed(&st.plan, &done, now);
         Ok(done)
     }
@@ -315,23 +344,18 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     /// # Errors
     /// [`KernelError::Internal`] naming the first broken invariant.
     pub fn validate(&self) -> Result<(), KernelError> {
+        if let Some(tally) = &self.st.tally {
+            let held = self.st.running.iter().map(|r| (r.slot.end(), r.job.procs));
+            if !tally.agrees_with(held) {
+                return Err(KernelError::Internal("tally disagrees with running jobs"));
+            }
+            return self.validate_queue();
+        }
         self.st
             .plan
             .validate()
             .map_err(|_| KernelError::Internal("profile invariant"))?;
-        for q in &self.st.queue {
-            if let (Some(slot), Some(g)) = (q.reservation, q.guarantee) {
-                // Only a late host breaks a guarantee (see the docs above).
-                if slot.start > g && !self.st.replanned_late {
-                    return Err(KernelError::Internal("reservation later than guarantee"));
-                }
-            }
-            if self.policy.reserves_all() && q.reservation.is_none() {
-                return Err(KernelError::Internal(
-                    "conservative job without reservation",
-                ));
-            }
-        }
+        self.validate_queue()?;
         for (m, machine) in self.st.cluster.machines().iter().enumerate() {
             let Some(profile) = self.st.plan.machine(m) else {
                 return Err(KernelError::Internal("missing machine profile"));
@@ -354,6 +378,25 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
                 if u64::from(step.free).saturating_add(held) != u64::from(pool.count) {
                     return Err(KernelError::Internal("license profile disagrees with jobs"));
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Reservations never lie after their guarantees; under Conservative
+    /// every queued job has one.
+    fn validate_queue(&self) -> Result<(), KernelError> {
+        for q in &self.st.queue {
+            if let (Some(slot), Some(g)) = (q.reservation, q.guarantee) {
+                // Only a late host breaks a guarantee (see `validate`).
+                if slot.start > g && !self.st.replanned_late {
+                    return Err(KernelError::Internal("reservation later than guarantee"));
+                }
+            }
+            if self.policy.reserves_all() && q.reservation.is_none() {
+                return Err(KernelError::Internal(
+                    "conservative job without reservation",
+                ));
             }
         }
         Ok(())

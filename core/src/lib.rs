@@ -14,7 +14,11 @@
 //!   (sorted steps, fixed capacity, documented invariants, `validate()`).
 //! * [`plan`]: one profile per machine and license pool; joint earliest fit
 //!   over machines and licenses, yielding a [`Slot`].
-//! * the kernel's state (private): clock, wait queue, running set and plan,
+//! * the tally (private): for FCFS, EASY and SJF-EASY on one machine
+//!   without licenses, free processors now and the running jobs' estimated
+//!   ends, which is all those policies ask, kept instead of a plan.
+//! * the kernel's state (private): clock, wait queue, running set and plan
+//!   (or tally),
 //!   with the moves every policy shares (start a job); it defines the API's
 //!   values ([`KernelError`], [`Observer`], [`QueuedJob`], [`RunningJob`],
 //!   [`Pass`], [`Counters`]).
@@ -75,6 +79,7 @@ pub mod profile;
 pub mod rng;
 pub mod sim;
 mod state;
+mod tally;
 pub mod types;
 
 pub use kernel::{Counters, Kernel, KernelError, Observer, Pass, QueuedJob, RunningJob};

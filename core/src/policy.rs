@@ -245,6 +245,15 @@ impl Policy {
         )
     }
 
+    /// Whether, on one machine without licenses, the policy asks only how
+    /// many processors are free now and when the running jobs end (FCFS,
+    /// EASY, SJF-EASY): then [`Kernel::new`](crate::Kernel::new) keeps no
+    /// plan.
+    #[must_use]
+    pub const fn needs_only_free_and_ends(self) -> bool {
+        matches!(self, Self::Fcfs | Self::Easy | Self::SjfEasy)
+    }
+
     /// Whether the policy guarantees that every job of a finite input starts.
     #[must_use]
     pub const fn starvation_free(self) -> bool {

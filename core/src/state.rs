@@ -11,6 +11,7 @@
 use crate::deck::Deck;
 use crate::plan::{Plan, Slot};
 use crate::profile::ProfileError;
+use crate::tally::{Tally, TallyError};
 use crate::types::{Cluster, Job, JobId, Time};
 use heapless::Vec;
 
@@ -72,6 +73,15 @@ impl core::fmt::Display for KernelError {
 }
 
 impl core::error::Error for KernelError {}
+
+impl From<TallyError> for KernelError {
+    fn from(e: TallyError) -> Self {
+        match e {
+            TallyError::Mismatch => Self::Internal("tally: processors do not add up"),
+            TallyError::Full => Self::Internal("tally: more ends than running jobs"),
+        }
+    }
+}
 
 impl From<ProfileError> for KernelError {
     fn from(e: ProfileError) -> Self {
@@ -215,7 +225,13 @@ pub(crate) struct State<
     /// The earliest estimated end of a running job (`None`: none runs), so
     /// that the next expiry is known without a walk over the running set.
     first_end: Option<Time>,
+    /// What is free over time on every machine and license pool; empty
+    /// (never updated) when `tally` is kept instead.
     pub(crate) plan: Plan<B, M, L>,
+    /// FCFS, EASY and SJF-EASY on one machine without licenses: free
+    /// processors and the running jobs' estimated ends, kept instead of the
+    /// plan (see [`crate::tally`]). `None`: the plan is kept.
+    pub(crate) tally: Option<Tally<R>>,
     /// A host call came late and a missed reservation was re-planned from
     /// then: guarantees given before may no longer hold (see
     /// [`Kernel::validate`](crate::Kernel::validate)).
@@ -229,9 +245,15 @@ pub(crate) struct State<
 impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
     State<Q, R, B, M, L>
 {
-    /// An empty state at time 0.
-    pub(crate) fn new(cluster: Cluster<M, L>) -> Self {
+    /// An empty state at time 0, keeping a tally instead of the plan when
+    /// `tally` is set and the cluster is one machine without licenses.
+    pub(crate) fn new(cluster: Cluster<M, L>, tally: bool) -> Self {
         let plan = Plan::new(&cluster);
+        let single = match cluster.machines() {
+            [machine] if cluster.pools().is_empty() => Some(machine.cpus),
+            _ => None,
+        };
+        let tally = single.filter(|_| tally).map(Tally::new);
         Self {
             cluster,
             now: 0,
@@ -239,6 +261,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             running: Vec::new(),
             first_end: None,
             plan,
+            tally,
             replanned_late: false,
             max_id: None,
             counters: Counters::default(),
@@ -255,7 +278,9 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         }
         if now > self.now {
             self.now = now;
-            self.plan.advance(now);
+            if self.tally.is_none() {
+                self.plan.advance(now);
+            }
         }
         Ok(())
     }
@@ -358,7 +383,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     }
 
     /// Reserves `slot` for queue entry `index` and starts it now; if the
-    /// start fails, the plan gets the slot back.
+    /// start fails, the plan (or tally) gets the slot back.
     pub(crate) fn reserve_and_start(
         &mut self,
         index: usize,
@@ -366,10 +391,34 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         slot: Slot,
         observer: &mut impl Observer,
     ) -> Result<(), KernelError> {
+        if let Some(tally) = self.tally.as_mut() {
+            if self.running.is_full() {
+                return Err(KernelError::RunningFull(job.id));
+            }
+            tally.hold(slot.end(), job.procs)?;
+            if let Err(e) = self.start(index, slot, observer) {
+                if let Some(tally) = self.tally.as_mut() {
+                    tally.release(slot.end(), job.procs)?;
+                }
+                return Err(e);
+            }
+            return Ok(());
+        }
         self.plan.reserve(job, &slot)?;
         if let Err(e) = self.start(index, slot, observer) {
             self.plan.release_from(job, &slot, self.now)?;
             return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Gives back, from `now` on, what running job `done` (already taken
+    /// out of the running set) held.
+    pub(crate) fn release(&mut self, done: &RunningJob, now: Time) -> Result<(), KernelError> {
+        if let Some(tally) = self.tally.as_mut() {
+            tally.release(done.slot.end(), done.job.procs)?;
+        } else if done.slot.end() > now {
+            self.plan.release_from(&done.job, &done.slot, now)?;
         }
         Ok(())
     }

@@ -8,7 +8,7 @@
 
 use backfill_core::policy::{Iterations, RandomSearch};
 use backfill_core::{Cluster, JobId, Policy, Slot, Time};
-use backfill_tests::check::{check, check_deterministic, run_replay, RunLog};
+use backfill_tests::check::{check, check_deterministic, run_replay, run_replay_keeping, RunLog};
 use backfill_tests::rng::SplitMix64;
 use backfill_tests::scenario::{
     JobSpec, MachineSpec, PoolSpec, RunTime, Scenario, ScenarioSpec, Width, MAX_MACHINES,
@@ -96,6 +96,27 @@ fn single_machine() -> impl Strategy<Value = ScenarioSpec> {
     })
 }
 
+/// FCFS, EASY and SJF-EASY keep a tally instead of a plan on one machine
+/// without licenses; built with the plan they must decide the same, event
+/// for event (starts, reservations, records, refusals) and count for count.
+fn tally_and_plan_agree(s: &Scenario) {
+    for policy in Policy::ALL
+        .into_iter()
+        .filter(|p| p.needs_only_free_and_ends())
+    {
+        let plan = run_replay_keeping::<VERIFY_Q, VERIFY_R, VERIFY_B, MAX_MACHINES, MAX_POOLS>(
+            &s.cluster, policy, &s.jobs, true,
+        );
+        let light = run_replay_keeping::<VERIFY_Q, VERIFY_R, VERIFY_B, MAX_MACHINES, MAX_POOLS>(
+            &s.cluster, policy, &s.jobs, false,
+        );
+        assert_eq!(
+            light, plan,
+            "{policy}: the kernel without a plan decides otherwise"
+        );
+    }
+}
+
 fn replay_log(s: &Scenario, policy: Policy) -> RunLog {
     let r = run_replay::<VERIFY_Q, VERIFY_R, VERIFY_B, MAX_MACHINES, MAX_POOLS>(
         &s.cluster, policy, &s.jobs,
@@ -176,6 +197,21 @@ proptest! {
                 prop_assert_eq!((r.start(), r.slot.machine), (last.start, last.machine));
             }
         }
+    }
+
+    /// FCFS, EASY and SJF-EASY decide the same with a tally as with a plan,
+    /// on one machine (speed 0.5) with only valid jobs.
+    #[test]
+    fn tally_decides_as_the_plan_on_one_machine(spec in single_machine()) {
+        tally_and_plan_agree(&spec.build());
+    }
+
+    /// The same on any cluster (the tally is kept on one machine without
+    /// licenses, at any speed; elsewhere both kernels keep the plan), with
+    /// refused jobs among the valid ones.
+    #[test]
+    fn tally_decides_as_the_plan_anywhere(spec in scenario()) {
+        tally_and_plan_agree(&spec.build());
     }
 
     /// EASY: the blocked head's reservation (its shadow time) never moves

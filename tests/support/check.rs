@@ -165,11 +165,32 @@ pub fn run_replay<
     policy: Policy,
     input: &[SimJob],
 ) -> Replay {
+    run_replay_keeping::<Q, R, B, M, L>(cluster, policy, input, false)
+}
+
+/// [`run_replay`] on a kernel built by [`Kernel::new_with_plan`] when
+/// `keep_plan` is set (else by [`Kernel::new`]).
+pub fn run_replay_keeping<
+    const Q: usize,
+    const R: usize,
+    const B: usize,
+    const M: usize,
+    const L: usize,
+>(
+    cluster: &Cluster<M, L>,
+    policy: Policy,
+    input: &[SimJob],
+    keep_plan: bool,
+) -> Replay {
     // Debug builds keep several copies of the kernel in flight (`Kernel::new`,
     // `Simulator::new`, moves between them).
     let need = 16 * std::mem::size_of::<Simulator<Q, R, B, M, L>>();
     with_stack(need, || {
-        let kernel: Kernel<Q, R, B, M, L> = Kernel::new(cluster.clone(), policy);
+        let kernel: Kernel<Q, R, B, M, L> = if keep_plan {
+            Kernel::new_with_plan(cluster.clone(), policy)
+        } else {
+            Kernel::new(cluster.clone(), policy)
+        };
         let mut sim = Simulator::new(kernel);
         let mut log = RunLog::default();
         let outcome = sim.run(input.iter().copied(), &mut log);

@@ -117,8 +117,12 @@ impl<'a> Arbitrary<'a> for ApiInput {
 /// Most operations one `kernel_api` or `profile_ops` input is decoded into.
 const MAX_OPS: usize = 2000;
 
+/// What a twin mismatch means: `kernel_api` drives a second kernel, built
+/// with [`Kernel::new_with_plan`], through the same calls.
+const TWIN: &str = "the kernel that keeps its plan decided otherwise";
+
 /// Records what the kernel reports during one call.
-#[derive(Default)]
+#[derive(Debug, Default, PartialEq, Eq)]
 struct Events {
     started: Vec<(Job, Slot)>,
     reserved: Vec<(Job, Slot)>,
@@ -247,12 +251,19 @@ fn expected_submit_error(k: &ApiKernel, now: Time, job: &Job) -> Option<KernelEr
     None
 }
 
-fn api_submit(k: &mut ApiKernel, now: Time, job: Job) {
+fn api_submit(k: &mut ApiKernel, twin: &mut ApiKernel, now: Time, job: Job) {
     let before = holding(k);
     let expected = expected_submit_error(k, now, &job);
     let mut events = Events::default();
     let result = k.submit(now, job, &mut events);
     let what = format!("submit({now}, {job:?}) = {result:?}");
+    let mut twin_events = Events::default();
+    let twin_result = twin.submit(now, job, &mut twin_events);
+    assert_eq!(
+        (twin_result, &twin_events),
+        (result, &events),
+        "{what}: {TWIN}"
+    );
     assert!(events.started.is_empty(), "{what} started a job");
     let after = holding(k);
     match (expected, result) {
@@ -323,12 +334,13 @@ fn never_later(k: &ApiKernel, before: &Holding, after: &Holding, what: &str) {
     }
 }
 
-fn api_complete(k: &mut ApiKernel, now: Time, id: JobId) {
+fn api_complete(k: &mut ApiKernel, twin: &mut ApiKernel, now: Time, id: JobId) {
     let before = holding(k);
     let current = k.now();
     let running = before.running.iter().find(|(r, _)| *r == id).copied();
     let result = k.complete(now, id);
     let what = format!("complete({now}, {id}) = {result:?}");
+    assert_eq!(twin.complete(now, id), result, "{what}: {TWIN}");
     let after = holding(k);
     let expected = if now < current {
         Some(KernelError::TimeWentBackwards { now, current })
@@ -355,7 +367,7 @@ fn api_complete(k: &mut ApiKernel, now: Time, id: JobId) {
     after_every_call(k, &what);
 }
 
-fn api_schedule(k: &mut ApiKernel, now: Time) {
+fn api_schedule(k: &mut ApiKernel, twin: &mut ApiKernel, now: Time) {
     let before = holding(k);
     let current = k.now();
     let overdue = k
@@ -366,6 +378,13 @@ fn api_schedule(k: &mut ApiKernel, now: Time) {
     let mut events = Events::default();
     let result = k.schedule(now, &mut events);
     let what = format!("schedule({now}) = {result:?}");
+    let mut twin_events = Events::default();
+    let twin_result = twin.schedule(now, &mut twin_events);
+    assert_eq!(
+        (twin_result, &twin_events),
+        (result, &events),
+        "{what}: {TWIN}"
+    );
     let after = holding(k);
     if now < current {
         assert_eq!(
@@ -471,8 +490,14 @@ fn api_schedule(k: &mut ApiKernel, now: Time) {
                 }
             }
         } else if let Some(head) = k.queued().first() {
-            // The pass stopped at a head that does not fit now.
-            let fit = k.plan().fit_now(cluster, &head.job, now);
+            // The pass stopped at a head that does not fit now (asked of
+            // the twin's plan when this kernel keeps none).
+            let plan = if k.keeps_plan() {
+                k.plan()
+            } else {
+                twin.plan()
+            };
+            let fit = plan.fit_now(cluster, &head.job, now);
             assert!(
                 matches!(fit, Ok(None)),
                 "{what}: head {} fits now: {fit:?}",
@@ -519,12 +544,13 @@ pub fn kernel_api(data: &[u8]) {
     let cluster = build_cluster(&input.machines, &input.pools);
     let policy = Policy::ALL[usize::from(input.policy) % Policy::ALL.len()];
     let mut k: ApiKernel = Kernel::new(cluster.clone(), policy);
+    let mut twin: ApiKernel = Kernel::new_with_plan(cluster.clone(), policy);
     let mut now: Time = 0;
     for op in &input.ops {
         match *op {
             ApiOp::Submit { dt, job } => {
                 now = now.saturating_add(u32::from(dt));
-                api_submit(&mut k, now, api_job(&job, now, &cluster));
+                api_submit(&mut k, &mut twin, now, api_job(&job, now, &cluster));
             }
             ApiOp::Complete { dt, pick } => {
                 now = now.saturating_add(u32::from(dt));
@@ -532,11 +558,11 @@ pub fn kernel_api(data: &[u8]) {
                     0 => u32::from(pick),
                     n => k.running()[usize::from(pick) % n].job.id,
                 };
-                api_complete(&mut k, now, id);
+                api_complete(&mut k, &mut twin, now, id);
             }
             ApiOp::CompleteId { dt, id } => {
                 now = now.saturating_add(u32::from(dt));
-                api_complete(&mut k, now, u32::from(id % 16));
+                api_complete(&mut k, &mut twin, now, u32::from(id % 16));
             }
             ApiOp::CompleteDue => {
                 let due: Vec<(JobId, Time)> = k
@@ -548,17 +574,18 @@ pub fn kernel_api(data: &[u8]) {
                 let mut due = due;
                 due.sort_unstable_by_key(|&(id, t)| (t, id));
                 for (id, t) in due {
-                    api_complete(&mut k, t, id);
+                    api_complete(&mut k, &mut twin, t, id);
                 }
             }
             ApiOp::Schedule { dt } => {
                 now = now.saturating_add(u32::from(dt));
-                api_schedule(&mut k, now);
+                api_schedule(&mut k, &mut twin, now);
             }
             ApiOp::Wakeup => {
+                assert_eq!(k.next_wakeup(), twin.next_wakeup(), "next_wakeup: {TWIN}");
                 if let Some(w) = k.next_wakeup() {
                     now = w;
-                    api_schedule(&mut k, now);
+                    api_schedule(&mut k, &mut twin, now);
                 }
             }
             ApiOp::Jump { to } => now = to,

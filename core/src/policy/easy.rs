@@ -9,10 +9,14 @@
 //! * any later job may start now if it fits and either ends by the shadow
 //!   time (`<=`) or uses only processors the head leaves spare.
 //!
-//! Stated on the profile, which is how it is computed here: the head's
-//! reservation is put into the plan for the duration of the pass, and a
-//! later job starts now exactly when it fits that plan over
-//! `[now, now + estimate)` (intervals are half-open). The head's reservation
+//! Stated on the profile, which is how it is computed on a farm or with
+//! licenses: the head's reservation is put into the plan for the duration of
+//! the pass, and a later job starts now exactly when it fits that plan over
+//! `[now, now + estimate)` (intervals are half-open). On one machine without
+//! licenses the kernel keeps a tally instead of a plan and the pass uses the
+//! classic counts (free processors, shadow time, spare processors: see
+//! `Easy::pass_by_count`), which give the same answers; a property test
+//! holds the two against each other. The head's reservation
 //! is a guarantee: it starts no later than its first shadow time, unless a
 //! job that sorts ahead of it arrives late (a backdated submit time) and
 //! takes the head, which voids it.
@@ -28,7 +32,7 @@
 
 use super::fcfs::start_from_head;
 use crate::plan::{Plan, Slot};
-use crate::state::{KernelError, Observer, Pass, State};
+use crate::state::{KernelError, Observer, Pass, QueuedJob, State};
 use crate::types::{Cluster, Job, JobId, Time};
 use heapless::Vec;
 
@@ -93,6 +97,9 @@ impl Easy {
         st: &mut State<Q, R, B, M, L>,
         observer: &mut impl Observer,
     ) -> Result<Pass, KernelError> {
+        if st.tally.is_some() {
+            return self.pass_by_count(st, observer);
+        }
         let now = st.now;
         let mut pass = Pass::default();
         start_from_head(st, observer, &mut pass)?;
@@ -129,6 +136,21 @@ impl Easy {
             .plan
             .earliest(&st.cluster, &head.job, now)?
             .ok_or(KernelError::Unrunnable(head.job.id))?;
+        self.note_head(st, observer, &head, shadow);
+        st.plan.reserve(&head.job, &shadow)?;
+        Ok(Some((head.job, shadow)))
+    }
+
+    /// Records that queue head `head` has its reservation at `shadow` (it
+    /// took the head over from another job, or it moved, or it is new) and
+    /// reports a new or moved one to `observer`.
+    fn note_head<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
+        &mut self,
+        st: &mut State<Q, R, B, M, L>,
+        observer: &mut impl Observer,
+        head: &QueuedJob,
+        shadow: Slot,
+    ) {
         if self.reserved_head != Some(head.job.id) {
             // A shorter job overtook the old head (SJF-EASY): it loses its reservation.
             if let Some(old) = self.reserved_head {
@@ -148,8 +170,80 @@ impl Easy {
                 entry.guarantee = Some(shadow.start);
             }
         }
-        st.plan.reserve(&head.job, &shadow)?;
-        Ok(Some((head.job, shadow)))
+    }
+
+    /// [`Easy::pass`] with a tally (one machine, no licenses), the classic
+    /// formulation of the same rules: the head's shadow time is the first
+    /// estimated end by which enough processors are free, the spare ones
+    /// are those it leaves then, and a later job of `p` processors and
+    /// duration `d` starts now exactly when `p` are free and it either ends
+    /// by the shadow time or `p` are spare. That is the plan's answer:
+    /// before the shadow time the free count only grows, so a window ending
+    /// by it fits when its first instant does; from the shadow time on, the
+    /// least free is at the shadow time itself.
+    fn pass_by_count<
+        const Q: usize,
+        const R: usize,
+        const B: usize,
+        const M: usize,
+        const L: usize,
+    >(
+        &mut self,
+        st: &mut State<Q, R, B, M, L>,
+        observer: &mut impl Observer,
+    ) -> Result<Pass, KernelError> {
+        let now = st.now;
+        let mut pass = Pass::default();
+        start_from_head(st, observer, &mut pass)?;
+        let Some(head) = st.queue.first().copied() else {
+            return Ok(pass);
+        };
+        let machine = *st
+            .cluster
+            .machines()
+            .first()
+            .ok_or(KernelError::Internal("tally without a machine"))?;
+        let unrunnable = KernelError::Unrunnable(head.job.id);
+        let duration = machine.scale(head.job.estimate).ok_or(unrunnable)?;
+        let tally = st.tally.as_ref().ok_or(KernelError::Internal("no tally"))?;
+        let (at, mut spare) = tally.shadow(head.job.procs).ok_or(unrunnable)?;
+        at.checked_add(duration).ok_or(KernelError::TimeOverflow)?;
+        let mut free = tally.free();
+        let shadow = Slot {
+            start: at,
+            machine: 0,
+            duration,
+        };
+        self.note_head(st, observer, &head, shadow);
+        let mut index = 1_usize;
+        while free > 0 {
+            let Some(entry) = st.queue.get(index).copied() else {
+                break;
+            };
+            let procs = entry.job.procs;
+            let Some(duration) = machine.scale(entry.job.estimate).filter(|_| procs <= free) else {
+                index = index.saturating_add(1);
+                continue;
+            };
+            let end = now.checked_add(duration).ok_or(KernelError::TimeOverflow)?;
+            let past_shadow = end > at;
+            if past_shadow && procs > spare {
+                index = index.saturating_add(1);
+                continue;
+            }
+            let slot = Slot {
+                start: now,
+                machine: 0,
+                duration,
+            };
+            st.reserve_and_start(index, &entry.job, slot, observer)?;
+            pass.started = pass.started.saturating_add(1);
+            free = free.saturating_sub(procs);
+            if past_shadow {
+                spare = spare.saturating_sub(procs);
+            }
+        }
+        Ok(pass)
     }
 }
 

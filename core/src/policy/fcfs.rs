@@ -8,7 +8,9 @@
 //! [`start_from_head`] is also the first phase of EASY, SJF-EASY and (in the
 //! DPSA family) every policy that starts from the head before backfilling.
 
+use crate::plan::Slot;
 use crate::state::{KernelError, Observer, Pass, State};
+use crate::tally::Tally;
 
 /// Starts queue heads at `now` while they fit, counting them in `pass`.
 pub(crate) fn start_from_head<
@@ -23,6 +25,9 @@ pub(crate) fn start_from_head<
     pass: &mut Pass,
 ) -> Result<(), KernelError> {
     let now = st.now;
+    if st.tally.is_some() {
+        return start_from_head_by_count(st, observer, pass);
+    }
     while let Some(head) = st.queue.first().copied() {
         match st.plan.fit_now(&st.cluster, &head.job, now)? {
             Some(slot) => {
@@ -31,6 +36,46 @@ pub(crate) fn start_from_head<
             }
             None => break,
         }
+    }
+    Ok(())
+}
+
+/// [`start_from_head`] with a tally (one machine, no licenses): a head fits
+/// now exactly when it asks for no more processors than are free, since the
+/// plan holds nothing but running jobs at this point of a pass.
+fn start_from_head_by_count<
+    const Q: usize,
+    const R: usize,
+    const B: usize,
+    const M: usize,
+    const L: usize,
+>(
+    st: &mut State<Q, R, B, M, L>,
+    observer: &mut impl Observer,
+    pass: &mut Pass,
+) -> Result<(), KernelError> {
+    let now = st.now;
+    let machine = *st
+        .cluster
+        .machines()
+        .first()
+        .ok_or(KernelError::Internal("tally without a machine"))?;
+    while let Some(head) = st.queue.first().copied() {
+        let free = st.tally.as_ref().map_or(0, Tally::free);
+        let Some(duration) = machine.scale(head.job.estimate) else {
+            break;
+        };
+        if head.job.procs > free {
+            break;
+        }
+        now.checked_add(duration).ok_or(KernelError::TimeOverflow)?;
+        let slot = Slot {
+            start: now,
+            machine: 0,
+            duration,
+        };
+        st.reserve_and_start(0, &head.job, slot, observer)?;
+        pass.started = pass.started.saturating_add(1);
     }
     Ok(())
 }
