@@ -24,6 +24,9 @@ pub(crate) struct Tally<const R: usize> {
     free: Procs,
     /// `(estimated end, processors given back then)`, by end.
     ends: Vec<(Time, Procs), R>,
+    /// Releases so far (wrapping): a pass can tell whether any job ended
+    /// since the last one.
+    releases: u64,
 }
 
 /// Why the tally refused a change (the caller's bookkeeping is wrong, or the
@@ -43,6 +46,7 @@ impl<const R: usize> Tally<R> {
             cpus,
             free: cpus,
             ends: Vec::new(),
+            releases: 0,
         }
     }
 
@@ -86,7 +90,13 @@ impl<const R: usize> Tally<R> {
             entry.1 = left;
         }
         self.free = free;
+        self.releases = self.releases.wrapping_add(1);
         Ok(())
+    }
+
+    /// How many releases there have been (wrapping).
+    pub(crate) const fn releases(&self) -> u64 {
+        self.releases
     }
 
     /// The shadow time of a job of `need` processors that does not fit now:

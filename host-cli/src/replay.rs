@@ -16,11 +16,13 @@
 //! # Kernel size
 //!
 //! The kernel's tables are fixed at compile time, so a replay starts on
-//! [`TraceKernel`] (65,536 waiting and 65,536 running jobs, 9 MB). A window
-//! can never need more waiting or running jobs than it has jobs, so up to
-//! 65,536 jobs it cannot fill. A larger window that does fill it (a long
-//! queue under a heavy `--load`, or more than 65,536 one-processor jobs at
-//! once on a very large machine) is replayed again, from the start, on
+//! [`TraceKernel`] (16,384 waiting and 16,384 running jobs, 2.4 MB: every
+//! trace in the archive needs at most a few thousand of each, and a kernel
+//! costs its size in zeroed and copied memory before the first call). A
+//! window can never need more waiting or running jobs than it has jobs, so
+//! up to 16,384 jobs it cannot fill. A larger window that does fill it (a
+//! long queue under a heavy `--load`, or more than 16,384 one-processor jobs
+//! at once on a very large machine) is replayed again, from the start, on
 //! [`MediumTraceKernel`] (262,144 of each, 37 MB), and if that fills too and
 //! the window is larger still, on [`LargeTraceKernel`] (1,048,576 of each,
 //! 150 MB). The kernel is deterministic and its capacity changes nothing
@@ -39,14 +41,14 @@ use backfill_core::{
 use std::time::{Duration, Instant};
 
 /// Waiting jobs the replay kernel can hold.
-pub const QUEUE_CAPACITY: usize = 1 << 16;
+pub const QUEUE_CAPACITY: usize = 1 << 14;
 /// Running jobs the replay kernel can hold.
-pub const RUNNING_CAPACITY: usize = 1 << 16;
+pub const RUNNING_CAPACITY: usize = 1 << 14;
 /// Profile steps: enough for Conservative with full tables (`2Q + R + 1`).
 pub const STEP_CAPACITY: usize = 2 * QUEUE_CAPACITY + RUNNING_CAPACITY + 8;
 /// The kernel type trace replays start on: one machine, no licenses.
 pub type TraceKernel = Kernel<QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY>;
-/// A plan of [`TraceKernel`]'s shape (about 1.6 MB: build it on the replay
+/// A plan of [`TraceKernel`]'s shape (about 0.4 MB: build it on the replay
 /// thread, or boxed there, never on a small stack).
 pub type TracePlan = Plan<STEP_CAPACITY, 1, 0>;
 /// The cluster type of every replay kernel.

@@ -189,7 +189,7 @@ pub struct ReplayReport {
     pub utilisation: f64,
     /// Longest wait queue.
     pub max_queue: usize,
-    /// Waiting (and running) jobs the replay kernel could hold: 65,536, or
+    /// Waiting (and running) jobs the replay kernel could hold: 16,384, or
     /// more when the window needed a larger kernel (see [`crate::replay`]).
     pub kernel_queue_capacity: usize,
     /// Kernel calls.

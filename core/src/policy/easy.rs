@@ -43,6 +43,13 @@ pub(crate) struct Easy {
     pub(crate) shortest_first: bool,
     /// The job that holds the head reservation (SJF-EASY can replace it).
     reserved_head: Option<JobId>,
+    /// After a pass with a tally: the head it reserved for and the tally's
+    /// release count then. While both are unchanged, every job it looked at
+    /// and left would be left again (see `Easy::pass_by_count`).
+    scanned: Option<(JobId, u64)>,
+    /// The lowest queue position a job was queued at since the last pass:
+    /// jobs before it were all looked at then.
+    first_new: usize,
 }
 
 impl Easy {
@@ -51,6 +58,8 @@ impl Easy {
         Self {
             shortest_first,
             reserved_head: None,
+            scanned: None,
+            first_new: 0,
         }
     }
 
@@ -69,6 +78,7 @@ impl Easy {
         st: &mut State<Q, R, B, M, L>,
         at: usize,
     ) {
+        self.first_new = self.first_new.min(at);
         if let Some(old) = self.reserved_head {
             if let Some(entry) = st
                 .queue
@@ -181,6 +191,15 @@ impl Easy {
     /// before the shadow time the free count only grows, so a window ending
     /// by it fits when its first instant does; from the shadow time on, the
     /// least free is at the shadow time itself.
+    ///
+    /// A pass with the same head as the last one and no completion since
+    /// looks only at the jobs queued since: the others were all looked at
+    /// then and left, and would be left again. Nothing ended, so the free
+    /// count is what the last pass left; the shadow time is the same (the
+    /// jobs it started either end by it or use spare processors) and the
+    /// spare count is what it left; a job left because it was too wide is
+    /// still too wide, and one left because it ended past the shadow time
+    /// on more than the spare processors ends later now.
     fn pass_by_count<
         const Q: usize,
         const R: usize,
@@ -194,8 +213,10 @@ impl Easy {
     ) -> Result<Pass, KernelError> {
         let now = st.now;
         let mut pass = Pass::default();
+        let last = self.scanned.take();
         start_from_head(st, observer, &mut pass)?;
         let Some(head) = st.queue.first().copied() else {
+            self.first_new = 0;
             return Ok(pass);
         };
         let machine = *st
@@ -214,14 +235,23 @@ impl Easy {
             machine: 0,
             duration,
         };
+        let releases = tally.releases();
         self.note_head(st, observer, &head, shadow);
-        let mut index = 1_usize;
+        let mut index = if last == Some((head.job.id, releases)) {
+            self.first_new.max(1)
+        } else {
+            1
+        };
         while free > 0 {
             let Some(entry) = st.queue.get(index).copied() else {
                 break;
             };
             let procs = entry.job.procs;
-            let Some(duration) = machine.scale(entry.job.estimate).filter(|_| procs <= free) else {
+            if procs > free {
+                index = index.saturating_add(1);
+                continue;
+            }
+            let Some(duration) = machine.scale(entry.job.estimate) else {
                 index = index.saturating_add(1);
                 continue;
             };
@@ -243,6 +273,8 @@ impl Easy {
                 spare = spare.saturating_sub(procs);
             }
         }
+        self.scanned = Some((head.job.id, releases));
+        self.first_new = st.queue.len();
         Ok(pass)
     }
 }
