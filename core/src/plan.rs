@@ -36,6 +36,7 @@ impl Slot {
 
     /// `start + duration`, saturating (a slot is only built when this fits).
     #[must_use]
+    #[inline]
     pub const fn end(&self) -> Time {
         self.start.saturating_add(self.duration)
     }

@@ -126,6 +126,7 @@ impl Machine {
 
     /// How long `reference` seconds of work take here, rounded up; `None` on overflow.
     #[must_use]
+    #[inline]
     pub fn scale(&self, reference: Duration) -> Option<Duration> {
         if self.speed == REFERENCE_SPEED {
             return Some(reference);
