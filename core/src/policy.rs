@@ -366,6 +366,17 @@ impl Engine {
         }
     }
 
+    /// Tests: compression searches every window (no pruning).
+    #[cfg(test)]
+    pub(crate) fn search_exhaustively(&mut self) {
+        match self {
+            Self::Conservative(c) => c.compression.exhaustive = true,
+            Self::Selective(s) => s.compression_mut().exhaustive = true,
+            Self::ConsRs(c) => c.compression_mut().exhaustive = true,
+            _ => {}
+        }
+    }
+
     /// Whether the queue is ordered by estimate rather than by arrival.
     pub(crate) const fn shortest_first(&self) -> bool {
         matches!(self, Self::Easy(e) if e.shortest_first)

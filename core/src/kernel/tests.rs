@@ -813,3 +813,106 @@ fn sim_errors_say_when_which_job_and_why() {
         "replay stopped at t=5: job 3 is not running"
     );
 }
+
+/// Compression's pruning is exact: a replay in which every compression pass
+/// searches every window gives the same starts and the same reservation
+/// events, under every policy that compresses, on one machine and on farms
+/// of up to three machines (speeds 0.5 to 2) with or without a license
+/// pool. Random workloads with bursts, early ends and exact estimates.
+#[test]
+fn compression_pruning_changes_no_schedule() {
+    use crate::rng::SplitMix64;
+    use crate::types::{LicensePool, LicenseSet, Machine, MachineSet};
+    type Farm = Kernel<64, 64, 256, 3, 1>;
+    fn replay(kernel: Farm, jobs: &[SimJob]) -> Collect {
+        let mut sim = Simulator::new(kernel);
+        let mut sink = Collect::default();
+        sim.run(jobs.iter().copied(), &mut sink).unwrap();
+        sim.kernel().validate().unwrap();
+        sink
+    }
+    let mut rng = SplitMix64::new(7);
+    let mut compared = 0;
+    for case in 0..300 {
+        let machines: Vec<Machine> = (0..=rng.below(3))
+            .map(|_| Machine {
+                cpus: 1 + rng.below(12) as u32,
+                speed: [500, 1000, 1000, 2000][rng.below(4) as usize],
+            })
+            .collect();
+        let pools: Vec<LicensePool> = (0..rng.below(2))
+            .map(|_| LicensePool {
+                count: 1 + rng.below(3) as u32,
+                machines: MachineSet(1 + u128::from(rng.below(7))),
+            })
+            .collect();
+        let Ok(cluster) = Cluster::<3, 1>::new(&machines, &pools) else {
+            continue;
+        };
+        let widest = machines.iter().map(|m| m.cpus).max().unwrap_or(1);
+        let mut submit = 0;
+        let jobs: Vec<SimJob> = (0..30)
+            .map(|id| {
+                submit += [0, 0, 1, 5, 40][rng.below(5) as usize];
+                let estimate = 1 + rng.below(60) as u32;
+                let mut job = Job::new(
+                    id,
+                    submit,
+                    1 + rng.below(u64::from(widest)) as u32,
+                    estimate,
+                );
+                if !pools.is_empty() && rng.below(3) == 0 {
+                    job.licenses = LicenseSet(1);
+                }
+                let runtime = match rng.below(3) {
+                    0 => estimate,
+                    _ => rng.below(u64::from(estimate) + 1) as u32,
+                };
+                SimJob { job, runtime }
+            })
+            .filter(|j| cluster.runnable(&j.job))
+            .collect();
+        for policy in Policy::ALL.into_iter().filter(|p| p.keeps_reservations()) {
+            let pruned = replay(Farm::new(cluster.clone(), policy), &jobs);
+            let mut kernel = Farm::new(cluster.clone(), policy);
+            kernel.engine.search_exhaustively();
+            let full = replay(kernel, &jobs);
+            assert_eq!(
+                (&pruned.records, &pruned.reservations),
+                (&full.records, &full.reservations),
+                "case {case}, {policy}: pruning changed the schedule"
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 1000, "only {compared} replays compared");
+}
+
+/// A kernel without a plan checks its tally against the running jobs.
+#[test]
+fn validate_checks_the_tally_against_the_running_jobs() {
+    let mut k: Kernel<8, 8, 16> = Kernel::new(Cluster::single(10).unwrap(), Policy::Easy);
+    assert!(!k.keeps_plan());
+    k.submit(0, Job::new(1, 0, 4, 100), &mut ()).unwrap();
+    k.submit(0, Job::new(2, 0, 8, 100), &mut ()).unwrap();
+    k.schedule(0, &mut ()).unwrap();
+    assert_eq!(k.running().len(), 1);
+    k.validate().unwrap();
+    let mut broken = k.clone();
+    broken.st.running.clear();
+    assert_eq!(
+        broken.validate(),
+        Err(KernelError::Internal("tally disagrees with running jobs"))
+    );
+    // The queue is still checked: a reservation past its guarantee.
+    let mut late = k.clone();
+    let head = late.st.queue.first_mut().unwrap();
+    head.guarantee = Some(50);
+    assert_eq!(
+        late.validate(),
+        Err(KernelError::Internal("reservation later than guarantee"))
+    );
+    let with_plan: Kernel<8, 8, 16> =
+        Kernel::new_with_plan(Cluster::single(10).unwrap(), Policy::Easy);
+    assert!(with_plan.keeps_plan());
+}

@@ -105,6 +105,12 @@ pub(crate) struct ConsRs {
 }
 
 impl ConsRs {
+    /// Tests: the compression bookkeeping.
+    #[cfg(test)]
+    pub(crate) fn compression_mut(&mut self) -> &mut super::conservative::Compression {
+        &mut self.cons.compression
+    }
+
     /// CONS+RS with `params`.
     pub(crate) fn new(params: RandomSearch) -> Self {
         Self {

@@ -142,6 +142,10 @@ pub(crate) struct Compression {
     freed_since_pass: Freed,
     /// Intervals freed during the last compression pass.
     freed_in_last_pass: Freed,
+    /// Tests: search every window, as if nothing were pruned (the pruning
+    /// must not change a schedule).
+    #[cfg(test)]
+    pub(crate) exhaustive: bool,
 }
 
 impl Compression {
@@ -199,12 +203,16 @@ impl Compression {
         freed.extend(&self.freed_since_pass);
         self.freed_since_pass = Freed::new();
         let mut freed_in_pass = Freed::new();
+        #[cfg(test)]
+        let prune = !self.exhaustive;
+        #[cfg(not(test))]
+        let prune = true;
         for index in 0..st.queue.len() {
             // Cheap tests first: a job already starting now cannot move, and
             // one wider than every freed interval's room cannot either.
             let movable = st.queue.get(index).is_some_and(|q| {
                 q.reservation.is_some_and(|r| r.start > st.now)
-                    && freed.intervals().iter().any(|i| i.2 >= q.job.procs)
+                    && (!prune || freed.intervals().iter().any(|i| i.2 >= q.job.procs))
             });
             if !movable {
                 continue;
@@ -215,7 +223,8 @@ impl Compression {
             let Some(old) = entry.reservation else {
                 continue;
             };
-            match replan(st, index, &entry, Some(&freed), observer) {
+            let bound = if prune { Some(&freed) } else { None };
+            match replan(st, index, &entry, bound, observer) {
                 Ok(slot) if slot != old => {
                     let from = old.start.max(st.now);
                     let most = st.plan.most_free_between(from, old.end());

@@ -117,6 +117,12 @@ pub(crate) struct Selective {
 }
 
 impl Selective {
+    /// Tests: the guaranteed queue's compression bookkeeping.
+    #[cfg(test)]
+    pub(crate) fn compression_mut(&mut self) -> &mut Compression {
+        &mut self.compression
+    }
+
     /// Selective with thresholds from `threshold`.
     pub(crate) fn new(threshold: Threshold) -> Self {
         Self {
