@@ -472,3 +472,32 @@ impl Freed {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Overlapping or touching intervals merge (keeping the larger room);
+    /// disjoint ones stay apart, so the pruning stays tight; a full list
+    /// collapses to the hull of everything.
+    #[test]
+    fn freed_merges_only_what_overlaps() {
+        let mut f = Freed::new();
+        f.add(10, 20, 3);
+        f.add(30, 40, 5);
+        assert_eq!(f.intervals(), &[(10, 20, 3), (30, 40, 5)]);
+        f.add(15, 25, 4);
+        assert_eq!(f.intervals(), &[(10, 25, 4), (30, 40, 5)]);
+        f.add(25, 30, 1);
+        assert_eq!(f.intervals(), &[(10, 30, 4), (30, 40, 5)]);
+        f.add(50, 50, 9);
+        assert_eq!(f.intervals().len(), 2, "an empty interval frees nothing");
+        let mut full = Freed::new();
+        for i in 0..8 {
+            full.add(i * 10, i * 10 + 5, i);
+        }
+        assert_eq!(full.intervals().len(), 8);
+        full.add(100, 105, 2);
+        assert_eq!(full.intervals(), &[(0, 105, 7)]);
+    }
+}
