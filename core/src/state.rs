@@ -293,9 +293,13 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             self.queue
                 .partition_point(|q| (q.job.estimate, q.job.submit, q.job.id) <= key)
         } else {
+            // Arrivals in submit order join the tail: check it first.
             let key = (job.submit, job.id);
-            self.queue
-                .partition_point(|q| (q.job.submit, q.job.id) <= key)
+            let after = |q: &QueuedJob| (q.job.submit, q.job.id) <= key;
+            if self.queue.last().is_none_or(after) {
+                return self.queue.len();
+            }
+            self.queue.partition_point(after)
         }
     }
 
