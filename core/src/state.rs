@@ -250,7 +250,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     pub(crate) fn new(cluster: Cluster<M, L>, tally: bool) -> Self {
         let plan = Plan::new(&cluster);
         let single = match cluster.machines() {
-            [machine] if cluster.pools().is_empty() => Some(machine.cpus),
+            [machine] if cluster.pools().is_empty() => Some(*machine),
             _ => None,
         };
         let tally = single.filter(|_| tally).map(Tally::new);
@@ -395,22 +395,18 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         slot: Slot,
         observer: &mut impl Observer,
     ) -> Result<(), KernelError> {
-        if let Some(tally) = self.tally.as_mut() {
-            if self.running.is_full() {
-                return Err(KernelError::RunningFull(job.id));
-            }
-            tally.hold(slot.end(), job.procs)?;
-            if let Err(e) = self.start(index, slot, observer) {
-                if let Some(tally) = self.tally.as_mut() {
-                    tally.release(slot.end(), job.procs)?;
-                }
-                return Err(e);
-            }
-            return Ok(());
+        if self.running.is_full() {
+            return Err(KernelError::RunningFull(job.id));
         }
-        self.plan.reserve(job, &slot)?;
+        match self.tally.as_mut() {
+            Some(tally) => tally.hold(slot.end(), job.procs)?,
+            None => self.plan.reserve(job, &slot)?,
+        }
         if let Err(e) = self.start(index, slot, observer) {
-            self.plan.release_from(job, &slot, self.now)?;
+            match self.tally.as_mut() {
+                Some(tally) => tally.release(slot.end(), job.procs)?,
+                None => self.plan.release_from(job, &slot, self.now)?,
+            }
             return Err(e);
         }
         Ok(())

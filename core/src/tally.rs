@@ -13,13 +13,15 @@
 //! Invariant: `free + sum(procs over ends) == cpus`; the ends are strictly
 //! increasing and each gives back at least one processor.
 
-use crate::types::{Procs, Time};
+use crate::types::{Machine, Procs, Time};
 use heapless::Vec;
 
 /// Free processors now and the running jobs' estimated ends, for at most `R`
 /// running jobs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Tally<const R: usize> {
+    /// The machine counted (its processors, and its speed for durations).
+    machine: Machine,
     cpus: Procs,
     free: Procs,
     /// `(estimated end, processors given back then)`, by end.
@@ -40,14 +42,20 @@ pub(crate) enum TallyError {
 }
 
 impl<const R: usize> Tally<R> {
-    /// A machine of `cpus` processors, all free.
-    pub(crate) const fn new(cpus: Procs) -> Self {
+    /// `machine`, all its processors free.
+    pub(crate) const fn new(machine: Machine) -> Self {
         Self {
-            cpus,
-            free: cpus,
+            machine,
+            cpus: machine.cpus,
+            free: machine.cpus,
             ends: Vec::new(),
             releases: 0,
         }
+    }
+
+    /// The machine counted.
+    pub(crate) const fn machine(&self) -> Machine {
+        self.machine
     }
 
     /// Processors free now.
@@ -146,7 +154,7 @@ mod tests {
 
     #[test]
     fn holds_merge_by_end_and_release_in_any_order() {
-        let mut t: Tally<4> = Tally::new(10);
+        let mut t: Tally<4> = Tally::new(Machine::new(10));
         t.hold(50, 3).unwrap();
         t.hold(20, 2).unwrap();
         t.hold(50, 1).unwrap();
@@ -165,7 +173,7 @@ mod tests {
 
     #[test]
     fn refuses_what_does_not_add_up() {
-        let mut t: Tally<1> = Tally::new(4);
+        let mut t: Tally<1> = Tally::new(Machine::new(4));
         assert_eq!(t.hold(10, 5), Err(TallyError::Mismatch));
         t.hold(10, 2).unwrap();
         assert_eq!(t.hold(20, 1), Err(TallyError::Full));
@@ -178,7 +186,7 @@ mod tests {
 
     #[test]
     fn shadow_is_the_first_end_that_frees_enough() {
-        let mut t: Tally<8> = Tally::new(10);
+        let mut t: Tally<8> = Tally::new(Machine::new(10));
         t.hold(30, 4).unwrap();
         t.hold(10, 3).unwrap();
         t.hold(20, 2).unwrap();

@@ -219,14 +219,10 @@ impl Easy {
             self.first_new = 0;
             return Ok(pass);
         };
-        let machine = *st
-            .cluster
-            .machines()
-            .first()
-            .ok_or(KernelError::Internal("tally without a machine"))?;
+        let tally = st.tally.as_ref().ok_or(KernelError::Internal("no tally"))?;
+        let machine = tally.machine();
         let unrunnable = KernelError::Unrunnable(head.job.id);
         let duration = machine.scale(head.job.estimate).ok_or(unrunnable)?;
-        let tally = st.tally.as_ref().ok_or(KernelError::Internal("no tally"))?;
         let (at, mut spare) = tally.shadow(head.job.procs).ok_or(unrunnable)?;
         at.checked_add(duration).ok_or(KernelError::TimeOverflow)?;
         let mut free = tally.free();

@@ -55,11 +55,11 @@ fn start_from_head_by_count<
     pass: &mut Pass,
 ) -> Result<(), KernelError> {
     let now = st.now;
-    let machine = *st
-        .cluster
-        .machines()
-        .first()
-        .ok_or(KernelError::Internal("tally without a machine"))?;
+    let machine = st
+        .tally
+        .as_ref()
+        .map(Tally::machine)
+        .ok_or(KernelError::Internal("no tally"))?;
     while let Some(head) = st.queue.first().copied() {
         let free = st.tally.as_ref().map_or(0, Tally::free);
         let Some(duration) = machine.scale(head.job.estimate) else {
