@@ -386,6 +386,15 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     /// Reservations never lie after their guarantees; under Conservative
     /// every queued job has one.
     fn validate_queue(&self) -> Result<(), KernelError> {
+        // The other policies reserve for one job at a time (the head, or
+        // flexible backfilling's holder): a job that lost that place has
+        // lost its reservation.
+        let reserved = self.st.queue.iter().filter(|q| q.reservation.is_some());
+        if !self.policy.keeps_reservations() && reserved.count() > 1 {
+            return Err(KernelError::Internal(
+                "more than one job holds the reservation",
+            ));
+        }
         for q in &self.st.queue {
             if let (Some(slot), Some(g)) = (q.reservation, q.guarantee) {
                 // Only a late host breaks a guarantee (see `validate`).

@@ -171,6 +171,28 @@ mod tests {
         assert!(!t.agrees_with([(40, 1)].into_iter()));
     }
 
+    /// `agrees_with` checks the whole invariant: ends strictly increasing,
+    /// each giving back at least one processor.
+    #[test]
+    fn agrees_with_refuses_empty_or_unordered_ends() {
+        let mut t: Tally<4> = Tally::new(Machine::new(10));
+        t.hold(20, 2).unwrap();
+        t.hold(50, 3).unwrap();
+        let held = [(20, 2), (50, 3)];
+        assert!(t.agrees_with(held.into_iter()));
+        // An end that gives nothing back.
+        let mut empty = t.clone();
+        empty.ends.insert(1, (30, 0)).unwrap();
+        assert!(!empty.agrees_with(held.into_iter()));
+        // Ends out of order, or one end twice.
+        let mut swapped = t.clone();
+        swapped.ends.swap(0, 1);
+        assert!(!swapped.agrees_with(held.into_iter()));
+        let mut twice = t.clone();
+        twice.ends = Vec::from_slice(&[(20, 2), (20, 2), (50, 3)]).unwrap();
+        assert!(!twice.agrees_with(held.into_iter()));
+    }
+
     #[test]
     fn refuses_what_does_not_add_up() {
         let mut t: Tally<1> = Tally::new(Machine::new(4));

@@ -1,9 +1,11 @@
 //! The kernel against the naive reference simulator
 //! ([`backfill_tests::naive`]): random small workloads on one machine, every
 //! job's start, end, kill flag and guarantee identical under FCFS, EASY,
-//! SJF-EASY, Conservative and Selective with fixed, per-category, adaptive
+//! SJF-EASY, Conservative, Selective with fixed, per-category, adaptive
 //! and scaled-adaptive thresholds (the last two also over well-estimated
-//! jobs only).
+//! jobs only), flexible backfilling, and CONS+RS with several seeds and
+//! budgets (also on workloads of longer jobs, where a move can trade one
+//! job's wait against another's slowdown).
 //!
 //! Times come from small integer ranges so that what is rare in a trace is
 //! common here: equal submit times, equal estimates, run times equal to the
@@ -62,6 +64,7 @@ fn policies() -> Vec<Policy> {
             iterations: Iterations::Fixed(0),
         }),
     ]);
+    all.extend(&RS_POLICIES[1..]); // the first is in `Policy::ALL`
     all
 }
 
@@ -121,19 +124,27 @@ fn spec() -> impl Strategy<Value = Spec> {
 }
 
 fn workload() -> impl Strategy<Value = Workload> {
+    scaled_workload(1)
+}
+
+/// As [`workload`], every gap, estimate and run time multiplied by
+/// `scale`: estimates then differ above the slowdown bound of 10 s, so a
+/// CONS+RS move that helps a short job's slowdown and costs a long job
+/// more wait (or the other way round) is common.
+fn scaled_workload(scale: u32) -> impl Strategy<Value = Workload> {
     (
         prop_oneof![3 => 1_u32..=4, 2 => 5_u32..=8],
         prop::collection::vec(spec(), 1..=MAX_JOBS),
         any::<bool>(),
     )
-        .prop_map(|(procs, specs, descending_ids)| {
+        .prop_map(move |(procs, specs, descending_ids)| {
             let n = JobId::try_from(specs.len()).expect("few jobs");
             let mut submit: Time = 0;
             let jobs = specs
                 .iter()
                 .enumerate()
                 .map(|(i, s)| {
-                    submit += s.gap;
+                    submit += s.gap * scale;
                     let i = JobId::try_from(i).expect("few jobs");
                     let id = if descending_ids { n - i } else { i + 1 };
                     // Full width one time in eight, else 1..=procs.
@@ -149,8 +160,8 @@ fn workload() -> impl Strategy<Value = Workload> {
                         Run::Zero => 0,
                     };
                     SimJob {
-                        job: Job::new(id, submit, width, s.estimate),
-                        runtime,
+                        job: Job::new(id, submit, width, s.estimate * scale),
+                        runtime: runtime * scale,
                     }
                 })
                 .collect();
@@ -214,4 +225,30 @@ proptest! {
             prop_assert_eq!(compared.ok(), Some(w.jobs.len()));
         }
     }
+
+    /// CONS+RS on workloads of longer and more varied jobs, where its
+    /// moves trade one job's wait against another's slowdown: every
+    /// accepted and rejected move as the reference makes it.
+    #[test]
+    fn cons_rs_matches_the_naive_reference(w in scaled_workload(7)) {
+        for policy in RS_POLICIES {
+            let compared = agree(&w, policy);
+            prop_assert!(compared.is_ok(), "{}", compared.unwrap_err());
+            prop_assert_eq!(compared.ok(), Some(w.jobs.len()));
+        }
+    }
 }
+
+/// CONS+RS with the default parameters, a few iterations, and a large
+/// budget.
+const RS_POLICIES: [Policy; 3] = [
+    Policy::ConsRs(RandomSearch::DEFAULT),
+    Policy::ConsRs(RandomSearch {
+        seed: 7,
+        iterations: Iterations::Fixed(3),
+    }),
+    Policy::ConsRs(RandomSearch {
+        seed: 0x5eed,
+        iterations: Iterations::PerQueuedJob(16),
+    }),
+];

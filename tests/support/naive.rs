@@ -1,10 +1,11 @@
 //! A deliberately naive reference simulator for one machine.
 //!
-//! It replays a workload under FCFS, EASY, SJF-EASY, Conservative and every
-//! Selective variant (fixed threshold, Selective-D, adaptive and
-//! scaled-adaptive) and says when each job starts and ends, whether it was
-//! killed and what start it was guaranteed, so a test can compare the kernel
-//! with it job by job ([`compare`]). The invariant checker accepts any *legal*
+//! It replays a workload under FCFS, EASY, SJF-EASY, Conservative (with and
+//! without compression), every Selective variant (fixed threshold,
+//! Selective-D, adaptive and scaled-adaptive), CONS+RS and flexible
+//! backfilling's single-machine cases, and says when each job starts and
+//! ends, whether it was killed and what start it was guaranteed, so a test
+//! can compare the kernel with it job by job ([`compare`]). The invariant checker accepts any *legal*
 //! schedule; this catches a legal but wrong one.
 //!
 //! # Written from the spec, not from the kernel
@@ -90,8 +91,25 @@
 //!   its guarantee. BF_MOD: no such exception and no guarantee.
 //! * **Conservative without compression**: Conservative with step 2 left
 //!   out; a reservation never moves.
-//! * **CONS+RS** only with no search iterations, where DESIGN.md makes it
-//!   Conservative (its random search is not modelled: [`models`]).
+//! * **CONS+RS**: Conservative, and after step 2 of an instant at which a
+//!   job ended before its estimate, the random search (DESIGN.md; the
+//!   readings where the paper is silent are those of `backfill_core`'s
+//!   `policy::cons_rs` module docs). Its budget is `k` iterations per job
+//!   queued at the start of the search (or a fixed number); an iteration
+//!   picks `below(n)` (SplitMix64 from the policy's seed, multiply-high) of
+//!   the `n` queued jobs whose reservation starts after now, in queue
+//!   order, and stops the search when there are none. The picked job's
+//!   *gap* is the first instant from now and before its reservation at
+//!   which its processors are free in the plan without it; none: next
+//!   iteration. The other reservations overlapping its new window are
+//!   *touched*; more than 64 (or one that started before now): next
+//!   iteration. The job goes into the gap, each touched job keeps its place
+//!   if its part inside the window still fits (in queue order), the others
+//!   are taken out and put back, in queue order, at their earliest start,
+//!   which must be no later than their guarantee. The move stays when the
+//!   summed predicted waits `W` and bounded slowdowns `S` (millionths, each
+//!   rounded down, `max(estimate, 10)`) of the queued jobs, recomputed here
+//!   from scratch, give `(W - W') * S + (S - S') * W > 0` with `W > 0`.
 //!
 //! SJF-EASY promises nothing (DESIGN.md: it is not starvation-free), so the
 //! reference records no guarantee under it, though it reserves the head's
@@ -145,22 +163,10 @@ impl fmt::Display for NaiveRecord {
 }
 
 /// Whether the reference models `policy`: every policy but DPSA (checked
-/// against an exact optimum of its own) and CONS+RS with a random search
-/// (with zero iterations it is Conservative).
+/// against an exact optimum of its own).
 #[must_use]
 pub const fn models(policy: Policy) -> bool {
-    !matches!(
-        policy,
-        Policy::Dpsa { .. }
-            | Policy::ConsRs(RandomSearch {
-                iterations: Iterations::Fixed(1..),
-                ..
-            })
-            | Policy::ConsRs(RandomSearch {
-                iterations: Iterations::PerQueuedJob(_),
-                ..
-            })
-    )
+    !matches!(policy, Policy::Dpsa { .. })
 }
 
 /// Replays `jobs` under `policy` on one machine of `procs` processors.
@@ -189,6 +195,10 @@ pub fn simulate(procs: u32, policy: Policy, jobs: &[SimJob]) -> Vec<Option<Naive
         running: Vec::new(),
         completed: (0, 0),
         holder: None,
+        rng: SplitMix64(match policy {
+            Policy::ConsRs(params) => params.seed,
+            _ => 0,
+        }),
         records: vec![None; jobs.len()],
     };
     sim.run();
@@ -207,6 +217,9 @@ enum Rules {
     Conservative {
         /// Whether a compression pass follows an instant with a completion.
         compress: bool,
+        /// CONS+RS: the random search after an instant with an early
+        /// completion.
+        search: Option<RandomSearch>,
     },
     Selective(Threshold),
     /// BF_UNMOD (`keeps_head`) and BF_MOD.
@@ -231,12 +244,18 @@ impl Rules {
                 backfill: true,
                 shortest_first: true,
             },
-            Policy::Conservative => Self::Conservative { compress: true },
-            Policy::ConservativeNoCompression => Self::Conservative { compress: false },
-            Policy::ConsRs(RandomSearch {
-                iterations: Iterations::Fixed(0),
-                ..
-            }) => Self::Conservative { compress: true },
+            Policy::Conservative => Self::Conservative {
+                compress: true,
+                search: None,
+            },
+            Policy::ConservativeNoCompression => Self::Conservative {
+                compress: false,
+                search: None,
+            },
+            Policy::ConsRs(params) => Self::Conservative {
+                compress: true,
+                search: Some(params),
+            },
             Policy::Selective(threshold) => Self::Selective(threshold),
             Policy::BfFcfs => Self::Queue {
                 backfill: true,
@@ -350,6 +369,43 @@ fn earliest_fit(steps: &[(u64, u64)], capacity: u64, duration: u64, procs: u64) 
     unreachable!("the last step has every processor free")
 }
 
+/// The most queued jobs one CONS+RS iteration may touch (the docs of
+/// `backfill_core::policy::MAX_TOUCHED`): a crowded iteration is skipped.
+const MAX_TOUCHED: usize = 64;
+
+/// SplitMix64 (Steele, Lea & Flood, OOPSLA 2014), as DESIGN.md's seeded
+/// generator, with `below` by the multiply-high method the core's docs name.
+#[derive(Clone, Copy, Debug)]
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n`: the high half of a 64 x 64-bit product.
+    fn below(&mut self, n: u64) -> u64 {
+        ((u128::from(self.next()) * u128::from(n)) >> 64) as u64
+    }
+}
+
+/// Where a job a CONS+RS move touches is during the move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    /// At its reservation, all of it.
+    Whole,
+    /// At its reservation but outside the moved job's new window.
+    Outside,
+    /// Out of the plan (displaced).
+    Out,
+    /// Displaced and put back starting here.
+    Moved(u64),
+}
+
 struct Naive<'a> {
     capacity: u64,
     rules: Rules,
@@ -364,6 +420,8 @@ struct Naive<'a> {
     completed: (u64, u64),
     /// Flexible backfilling: the job that was the head at the last pass.
     holder: Option<usize>,
+    /// CONS+RS's generator.
+    rng: SplitMix64,
     records: Vec<Option<NaiveRecord>>,
 }
 
@@ -443,13 +501,30 @@ impl Naive<'_> {
             self.now = t;
             // 1. Completions.
             let before = self.running.len();
-            self.complete_due();
-            // 2. One compression pass after an instant with a completion.
+            let early = self.complete_due();
+            // 2. One compression pass after an instant with a completion,
+            // and CONS+RS's search after one with an early completion.
             if self.running.len() < before
                 && self.rules.keeps_reservations()
-                && !matches!(self.rules, Rules::Conservative { compress: false })
+                && !matches!(
+                    self.rules,
+                    Rules::Conservative {
+                        compress: false,
+                        ..
+                    }
+                )
             {
                 self.compress();
+            }
+            if let (
+                true,
+                Rules::Conservative {
+                    search: Some(params),
+                    ..
+                },
+            ) = (early, self.rules)
+            {
+                self.search(params);
             }
             // 3. Arrivals, in input order.
             while self.next_arrival < self.jobs.len() && self.submit(self.next_arrival) <= t {
@@ -495,11 +570,14 @@ impl Naive<'_> {
         next
     }
 
-    fn complete_due(&mut self) {
+    /// Completes the running jobs that end now; says whether one of them
+    /// ended before its estimate.
+    fn complete_due(&mut self) -> bool {
         let now = self.now;
         let (done, still): (Vec<Running>, Vec<Running>) =
             self.running.iter().partition(|r| r.end <= now);
         self.running = still;
+        let early = done.iter().any(|r| r.end < r.estimated_end);
         for r in done {
             let sim = &self.jobs[r.job];
             let wait = r.start - self.submit(r.job);
@@ -524,6 +602,7 @@ impl Naive<'_> {
                 guarantee: r.guarantee.map(time),
             });
         }
+        early
     }
 
     /// Each reserved job, in queue order, moves to its earliest feasible
@@ -537,6 +616,197 @@ impl Naive<'_> {
                 self.waiting[n].reservation = Some(earliest);
             }
         }
+    }
+
+    /// CONS+RS's random search (DESIGN.md section 3, and the readings in
+    /// `backfill_core::policy`'s CONS+RS docs): a budget of iterations, each
+    /// picking a queued job whose reservation starts after now, uniformly
+    /// by the seeded generator, and trying to move it into the earliest gap
+    /// before its reservation.
+    fn search(&mut self, params: RandomSearch) {
+        let queued = self.waiting.len() as u64;
+        let budget = match params.iterations {
+            Iterations::PerQueuedJob(k) => queued * u64::from(k),
+            Iterations::Fixed(n) => u64::from(n),
+        };
+        if queued == 0 {
+            return;
+        }
+        for _ in 0..budget {
+            let now = self.now;
+            let movable = self.in_order(|w| w.reservation.is_some_and(|r| r > now));
+            if movable.is_empty() {
+                break;
+            }
+            let pick = self.rng.below(movable.len() as u64);
+            self.try_move(movable[usize::try_from(pick).expect("small")]);
+        }
+    }
+
+    /// One iteration on waiting entry `n`: the move is made only when every
+    /// displaced job keeps its guarantee and the objective improves.
+    fn try_move(&mut self, n: usize) {
+        let now = self.now;
+        let job = self.waiting[n].job;
+        let old = self.waiting[n].reservation.expect("reserved");
+        let (estimate, procs) = (self.estimate(job), self.procs(job));
+        // The gap: the first instant before `old` with `procs` free in the
+        // plan without the job.
+        let steps = usage(now, &self.plan_blocks(Some(n)));
+        let Some(gap) = steps
+            .iter()
+            .take_while(|&&(t, _)| t < old)
+            .find(|&&(_, used)| used + procs <= self.capacity)
+            .map(|&(t, _)| t)
+        else {
+            return;
+        };
+        let window = (gap, gap + estimate);
+        // The other reservations overlapping the window, in queue order.
+        let overlaps = |start: u64, end: u64| start < window.1 && window.0 < end;
+        let touched: Vec<usize> = self
+            .in_order(|w| w.reservation.is_some())
+            .into_iter()
+            .filter(|&m| m != n)
+            .filter(|&m| {
+                let start = self.waiting[m].reservation.expect("reserved");
+                overlaps(start, start + self.estimate(self.waiting[m].job))
+            })
+            .collect();
+        if touched.len() > MAX_TOUCHED
+            || touched
+                .iter()
+                .any(|&m| self.waiting[m].reservation < Some(now))
+        {
+            return; // too crowded to try
+        }
+        // The plan with the job in the gap, and where each touched job is:
+        // at first only outside the window.
+        let mut base = self.running_blocks();
+        for (m, w) in self.waiting.iter().enumerate() {
+            if let (Some(start), false) = (w.reservation, m == n || touched.contains(&m)) {
+                base.push(Block {
+                    from: start,
+                    to: start + self.estimate(w.job),
+                    procs: self.procs(w.job),
+                });
+            }
+        }
+        base.push(Block {
+            from: gap,
+            to: gap + estimate,
+            procs,
+        });
+        let mut place: Vec<Place> = vec![Place::Outside; touched.len()];
+        let plan = |place: &[Place]| -> Vec<Block> {
+            let mut blocks = base.clone();
+            for (&m, &p) in touched.iter().zip(place) {
+                let start = self.waiting[m].reservation.expect("reserved");
+                let end = start + self.estimate(self.waiting[m].job);
+                let procs = self.procs(self.waiting[m].job);
+                let (inside_from, inside_to) = (start.max(window.0), end.min(window.1));
+                let block = |from, to| Block { from, to, procs };
+                match p {
+                    Place::Whole => blocks.push(block(start, end)),
+                    Place::Outside => {
+                        blocks.extend([block(start, inside_from), block(inside_to, end)]);
+                    }
+                    Place::Out => {}
+                    Place::Moved(at) => {
+                        blocks.push(block(at, at + self.estimate(self.waiting[m].job)));
+                    }
+                }
+            }
+            blocks
+        };
+        // Each touched job, in queue order, stays where it was if its part
+        // inside the window still fits; the others leave the plan.
+        for k in 0..touched.len() {
+            let m = touched[k];
+            let start = self.waiting[m].reservation.expect("reserved");
+            let end = start + self.estimate(self.waiting[m].job);
+            let (inside_from, inside_to) = (start.max(window.0), end.min(window.1));
+            let steps = usage(now, &plan(&place));
+            let room = fits(
+                &steps,
+                self.capacity,
+                inside_from,
+                inside_to - inside_from,
+                self.procs(self.waiting[m].job),
+            );
+            if room {
+                place[k] = Place::Whole;
+            }
+        }
+        for p in &mut place {
+            if *p == Place::Outside {
+                *p = Place::Out;
+            }
+        }
+        // The displaced ones, in queue order, at their earliest start, which
+        // must not pass their guarantee.
+        for k in 0..touched.len() {
+            if place[k] != Place::Out {
+                continue;
+            }
+            let other = self.waiting[touched[k]].job;
+            let (e, p) = (self.estimate(other), self.procs(other));
+            let start = earliest_fit(&usage(now, &plan(&place)), self.capacity, e, p);
+            if Some(start) > self.waiting[touched[k]].guarantee {
+                return;
+            }
+            place[k] = Place::Moved(start);
+        }
+        let moved: Vec<(usize, u64)> = touched
+            .iter()
+            .zip(&place)
+            .filter_map(|(&m, &p)| match p {
+                Place::Moved(at) => Some((m, at)),
+                _ => None,
+            })
+            .collect();
+        // The objective over every queued job's predicted start.
+        let mut after: Vec<(usize, u64)> = self
+            .waiting
+            .iter()
+            .map(|w| (w.job, w.reservation.expect("reserved")))
+            .collect();
+        after[n].1 = gap;
+        for &(m, start) in &moved {
+            after[m].1 = start;
+        }
+        let before: Vec<(usize, u64)> = self
+            .waiting
+            .iter()
+            .map(|w| (w.job, w.reservation.expect("reserved")))
+            .collect();
+        let (w0, s0) = self.predicted(&before);
+        let (w1, s1) = self.predicted(&after);
+        let (w0, s0, w1, s1) = (
+            i128::from(w0),
+            i128::from(s0),
+            i128::from(w1),
+            i128::from(s1),
+        );
+        // (W - W') / W + (S - S') / S > 0, multiplied out by W * S > 0.
+        if w0 > 0 && (w0 - w1) * s0 + (s0 - s1) * w0 > 0 {
+            for (w, (_, start)) in self.waiting.iter_mut().zip(after) {
+                w.reservation = Some(start);
+            }
+        }
+    }
+
+    /// Summed predicted wait and bounded slowdown (millionths, each rounded
+    /// down) of jobs starting at the given times.
+    fn predicted(&self, starts: &[(usize, u64)]) -> (u64, u64) {
+        let mut sums = (0, 0);
+        for &(job, start) in starts {
+            let wait = start - self.submit(job);
+            let bounded = self.estimate(job).max(10);
+            sums.0 += wait;
+            sums.1 += (wait + bounded) * 1_000_000 / bounded;
+        }
+        sums
     }
 
     fn arrive(&mut self, job: usize) {

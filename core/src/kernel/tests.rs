@@ -193,8 +193,17 @@ const GAP_FILL: &[(JobId, Time, u32, u32, u32)] = &[
 ];
 
 fn run_rs(params: RandomSearch, jobs: &[(JobId, Time, u32, u32, u32)]) -> (Collect, Counters) {
+    run_rs_on(10, params, jobs)
+}
+
+/// [`run_rs`] on one machine of `cpus`.
+fn run_rs_on(
+    cpus: u32,
+    params: RandomSearch,
+    jobs: &[(JobId, Time, u32, u32, u32)],
+) -> (Collect, Counters) {
     let kernel: Kernel<64, 64, 256> =
-        Kernel::new(Cluster::single(10).unwrap(), Policy::ConsRs(params));
+        Kernel::new(Cluster::single(cpus).unwrap(), Policy::ConsRs(params));
     let mut sim = Simulator::new(kernel);
     let mut sink = Collect::default();
     let input = jobs
@@ -275,6 +284,118 @@ fn cons_rs_never_breaks_a_guarantee() {
     assert_eq!(starts(&rs), starts(&cons));
     assert!(counters.rs_rejected_guarantee > 0, "{counters:?}");
     assert_eq!(counters.rs_accepted, 0);
+}
+
+/// CONS+RS's objective weighs relative changes: a move that saves wait but
+/// costs more slowdown, relatively, is undone. Two processors, every job
+/// submitted at 0: J1 (2 procs, estimate 56) runs and ends early at 28;
+/// arrival reservations J2 (1 proc, 21 s) [56, 77), J3 (1, 7) [56, 63), J4
+/// (2, 14) [77, 91), J5 (1, 35) [91, 126). Compression at 28: J2 and J3 to
+/// 28, J4 to 49 (when J2 ends), J5 to 63 (J4 holds both processors over
+/// [49, 63)). The search: J4 has no gap before 49 (J2 holds a processor
+/// until then); J5's gap is 35 (J3 ends), and placing it at [35, 70)
+/// displaces J4 to [70, 84) (its guarantee is 77). Waits (J2..J5) 28 + 28 +
+/// 49 + 63 = 168 fall by 28 - 21 = 7 (4%); bounded slowdowns 2.333333 +
+/// 3.8 + 4.5 + 2.8 = 13.433333 rise by 1.5 - 0.8 = 0.7 (5.2%): every try is
+/// undone and the schedule is Conservative's.
+#[test]
+fn cons_rs_undoes_a_move_whose_slowdown_cost_outweighs_its_wait_gain() {
+    let jobs = &[
+        (1, 0, 2, 56, 28),
+        (2, 0, 1, 21, 21),
+        (3, 0, 1, 7, 7),
+        (4, 0, 2, 14, 14),
+        (5, 0, 1, 35, 35),
+    ];
+    let (rs, counters) = run_rs_on(2, RandomSearch::DEFAULT, jobs);
+    let expected = [(1, 0), (2, 28), (3, 28), (4, 49), (5, 63)];
+    assert_eq!(starts(&rs), expected);
+    assert_eq!(starts(&run(Policy::Conservative, 2, jobs)), expected);
+    assert_eq!(counters.rs_accepted, 0);
+    assert!(counters.rs_rejected_objective > 0, "{counters:?}");
+    assert_eq!(
+        counters.rs_rejected_objective + counters.rs_no_gap,
+        counters.rs_iterations
+    );
+}
+
+/// The other way round: a move that costs slowdown but saves more wait,
+/// relatively, is kept. Three processors, every job submitted at 0: J1 (1
+/// proc, 14 s) runs to 14; J2 (1 proc, estimate 28) starts at 0 and ends at
+/// once, early; J3 (3 procs, 7 s) was reserved at [28, 35), J4 (2 procs, 28
+/// s) at [35, 63). Compression at 0: J3 to 14 (J1 ends), J4 to 21. The
+/// search: J3 has no gap before 14 (J1 holds a processor); J4's gap is 0 (2
+/// processors free), and placing it at [0, 28) displaces J3 to [28, 35),
+/// exactly its guarantee. Waits 14 + 21 = 35 fall by 21 - 14 = 7 (20%);
+/// bounded slowdowns 2.4 + 1.75 = 4.15 rise by 1.4 - 0.75 = 0.65 (15.7%):
+/// kept.
+#[test]
+fn cons_rs_keeps_a_move_whose_wait_gain_outweighs_its_slowdown_cost() {
+    let jobs = &[
+        (1, 0, 1, 14, 14),
+        (2, 0, 1, 28, 0),
+        (3, 0, 3, 7, 7),
+        (4, 0, 2, 28, 28),
+    ];
+    assert_eq!(
+        starts(&run(Policy::Conservative, 3, jobs)),
+        [(1, 0), (2, 0), (3, 14), (4, 21)]
+    );
+    let (rs, counters) = run_rs_on(3, RandomSearch::DEFAULT, jobs);
+    assert_eq!(starts(&rs), [(1, 0), (2, 0), (3, 28), (4, 0)]);
+    assert_eq!(counters.rs_accepted, 1);
+    let j3 = rs.records.iter().find(|r| r.job.id == 3).unwrap();
+    assert_eq!(j3.guarantee, Some(28));
+}
+
+/// CONS+RS's bound on the jobs one iteration touches ([`MAX_TOUCHED`](crate::policy::MAX_TOUCHED),
+/// 64): ten processors; R1 (6 procs, estimate 300) ends early at 20, R2 (4
+/// procs) runs to 56. Seventy 1-second jobs of 7 processors (X1..X70,
+/// submitted at 1) cannot run beside either, and J (6 procs, submitted at
+/// 2) is queued behind them. Compression at 20 puts X1..X70 one after the
+/// other over [56, 126) and J at 126. J's gap is 20 (6 processors free
+/// until 56). With J's estimate 100 its window [20, 120) overlaps X1..X64
+/// exactly (X65 starts at 120, where the window ends): 64 jobs, so the
+/// move is tried, and undone by the objective (J would gain 106 s and 64
+/// jobs lose 70 s each). With estimate 101 it overlaps 65: the iteration is
+/// skipped as too crowded. Either way the schedule is Conservative's.
+#[test]
+fn cons_rs_touches_only_the_jobs_in_the_window_and_at_most_64() {
+    for (estimate, crowded) in [(100, false), (101, true)] {
+        let mut jobs = std::vec![(1, 0, 6, 300, 20), (2, 0, 4, 56, 56)];
+        jobs.extend((3..73).map(|id| (id, 1, 7, 1, 1)));
+        jobs.push((73, 2, 6, estimate, estimate));
+        let run_on = |policy| {
+            let kernel: Kernel<128, 16, 512> = Kernel::new(Cluster::single(10).unwrap(), policy);
+            let mut sim = Simulator::new(kernel);
+            let mut sink = Collect::default();
+            let input = jobs
+                .iter()
+                .map(|&(id, submit, procs, estimate, runtime)| SimJob {
+                    job: Job::new(id, submit, procs, estimate),
+                    runtime,
+                });
+            sim.run(input, &mut sink).unwrap();
+            sim.kernel().validate().unwrap();
+            (starts(&sink), *sim.kernel().counters())
+        };
+        let (cons, _) = run_on(Policy::Conservative);
+        let (rs, counters) = run_on(Policy::ConsRs(RandomSearch::DEFAULT));
+        assert_eq!(rs, cons, "estimate {estimate}");
+        assert_eq!(cons.last(), Some(&(73, 126)));
+        assert_eq!(cons.get(2), Some(&(3, 56)));
+        assert_eq!(counters.rs_accepted, 0);
+        // Every X has no gap before its reservation; J is picked at least
+        // once in 4 x 71 iterations.
+        let j_tries = counters.rs_iterations - counters.rs_no_gap;
+        assert!(j_tries > 0, "{counters:?}");
+        if crowded {
+            assert_eq!(counters.rs_too_crowded, j_tries, "{counters:?}");
+        } else {
+            assert_eq!(counters.rs_too_crowded, 0, "{counters:?}");
+            assert_eq!(counters.rs_rejected_objective, j_tries, "{counters:?}");
+        }
+    }
 }
 
 /// CONS+RS on a farm: m0 has 2 processors, m1 4; one license copy usable on
@@ -788,6 +909,30 @@ fn validate_names_the_invariant_a_tampered_state_breaks() {
     assert_eq!(
         k.validate(),
         Err(KernelError::Internal("machine profile disagrees with jobs"))
+    );
+    // EASY: two queued jobs behind a running one; only the head is reserved.
+    let mut k = kernel(Policy::Easy);
+    for (id, procs) in [(1, 8), (2, 4), (3, 4)] {
+        k.submit(0, Job::new(id, 0, procs, 100), &mut ()).unwrap();
+    }
+    k.schedule(0, &mut ()).unwrap();
+    k.validate().unwrap();
+    let reserved = |k: &Kernel<4, 4, 32>| {
+        k.queued()
+            .iter()
+            .filter(|q| q.reservation.is_some())
+            .count()
+    };
+    assert_eq!((k.queued().len(), reserved(&k)), (2, 1));
+    let stale = k.st.queue.first().and_then(|q| q.reservation);
+    if let Some(q) = k.st.queue.get_mut(1) {
+        q.reservation = stale;
+    }
+    assert_eq!(
+        k.validate(),
+        Err(KernelError::Internal(
+            "more than one job holds the reservation"
+        ))
     );
 }
 

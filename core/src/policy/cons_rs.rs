@@ -691,3 +691,138 @@ impl Objective {
         self.slowdown = self.slowdown.saturating_sub(slowdown_gain);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn queued(id: u32, submit: Time, estimate: u32, start: Time) -> QueuedJob {
+        let job = Job::new(id, submit, 1, estimate);
+        QueuedJob {
+            job,
+            reservation: Some(Slot {
+                start,
+                machine: 0,
+                duration: estimate,
+            }),
+            guarantee: Some(start),
+        }
+    }
+
+    /// The sums after [`Objective::apply`] are the sums of the moved plan:
+    /// the search's running objective never drifts from the queue.
+    #[test]
+    fn the_objective_follows_the_moves_it_applies() {
+        let before = [
+            queued(1, 0, 20, 30),
+            queued(2, 5, 100, 40),
+            queued(3, 7, 4, 50),
+        ];
+        let mut after = before;
+        let mut sums = Objective::of(&before);
+        assert_eq!(sums.wait, 30 + 35 + 43);
+        // (30 + 20) / 20 + (35 + 100) / 100 + (43 + 10) / 10, in millionths.
+        assert_eq!(sums.slowdown, 2_500_000 + 1_350_000 + 5_300_000);
+        // Job 1 moves to 10, job 3 is displaced to 64.
+        for (q, start) in [(0, 10), (2, 64)] {
+            after[q].reservation = Some(Slot {
+                start,
+                ..after[q].reservation.unwrap()
+            });
+        }
+        let (mut w, mut s) = (0, 0);
+        for (b, a) in before.iter().zip(&after) {
+            let (old, new) = (b.reservation.unwrap(), a.reservation.unwrap());
+            w += wait(&b.job, &old) - wait(&a.job, &new);
+            s += slowdown(&b.job, &old) - slowdown(&a.job, &new);
+        }
+        assert_eq!((w, s), (20 - 14, 1_000_000 - 1_400_000));
+        sums.apply(w, s);
+        let expected = Objective::of(&after);
+        assert_eq!(
+            (sums.wait, sums.slowdown),
+            (expected.wait, expected.slowdown)
+        );
+    }
+
+    /// `(W - W') / W + (S - S') / S > 0`, on the two hand-checked moves of
+    /// `kernel::tests` (`cons_rs_undoes_a_move_whose_slowdown_cost_...` and
+    /// `cons_rs_keeps_a_move_whose_wait_gain_...`), and the edge cases.
+    #[test]
+    fn a_move_improves_when_the_relative_changes_sum_above_zero() {
+        let sums = |wait, slowdown| Objective { wait, slowdown };
+        // 7 / 168 = 4.2% of wait saved, 0.7 / 13.43 = 5.2% of slowdown lost.
+        assert!(!sums(168, 13_433_333).improved_by(7, -700_000));
+        // 7 / 35 = 20% saved, 0.65 / 4.15 = 15.7% lost.
+        assert!(sums(35, 4_150_000).improved_by(7, -650_000));
+        // Exactly balanced, or no change: not strictly better.
+        assert!(!sums(100, 2_000_000).improved_by(10, -200_000));
+        assert!(!sums(100, 2_000_000).improved_by(0, 0));
+        assert!(sums(100, 2_000_000).improved_by(0, 1));
+        assert!(sums(100, 2_000_000).improved_by(1, 0));
+        // Nobody waits: nothing can improve.
+        assert!(!sums(0, 3_000_000).improved_by(5, 500_000));
+    }
+
+    /// The gap search walks the processor and license steps to the first
+    /// instant where both are free, stops before `before`, and on a tie
+    /// between machines keeps the faster one. m0 (2 cpus, speed 2) and m1
+    /// (2 cpus, speed 1) are busy until 30; the one license copy is held
+    /// until 50 by a job on m2 (1 cpu).
+    #[test]
+    fn the_gap_is_the_first_instant_with_processors_and_licenses_free() {
+        use crate::types::{LicensePool, LicenseSet, Machine, MachineSet};
+        let machine = |cpus, speed| Machine { cpus, speed };
+        let cluster: crate::Cluster<3, 1> = crate::Cluster::new(
+            &[machine(2, 2000), machine(2, 1000), machine(1, 1000)],
+            &[LicensePool {
+                count: 1,
+                machines: MachineSet::ALL,
+            }],
+        )
+        .unwrap();
+        let mut st: State<8, 8, 64, 3, 1> = State::new(cluster, false);
+        let licensed = |id, procs, estimate| {
+            let mut job = Job::new(id, 0, procs, estimate);
+            job.licenses = LicenseSet(1);
+            job
+        };
+        let hold = |st: &mut State<8, 8, 64, 3, 1>, job: Job, machine, duration| {
+            let slot = Slot {
+                start: 0,
+                machine,
+                duration,
+            };
+            st.plan.reserve(&job, &slot).unwrap();
+        };
+        hold(&mut st, Job::new(1, 0, 2, 30), 0, 30);
+        hold(&mut st, Job::new(2, 0, 2, 30), 1, 30);
+        hold(&mut st, licensed(3, 1, 50), 2, 50);
+        let j = licensed(4, 2, 100);
+        // 0: no processors; 30: processors but no license; 50: both, on
+        // m0 and m1 alike: m0, the faster, where 100 s take 50.
+        let at_50 = Slot {
+            start: 50,
+            machine: 0,
+            duration: 50,
+        };
+        assert_eq!(find_gap(&st, &j, 200), Ok(Some(at_50)));
+        assert_eq!(find_gap(&st, &j, 51), Ok(Some(at_50)));
+        // A gap must start strictly before the job's reservation.
+        assert_eq!(find_gap(&st, &j, 50), Ok(None));
+        assert_eq!(find_gap(&st, &j, 40), Ok(None));
+        // Without a license: 30, on m0.
+        let k = Job::new(5, 0, 2, 100);
+        let at_30 = Slot {
+            start: 30,
+            machine: 0,
+            duration: 50,
+        };
+        assert_eq!(find_gap(&st, &k, 200), Ok(Some(at_30)));
+        assert_eq!(find_gap(&st, &k, 30), Ok(None));
+        // Later, from 40: the walk starts at now.
+        st.advance(40).unwrap();
+        assert_eq!(find_gap(&st, &k, 200).unwrap().map(|g| g.start), Some(40));
+        assert_eq!(find_gap(&st, &j, 200), Ok(Some(at_50)));
+    }
+}

@@ -389,3 +389,47 @@ impl Stairs {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The stairs hold at most 64 steps; past them they say nothing and
+    /// the plan answers. 100 processors; job `i` (1 processor) is reserved
+    /// from `i + 1` for 1000 s, `i` < 70: free falls by one a second from
+    /// 100 at 0 to 30 at 70. The stairs keep 100 down to 37 (at 63).
+    #[test]
+    fn stairs_past_their_capacity_leave_the_answer_to_the_plan() {
+        let cluster = Cluster::<1, 0>::single(100).unwrap();
+        let mut plan: Plan<256, 1, 0> = Plan::new(&cluster);
+        for i in 0..70 {
+            let slot = Slot {
+                start: i + 1,
+                machine: 0,
+                duration: 1000,
+            };
+            plan.reserve(&Job::new(i + 1, 0, 1, 1000), &slot).unwrap();
+        }
+        let stairs = Stairs::build(&cluster, &plan).unwrap();
+        assert!(!stairs.complete);
+        assert_eq!(stairs.steps.len(), 64);
+        let fit = |procs, estimate| {
+            let job = Job::new(100, 0, procs, estimate);
+            (
+                stairs.fit_now(&cluster, &job, 0),
+                plan.fit_now(&cluster, &job, 0).unwrap(),
+            )
+        };
+        let now = |duration| Slot {
+            start: 0,
+            machine: 0,
+            duration,
+        };
+        // 38 wide: free drops below 38 at 63.
+        assert_eq!(fit(38, 63), (Some(Some(now(63))), Some(now(63))));
+        assert_eq!(fit(38, 64), (Some(None), None));
+        // 35 wide: below 35 only at 66, past the stairs: the plan decides.
+        assert_eq!(fit(35, 66), (None, Some(now(66))));
+        assert_eq!(fit(35, 67), (None, None));
+    }
+}
