@@ -311,3 +311,85 @@ fn names_and_budgets() {
         assert!(!p.keeps_reservations() && !p.shortest_first());
     }
 }
+
+/// The head's guarantee is EASY's: when a job that sorts ahead arrives
+/// (same submit time, smaller id), the old head loses its guarantee and
+/// gets a new one when it is the head again. Ten processors, R (all ten,
+/// until 100) runs; H (id 5) is the head with guarantee 100; J (id 3)
+/// arrives, takes the head and the guarantee 100; at 100 J starts and H's
+/// new guarantee is 150.
+#[test]
+fn a_job_that_sorts_ahead_takes_the_head_and_its_guarantee() {
+    let mut k = K::new(Cluster::single(10).unwrap(), Policy::DPSA_P);
+    k.submit(0, Job::new(1, 0, 10, 100), &mut ()).unwrap();
+    k.submit(0, Job::new(5, 0, 10, 50), &mut ()).unwrap();
+    assert_eq!(pass(&mut k, 0), [1]);
+    let guarantee = |k: &K, id| {
+        k.queued()
+            .iter()
+            .find(|q| q.job.id == id)
+            .map(|q| q.guarantee)
+    };
+    assert_eq!(guarantee(&k, 5), Some(Some(100)));
+    k.submit(0, Job::new(3, 0, 10, 50), &mut ()).unwrap();
+    assert_eq!(guarantee(&k, 5), Some(None));
+    assert_eq!(pass(&mut k, 0), []);
+    assert_eq!(guarantee(&k, 3), Some(Some(100)));
+    assert_eq!(guarantee(&k, 5), Some(None));
+    k.complete(100, 1).unwrap();
+    assert_eq!(pass(&mut k, 100), [3]);
+    assert_eq!(guarantee(&k, 5), Some(Some(150)));
+}
+
+/// The search never picks more jobs than the running set has room for.
+/// Room for 3 running jobs, one runs (2 of 10 processors until 1000), the
+/// head wants all 10; candidates of 4, 2, 2, 2 processors: three would use
+/// all 8 free, but only two fit the running set: 4 + 2.
+#[test]
+fn the_search_respects_the_room_left_in_the_running_set() {
+    type Small = Kernel<32, 3, 128>;
+    let mut k = Small::new(Cluster::single(10).unwrap(), Policy::DPSA_P);
+    let jobs = [
+        (1, 2, 1000),
+        (2, 10, 50),
+        (3, 4, 10),
+        (4, 2, 10),
+        (5, 2, 10),
+        (6, 2, 10),
+    ];
+    for (id, procs, estimate) in jobs {
+        k.submit(0, Job::new(id, 0, procs, estimate), &mut ())
+            .unwrap();
+    }
+    k.schedule(0, &mut ()).unwrap();
+    k.validate().unwrap();
+    let running: Vec<u32> = k.running().iter().map(|r| r.job.id).collect();
+    assert_eq!(sorted(running), [1, 3, 4]);
+}
+
+/// The bound counts every candidate, the last of a full list too: 128
+/// candidates (the most one search holds) behind a head that wants the
+/// whole machine, 10 of 20 processors free. In queue order they want 6,
+/// then 7 (126 of them), then 3: the greedy set is 6 + 3 = 9; the optimum,
+/// 7 + 3 = 10, needs the last candidate.
+#[test]
+fn the_bound_counts_the_last_of_a_full_candidate_list() {
+    type Big = Kernel<256, 256, 600>;
+    let mut k = Big::new(Cluster::single(20).unwrap(), Policy::DPSA_P);
+    k.submit(0, Job::new(1, 0, 10, 1000), &mut ()).unwrap();
+    k.submit(0, Job::new(2, 0, 20, 50), &mut ()).unwrap();
+    let last = 2 + u32::try_from(DPSA_CANDIDATES).unwrap();
+    for id in 3..=last {
+        let procs = match id {
+            3 => 6,
+            _ if id == last => 3,
+            _ => 7,
+        };
+        k.submit(0, Job::new(id, 0, procs, 10), &mut ()).unwrap();
+    }
+    k.schedule(0, &mut ()).unwrap();
+    k.validate().unwrap();
+    assert_eq!(k.counters().dpsa_overflows, 0);
+    let running: Vec<u32> = k.running().iter().map(|r| r.job.id).collect();
+    assert_eq!(sorted(running), [1, 4, last]);
+}
