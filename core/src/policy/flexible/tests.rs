@@ -105,6 +105,8 @@ fn license_multiplier_is_at_least_one() {
     let none = LicenseDemand::new(&[0], &[5]);
     assert_eq!(none.score(LicenseSet(1)), 0);
     assert!(!none.is_critical(0) && !none.is_critical(40));
+    // Pools past the 32 tracked are never critical (and asking is no error).
+    assert!(!demand.is_critical(31) && !demand.is_critical(32));
 }
 
 #[test]
