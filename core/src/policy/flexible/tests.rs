@@ -363,3 +363,57 @@ fn aging_only_weighs_nothing_but_aging() {
     );
     assert_eq!(h.age_factor, Heuristics::DEFAULT.age_factor);
 }
+
+/// On a farm, the quick license test lets a job through when a copy of
+/// every license it needs is free now. Two 4-processor machines, one copy
+/// of a license: J1 (4 procs) fills m0 and J2 (2 procs) half of m1 until
+/// 100; the head J3 (4 procs) waits for 100; J4 (1 proc, the license, 10 s)
+/// fits beside J2 and the license copy is free: it starts at 0. J5, the
+/// same a second later, finds the copy held by J4 and starts when J4 ends.
+/// (BF_FCFS: queue order; the heuristics of BF_UNMOD and BF_MOD would put
+/// the short jobs first.)
+#[test]
+fn a_job_whose_licenses_are_free_backfills_on_a_farm() {
+    let cluster: Cluster<2, 1> = Cluster::new(
+        &[Machine::new(4), Machine::new(4)],
+        &[LicensePool {
+            count: 1,
+            machines: MachineSet::ALL,
+        }],
+    )
+    .unwrap();
+    let licensed = |id, submit| {
+        let mut job = Job::new(id, submit, 1, 10);
+        job.licenses = LicenseSet(1);
+        job
+    };
+    let jobs = [
+        Job::new(1, 0, 4, 100),
+        Job::new(2, 0, 2, 100),
+        Job::new(3, 0, 4, 50),
+        licensed(4, 0),
+        licensed(5, 1),
+    ];
+    for policy in [Policy::BfFcfs] {
+        let kernel: Kernel<16, 16, 64, 2, 1> = Kernel::new(cluster.clone(), policy);
+        let mut sim = Simulator::new(kernel);
+        let mut sink = Collect::default();
+        let input = jobs.iter().map(|&job| SimJob {
+            job,
+            runtime: job.estimate,
+        });
+        sim.run(input, &mut sink).unwrap();
+        sim.kernel().validate().unwrap();
+        let mut starts: Vec<_> = sink
+            .records
+            .iter()
+            .map(|r| (r.job.id, r.start(), r.slot.machine))
+            .collect();
+        starts.sort_unstable();
+        assert_eq!(
+            starts,
+            [(1, 0, 0), (2, 0, 1), (3, 100, 0), (4, 0, 1), (5, 10, 1)],
+            "{policy}"
+        );
+    }
+}
