@@ -394,7 +394,8 @@ fn a_job_whose_licenses_are_free_backfills_on_a_farm() {
         licensed(4, 0),
         licensed(5, 1),
     ];
-    for policy in [Policy::BfFcfs] {
+    {
+        let policy = Policy::BfFcfs;
         let kernel: Kernel<16, 16, 64, 2, 1> = Kernel::new(cluster.clone(), policy);
         let mut sim = Simulator::new(kernel);
         let mut sink = Collect::default();
