@@ -136,6 +136,10 @@ impl<const B: usize> Profile<B> {
 
     /// Index of the step in force at `t` (the first step when `t` is before the origin).
     fn index_at(&self, t: Time) -> usize {
+        // Most questions are about the first step (`t` is now).
+        if self.steps.get(1).is_none_or(|s| t < s.at) {
+            return 0;
+        }
         self.steps.partition_point(|s| s.at <= t).saturating_sub(1)
     }
 
@@ -295,9 +299,10 @@ impl<const B: usize> Profile<B> {
         held_from: Time,
         limit: Time,
     ) -> Result<Option<Time>, ProfileError> {
+        let steps = self.steps.as_slice();
         let mut start = from.max(self.origin());
         let mut index = self.index_at(start);
-        'candidate: loop {
+        loop {
             if start >= limit {
                 return Ok(None);
             }
@@ -305,24 +310,42 @@ impl<const B: usize> Profile<B> {
                 .checked_add(duration)
                 .ok_or(ProfileError::TimeOverflow)?
                 .min(held_from);
-            let mut j = index;
+            // The first step of the window with too few units free, if any:
+            // step `index` is in force at `start`, the rest begin before `end`.
+            let window = steps.get(index..).unwrap_or_default();
+            let mut blocked = None;
+            for (k, step) in window.iter().enumerate() {
+                if k > 0 && step.at >= end {
+                    break;
+                }
+                if step.free < need {
+                    blocked = Some(index.saturating_add(k));
+                    break;
+                }
+            }
+            let Some(blocked) = blocked else {
+                return Ok(Some(start));
+            };
+            // The next candidate is the first later step with room; every
+            // step passed on the way is a candidate that fails at once
+            // (after the same limit and overflow tests).
+            let mut next = blocked;
             loop {
-                if self.free_of(j) < need {
-                    let next = j.saturating_add(1);
-                    match self.at_of(next) {
-                        Some(at) => {
-                            start = at;
-                            index = next;
-                            continue 'candidate;
-                        }
-                        None => return Ok(None),
-                    }
+                next = next.saturating_add(1);
+                let Some(step) = steps.get(next) else {
+                    return Ok(None); // only with a broken profile
+                };
+                if step.at >= limit {
+                    return Ok(None);
                 }
-                let next = j.saturating_add(1);
-                match self.at_of(next) {
-                    Some(at) if at < end => j = next,
-                    _ => return Ok(Some(start)),
+                if step.free >= need {
+                    index = next;
+                    start = step.at;
+                    break;
                 }
+                step.at
+                    .checked_add(duration)
+                    .ok_or(ProfileError::TimeOverflow)?;
             }
         }
     }
@@ -617,6 +640,39 @@ mod tests {
         assert_eq!(p.earliest_fit(130, 5, 1).unwrap(), Some(130));
         assert_eq!(p.min_free(90, 40).unwrap(), 1);
         assert!(p.fits(100, 20, 10).unwrap());
+    }
+
+    /// Candidates skipped over a run of blocked steps are still tried in
+    /// order: one past the limit ends the search, one whose end overflows
+    /// is an error, as if each had been tried in full.
+    #[test]
+    fn earliest_fit_before_skips_blocked_steps_in_order() {
+        const MAX: Time = Time::MAX;
+        let mut p: Profile<16> = Profile::new(4);
+        p.reserve(MAX - 100, 40, 4).unwrap(); // none free in [MAX-100, MAX-60)
+        p.reserve(MAX - 60, 10, 3).unwrap(); // 1 free in [MAX-60, MAX-50)
+        p.reserve(100, 50, 3).unwrap(); // 1 free in [100, 150)
+        let fit =
+            |from, duration, need, limit| p.earliest_fit_before(from, duration, need, MAX, limit);
+        assert_eq!(fit(0, 101, 2, 1000), Ok(Some(150)));
+        assert_eq!(fit(0, 101, 2, 150), Ok(None), "150 is the limit");
+        assert_eq!(fit(0, 100, 2, 1000), Ok(Some(0)));
+        assert_eq!(
+            fit(MAX - 200, 150, 4, MAX),
+            Err(ProfileError::TimeOverflow),
+            "MAX-60 + 150"
+        );
+        assert_eq!(
+            fit(MAX - 200, 150, 4, MAX - 60),
+            Ok(None),
+            "MAX-60 is past the limit"
+        );
+        assert_eq!(fit(MAX - 200, 100, 4, MAX), Ok(Some(MAX - 200)));
+        // Held from MAX-100 on, the blocked steps are the job's own.
+        assert_eq!(
+            p.earliest_fit_before(MAX - 200, 150, 4, MAX - 100, MAX - 100),
+            Ok(Some(MAX - 200))
+        );
     }
 
     #[test]

@@ -399,6 +399,15 @@ fn earliest_into<const Q: usize, const R: usize, const B: usize, const M: usize,
             }
         }
     }
+    // One machine without licenses: ask its profile directly (what
+    // `Plan::earliest_before` does there, without the per-machine and
+    // per-license bookkeeping).
+    let single = match (st.cluster.machines(), st.cluster.pools()) {
+        ([machine], []) if own.machine == 0 && st.cluster.eligible(job, 0) => {
+            st.plan.machine(0).zip(machine.scale(job.estimate))
+        }
+        _ => None,
+    };
     let mut best: Option<Slot> = None;
     for &(a, b, most) in freed.intervals() {
         if most < job.procs {
@@ -409,7 +418,17 @@ fn earliest_into<const Q: usize, const R: usize, const B: usize, const M: usize,
         if from >= limit {
             continue;
         }
-        if let Some(slot) = st
+        if let Some((profile, duration)) = single {
+            if let Some(start) =
+                profile.earliest_fit_before(from, duration, job.procs, own.start, limit)?
+            {
+                best = Some(Slot {
+                    start,
+                    machine: 0,
+                    duration,
+                });
+            }
+        } else if let Some(slot) = st
             .plan
             .earliest_before(&st.cluster, job, own, from, limit)?
         {
