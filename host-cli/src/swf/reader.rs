@@ -125,66 +125,125 @@ fn read_error(name: &str, e: io::Error, gzip: bool) -> SwfError {
     whole_file_error(name, kind)
 }
 
-fn read_lines(name: &str, mut reader: impl BufRead, gzip: bool) -> Result<LoadedTrace, SwfError> {
-    let mut header = HeaderParser::default();
-    let mut records = Vec::new();
-    let mut comment_lines = 0_u64;
-    let mut blank_lines = 0_u64;
-    let mut line_no = 0_u64;
-    let mut buf = Vec::with_capacity(256);
-    // One byte more than the limit, plus the `\n`, tells "too long" apart.
-    let read_limit = MAX_LINE_BYTES as u64 + 2;
-    loop {
-        buf.clear();
-        let n = (&mut reader)
-            .take(read_limit)
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| read_error(name, e, gzip))?;
-        if n == 0 {
-            break;
-        }
-        line_no += 1;
-        let line_error = |kind| SwfError {
-            file: name.to_owned(),
-            line: Some(line_no),
+/// The lines of one file as they are classified: the part of [`LoadedTrace`]
+/// built while reading.
+struct Lines<'a> {
+    name: &'a str,
+    header: HeaderParser,
+    records: Vec<(u64, SwfRecord)>,
+    comment_lines: u64,
+    blank_lines: u64,
+    line_no: u64,
+}
+
+impl Lines<'_> {
+    fn error(&self, kind: SwfErrorKind) -> SwfError {
+        SwfError {
+            file: self.name.to_owned(),
+            line: Some(self.line_no),
             field: None,
             kind,
-        };
-        let mut bytes = buf.as_slice();
-        bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-        bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+        }
+    }
+
+    /// Classifies and reads the next line, `\n` excluded.
+    fn line(&mut self, raw: &[u8]) -> Result<(), SwfError> {
+        self.line_no += 1;
+        let mut bytes = raw.strip_suffix(b"\r").unwrap_or(raw);
         if bytes.len() > MAX_LINE_BYTES {
-            return Err(line_error(SwfErrorKind::LineTooLong {
+            return Err(self.error(SwfErrorKind::LineTooLong {
                 limit: MAX_LINE_BYTES,
             }));
         }
-        if line_no == 1 {
+        if self.line_no == 1 {
             bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
         }
-        let text = std::str::from_utf8(bytes).map_err(|_| line_error(SwfErrorKind::InvalidUtf8))?;
-        let content = text.trim_start_matches([' ', '\t']);
-        if let Some(body) = content.strip_prefix(';') {
-            comment_lines += 1;
-            header.comment(line_no, body);
-        } else if content.trim_end_matches([' ', '\t']).is_empty() {
-            blank_lines += 1;
-        } else {
-            header.end_entry();
-            let record = SwfRecord::parse_line(content).map_err(|e| SwfError {
-                file: name.to_owned(),
-                line: Some(line_no),
-                field: e.field,
-                kind: SwfErrorKind::Line(e.kind),
-            })?;
-            records.push((line_no, record));
+        // Leading spaces and tabs are ASCII: the rest is valid UTF-8 exactly
+        // when the whole line is.
+        let Some(first) = bytes.iter().position(|&b| b != b' ' && b != b'\t') else {
+            self.blank_lines += 1;
+            return Ok(());
+        };
+        let content = bytes.get(first..).unwrap_or_default();
+        if let Some(body) = content.strip_prefix(b";") {
+            let body =
+                std::str::from_utf8(body).map_err(|_| self.error(SwfErrorKind::InvalidUtf8))?;
+            self.comment_lines += 1;
+            self.header.comment(self.line_no, body);
+            return Ok(());
         }
+        // A data line is read byte by byte; only a line with a byte past
+        // ASCII needs the UTF-8 check (and then fails to parse anyway).
+        if !content.is_ascii() && std::str::from_utf8(content).is_err() {
+            return Err(self.error(SwfErrorKind::InvalidUtf8));
+        }
+        self.header.end_entry();
+        let record = SwfRecord::parse_bytes(content).map_err(|e| SwfError {
+            file: self.name.to_owned(),
+            line: Some(self.line_no),
+            field: e.field,
+            kind: SwfErrorKind::Line(e.kind),
+        })?;
+        self.records.push((self.line_no, record));
+        Ok(())
+    }
+}
+
+/// Reads `reader` to its end, line by line, straight from its buffer: a line
+/// is copied only when it straddles two buffer fills.
+fn read_lines(name: &str, mut reader: impl BufRead, gzip: bool) -> Result<LoadedTrace, SwfError> {
+    let mut lines = Lines {
+        name,
+        header: HeaderParser::default(),
+        records: Vec::new(),
+        comment_lines: 0,
+        blank_lines: 0,
+        line_no: 0,
+    };
+    // The start of a line that the buffer ended in.
+    let mut carry: Vec<u8> = Vec::new();
+    // Past this a line is too long whatever follows (`\r` may still come).
+    let carry_limit = MAX_LINE_BYTES + 1;
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(read_error(name, e, gzip)),
+        };
+        if chunk.is_empty() {
+            break;
+        }
+        let mut rest = chunk;
+        while let Some(end) = memchr::memchr(b'\n', rest) {
+            let (line, after) = rest.split_at(end);
+            if carry.is_empty() {
+                lines.line(line)?;
+            } else {
+                carry.extend_from_slice(line);
+                lines.line(&carry)?;
+                carry.clear();
+            }
+            rest = after.get(1..).unwrap_or_default();
+        }
+        carry.extend_from_slice(rest);
+        if carry.len() > carry_limit {
+            lines.line_no += 1;
+            return Err(lines.error(SwfErrorKind::LineTooLong {
+                limit: MAX_LINE_BYTES,
+            }));
+        }
+        let used = chunk.len();
+        reader.consume(used);
+    }
+    if !carry.is_empty() {
+        lines.line(&carry)?;
     }
     Ok(LoadedTrace {
         name: name.to_owned(),
-        header: header.finish(),
-        records,
-        comment_lines,
-        blank_lines,
+        header: lines.header.finish(),
+        records: lines.records,
+        comment_lines: lines.comment_lines,
+        blank_lines: lines.blank_lines,
     })
 }
 
@@ -314,6 +373,52 @@ mod tests {
         assert_eq!(e.to_string(), "x.swf:3: invalid UTF-8");
         let e = load_reader("x.swf", &b"1 2 \xff\xfe"[..]).unwrap_err();
         assert_eq!(e.line, Some(1));
+    }
+
+    /// Lines are read from the reader's buffer in place; a line cut by the
+    /// end of a buffer fill is joined first. Buffers of one byte and of a
+    /// few bytes cut every line somewhere, CRLF endings between the two
+    /// bytes too, and give what one read of the whole input gives.
+    #[test]
+    fn lines_cut_by_the_buffer_read_the_same() {
+        let text = format!("\u{feff}{}", sample().replace('\n', "\r\n"));
+        let whole = load_str(&text).unwrap();
+        assert_eq!(whole.records.len(), 2);
+        for capacity in [1, 2, 3, 7, 64] {
+            let cut = load_reader(
+                "test.swf",
+                BufReader::with_capacity(capacity, text.as_bytes()),
+            )
+            .unwrap();
+            assert_eq!(cut, whole, "buffer of {capacity} bytes");
+            let gz = gzip(text.as_bytes());
+            let cut = load_reader(
+                "test.swf",
+                BufReader::with_capacity(capacity, gz.as_slice()),
+            )
+            .unwrap();
+            assert_eq!(cut, whole, "gzip, buffer of {capacity} bytes");
+        }
+        // A data line cut inside a field, and errors counted on the right line.
+        let e = load_reader(
+            "t",
+            BufReader::with_capacity(5, format!("{LINE1}\n1 2\n").as_bytes()),
+        )
+        .unwrap_err();
+        assert_eq!((e.line, e.field), (Some(2), Some(3)));
+    }
+
+    /// A data line past ASCII is an invalid-UTF-8 error when it is not
+    /// UTF-8 and a bad field when it is, as with a text reader.
+    #[test]
+    fn non_ascii_data_lines() {
+        let e = load_reader("x.swf", format!("{LINE1}\n1 \u{e9}\n").as_bytes()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x.swf:2: field 2 (submit time): expected an integer >= -1, found '\u{e9}'"
+        );
+        let e = load_reader("x.swf", &b"1 \xe9 3\n"[..]).unwrap_err();
+        assert_eq!(e.to_string(), "x.swf:1: invalid UTF-8");
     }
 
     #[test]
