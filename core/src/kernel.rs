@@ -408,6 +408,12 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
                 ));
             }
         }
+        // Kept so that a pass with nothing due need not scan the queue.
+        if !self.engine.earliest_agrees(&self.st.queue) {
+            return Err(KernelError::Internal(
+                "earliest reservation start disagrees with the queue",
+            ));
+        }
         Ok(())
     }
 

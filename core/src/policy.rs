@@ -42,7 +42,7 @@ pub use flexible::{Heuristics, LicenseDemand, Scores};
 pub use selective::{SlowdownAverage, Threshold};
 
 use crate::plan::Slot;
-use crate::state::{KernelError, Observer, Pass, RunningJob, State};
+use crate::state::{KernelError, Observer, Pass, QueuedJob, RunningJob, State};
 use crate::types::{Category, CategoryBounds, Job, Time};
 
 /// A scheduling policy.
@@ -418,11 +418,26 @@ impl Engine {
         st: &mut State<Q, R, B, M, L>,
         at: usize,
     ) {
-        if let Self::Easy(e) = self {
-            e.queued(st, at);
-        }
-        if let Self::Dpsa(d) = self {
-            d.queued(st, at);
+        let reserved = st.queue.get(at).and_then(|q| q.reservation);
+        match self {
+            Self::Easy(e) => e.queued(st, at),
+            Self::Dpsa(d) => d.queued(st, at),
+            Self::Conservative(c) => {
+                if let Some(slot) = reserved {
+                    c.compression.reserved(slot.start);
+                }
+            }
+            Self::ConsRs(c) => {
+                if let Some(slot) = reserved {
+                    c.cons.compression.reserved(slot.start);
+                }
+            }
+            Self::Selective(s) => {
+                if let Some(slot) = reserved {
+                    s.compression.reserved(slot.start);
+                }
+            }
+            Self::Fcfs | Self::Flexible(_) => {}
         }
     }
 
@@ -481,10 +496,20 @@ impl Engine {
     ) -> Option<Time> {
         match self {
             Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) | Self::Flexible(_) => None,
-            Self::Conservative(_) | Self::ConsRs(_) => {
-                conservative::next_reservation(&st.queue, st.now)
-            }
+            Self::Conservative(c) => c.compression.next_reservation(&st.queue, st.now),
+            Self::ConsRs(c) => c.cons.compression.next_reservation(&st.queue, st.now),
             Self::Selective(s) => s.next_wakeup(st),
+        }
+    }
+
+    /// Whether what the policy keeps of the earliest reservation start
+    /// agrees with `queue` (policies that keep none: always).
+    pub(crate) fn earliest_agrees(&self, queue: &[QueuedJob]) -> bool {
+        match self {
+            Self::Conservative(c) => c.compression.earliest_agrees(queue),
+            Self::ConsRs(c) => c.cons.compression.earliest_agrees(queue),
+            Self::Selective(s) => s.compression.earliest_agrees(queue),
+            Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) | Self::Flexible(_) => true,
         }
     }
 

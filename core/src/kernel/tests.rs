@@ -903,6 +903,22 @@ fn validate_names_the_invariant_a_tampered_state_breaks() {
             "conservative job without reservation"
         ))
     );
+    // A reservation moved behind the kernel's back: the earliest start it
+    // keeps (so that a pass with nothing due skips the queue) is stale.
+    let mut k = build();
+    if let Some(q) = k.st.queue.first_mut() {
+        q.reservation = q.reservation.map(|s| Slot {
+            start: s.start - 1,
+            ..s
+        });
+        q.guarantee = q.reservation.map(|s| s.start);
+    }
+    assert_eq!(
+        k.validate(),
+        Err(KernelError::Internal(
+            "earliest reservation start disagrees with the queue"
+        ))
+    );
     // A running job forgotten while the plan still holds its processors.
     let mut k = build();
     k.st.running.clear();

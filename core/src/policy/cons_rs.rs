@@ -97,7 +97,7 @@ impl Default for RandomSearch {
 /// CONS+RS's memory between calls.
 #[derive(Clone, Debug)]
 pub(crate) struct ConsRs {
-    cons: Conservative,
+    pub(crate) cons: Conservative,
     rng: SplitMix64,
     iterations: Iterations,
     /// An early completion happened since the last search.
@@ -198,6 +198,8 @@ impl ConsRs {
             return Ok(());
         }
         st.counters.rs_searches = st.counters.rs_searches.saturating_add(1);
+        // Moves may take a reservation later than the earliest one.
+        self.cons.compression.forget_earliest();
         let mut sums = Objective::of(&st.queue);
         for _ in 0..budget {
             if !observer.keep_searching() {

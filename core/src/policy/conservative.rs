@@ -132,6 +132,43 @@ pub(crate) fn next_reservation(queue: &[QueuedJob], now: Time) -> Option<Time> {
         .min()
 }
 
+/// What is known of the earliest reservation start among queued jobs. It is
+/// kept as reservations are made ([`Compression::reserved`]), moved earlier
+/// (compression) and started ([`pass_reserved`]'s scan), so a pass with no
+/// reservation due and [`Compression::next_reservation`] need not scan the
+/// queue. A change it cannot follow (CONS+RS may move a reservation later)
+/// makes it unknown until the next scan.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Earliest {
+    /// Not known: scan the queue.
+    #[default]
+    Unknown,
+    /// The earliest reservation start in the queue (`None`: no queued job
+    /// holds a reservation).
+    Known(Option<Time>),
+}
+
+impl Earliest {
+    /// A reservation starting at `t` was made, or one moved earlier to `t`
+    /// (the earliest start is then still exact).
+    fn lower(&mut self, t: Time) {
+        if let Self::Known(x) = self {
+            *x = Some(x.map_or(t, |x| x.min(t)));
+        }
+    }
+
+    /// The earliest reservation start after `now` when it is known without
+    /// a scan: `Some(None)` when no job holds a reservation. `None` (scan)
+    /// when unknown or when a reservation is due at or before `now`.
+    fn after(self, now: Time) -> Option<Option<Time>> {
+        match self {
+            Self::Known(None) => Some(None),
+            Self::Known(Some(t)) if t > now => Some(Some(t)),
+            _ => None,
+        }
+    }
+}
+
 /// The compression bookkeeping: whether a pass is due, and which intervals
 /// were freed since the queued jobs were last placed.
 #[derive(Clone, Debug, Default)]
@@ -142,6 +179,8 @@ pub(crate) struct Compression {
     freed_since_pass: Freed,
     /// Intervals freed during the last compression pass.
     freed_in_last_pass: Freed,
+    /// The earliest reservation start in the queue, if known.
+    pub(crate) earliest: Earliest,
     /// Tests: search every window, as if nothing were pruned (the pruning
     /// must not change a schedule).
     #[cfg(test)]
@@ -160,6 +199,42 @@ impl Compression {
         let from = slot.start.max(now);
         let most = plan.most_free_between(from, slot.end());
         self.freed_since_pass.add(from, slot.end(), most);
+        // The job that gave it up may now start later than any other.
+        self.earliest = Earliest::Unknown;
+    }
+
+    /// A queued job got a reservation starting at `start` (on arrival, or
+    /// on promotion under Selective).
+    pub(crate) fn reserved(&mut self, start: Time) {
+        self.earliest.lower(start);
+    }
+
+    /// A reservation a policy's own search changed (CONS+RS): the earliest
+    /// start is no longer known.
+    pub(crate) fn forget_earliest(&mut self) {
+        self.earliest = Earliest::Unknown;
+    }
+
+    /// Whether the earliest reservation start, when known, is that of
+    /// `queue` ([`Kernel::validate`](crate::Kernel::validate)).
+    pub(crate) fn earliest_agrees(&self, queue: &[QueuedJob]) -> bool {
+        match self.earliest {
+            Earliest::Unknown => true,
+            Earliest::Known(t) => {
+                t == queue
+                    .iter()
+                    .filter_map(|q| q.reservation.map(|slot| slot.start))
+                    .min()
+            }
+        }
+    }
+
+    /// The earliest reservation start after `now` among queued jobs
+    /// ([`next_reservation`]), without a scan when it is known.
+    pub(crate) fn next_reservation(&self, queue: &[QueuedJob], now: Time) -> Option<Time> {
+        self.earliest
+            .after(now)
+            .unwrap_or_else(|| next_reservation(queue, now))
     }
 
     /// Records the completion of `slot` at `now` (after the plan released
@@ -226,6 +301,7 @@ impl Compression {
             let bound = if prune { Some(&freed) } else { None };
             match replan(st, index, &entry, bound, observer) {
                 Ok(slot) if slot != old => {
+                    self.earliest.lower(slot.start);
                     let from = old.start.max(st.now);
                     let most = st.plan.most_free_between(from, old.end());
                     freed_in_pass.add(from, old.end(), most);
@@ -235,6 +311,7 @@ impl Compression {
                 Err(e) => {
                     // Jobs after this one were not examined: search fully next time.
                     self.freed_since_pass.add(st.now, Time::MAX, u32::MAX);
+                    self.earliest = Earliest::Unknown;
                     return Err(e);
                 }
             }
@@ -245,7 +322,9 @@ impl Compression {
 }
 
 /// Starts every job whose reservation has come. A job whose reservation was
-/// missed (the host called late) is re-planned from now.
+/// missed (the host called late) is re-planned from now. When the earliest
+/// reservation start is known and later than now, nothing is due and the
+/// queue is not scanned; a scan leaves it known.
 pub(crate) fn pass_reserved<
     const Q: usize,
     const R: usize,
@@ -259,6 +338,12 @@ pub(crate) fn pass_reserved<
 ) -> Result<Pass, KernelError> {
     let now = st.now;
     let mut pass = Pass::default();
+    if compression.earliest.after(now).is_some() {
+        return Ok(pass);
+    }
+    // Unknown until the scan ends (an error leaves it so).
+    compression.earliest = Earliest::Unknown;
+    let mut earliest: Option<Time> = None;
     let mut index = 0;
     while let Some(entry) = st.queue.get(index).copied() {
         let Some(mut slot) = entry.reservation else {
@@ -275,9 +360,11 @@ pub(crate) fn pass_reserved<
             st.start(index, slot, observer)?;
             pass.started = pass.started.saturating_add(1);
         } else {
+            earliest = Some(earliest.map_or(slot.start, |t| t.min(slot.start)));
             index = index.saturating_add(1);
         }
     }
+    compression.earliest = Earliest::Known(earliest);
     Ok(pass)
 }
 

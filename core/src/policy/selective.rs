@@ -111,7 +111,7 @@ impl SlowdownAverage {
 pub(crate) struct Selective {
     threshold: Threshold,
     /// The guaranteed queue's compression bookkeeping.
-    compression: Compression,
+    pub(crate) compression: Compression,
     /// Adaptive thresholds: completed jobs' bounded slowdowns.
     pub(crate) average: SlowdownAverage,
 }
@@ -236,6 +236,7 @@ impl Selective {
                 e.reservation = Some(slot);
                 e.guarantee = Some(slot.start);
             }
+            self.compression.reserved(slot.start);
             observer.reserved(&entry.job, slot);
         }
         let mut pass = pass_reserved(&mut self.compression, st, observer)?;
