@@ -198,8 +198,6 @@ impl ConsRs {
             return Ok(());
         }
         st.counters.rs_searches = st.counters.rs_searches.saturating_add(1);
-        // Moves may take a reservation later than the earliest one.
-        self.cons.compression.forget_earliest();
         let mut sums = Objective::of(&st.queue);
         for _ in 0..budget {
             if !observer.keep_searching() {

@@ -209,12 +209,6 @@ impl Compression {
         self.earliest.lower(start);
     }
 
-    /// A reservation a policy's own search changed (CONS+RS): the earliest
-    /// start is no longer known.
-    pub(crate) fn forget_earliest(&mut self) {
-        self.earliest = Earliest::Unknown;
-    }
-
     /// Whether the earliest reservation start, when known, is that of
     /// `queue` ([`Kernel::validate`](crate::Kernel::validate)).
     pub(crate) fn earliest_agrees(&self, queue: &[QueuedJob]) -> bool {
