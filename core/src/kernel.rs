@@ -349,7 +349,8 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             if !tally.agrees_with(held) {
                 return Err(KernelError::Internal("tally disagrees with running jobs"));
             }
-            return self.validate_queue();
+            self.validate_queue()?;
+            return self.validate_first_end();
         }
         self.st
             .plan
@@ -379,6 +380,16 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
                     return Err(KernelError::Internal("license profile disagrees with jobs"));
                 }
             }
+        }
+        self.validate_first_end()
+    }
+
+    /// The earliest end kept for `next_wakeup` is that of the running set.
+    fn validate_first_end(&self) -> Result<(), KernelError> {
+        if !self.st.first_end_agrees() {
+            return Err(KernelError::Internal(
+                "earliest running end disagrees with running jobs",
+            ));
         }
         Ok(())
     }

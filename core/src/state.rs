@@ -312,6 +312,12 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         self.queue.iter().any(|q| q.job.id == id) || self.running.iter().any(|r| r.job.id == id)
     }
 
+    /// Whether the earliest end kept is that of the running set
+    /// ([`Kernel::validate`](crate::Kernel::validate)).
+    pub(crate) fn first_end_agrees(&self) -> bool {
+        self.first_end == self.running.iter().map(|r| r.slot.end()).min()
+    }
+
     /// Moves queue entry `index` to the running set at `slot` (whose
     /// resources the plan already holds).
     pub(crate) fn start(
@@ -354,7 +360,8 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             .position(|r| r.job.id == id)
             .ok_or(KernelError::UnknownJob(id))?;
         let done = self.running.remove(index);
-        if self.first_end.is_none_or(|t| done.slot.end() <= t) {
+        // With a tally, `release` takes the earliest end from it instead.
+        if self.tally.is_none() && self.first_end.is_none_or(|t| done.slot.end() <= t) {
             self.first_end = self.running.iter().map(|r| r.slot.end()).min();
         }
         Ok(done)
@@ -413,10 +420,12 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     }
 
     /// Gives back, from `now` on, what running job `done` (already taken
-    /// out of the running set) held.
+    /// out of the running set by [`State::finish`]) held. A tally holds the
+    /// running jobs' ends in order, so the earliest is its first.
     pub(crate) fn release(&mut self, done: &RunningJob, now: Time) -> Result<(), KernelError> {
         if let Some(tally) = self.tally.as_mut() {
             tally.release(done.slot.end(), done.job.procs)?;
+            self.first_end = tally.first_end();
         } else if done.slot.end() > now {
             self.plan.release_from(&done.job, &done.slot, now)?;
         }

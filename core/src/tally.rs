@@ -102,6 +102,12 @@ impl<const R: usize> Tally<R> {
         Ok(())
     }
 
+    /// The earliest estimated end of a job holding processors (`None`: none
+    /// does).
+    pub(crate) fn first_end(&self) -> Option<Time> {
+        self.ends.first().map(|&(end, _)| end)
+    }
+
     /// How many releases there have been (wrapping).
     pub(crate) const fn releases(&self) -> u64 {
         self.releases
