@@ -224,7 +224,7 @@ pub(crate) struct State<
     pub(crate) running: Vec<RunningJob, R>,
     /// The earliest estimated end of a running job (`None`: none runs), so
     /// that the next expiry is known without a walk over the running set.
-    first_end: Option<Time>,
+    pub(crate) first_end: Option<Time>,
     /// What is free over time on every machine and license pool; empty
     /// (never updated) when `tally` is kept instead.
     pub(crate) plan: Plan<B, M, L>,

@@ -926,6 +926,22 @@ fn validate_names_the_invariant_a_tampered_state_breaks() {
         k.validate(),
         Err(KernelError::Internal("machine profile disagrees with jobs"))
     );
+    // The earliest running end kept for `next_wakeup`, under the plan and
+    // under the tally, made stale.
+    for policy in [Policy::Conservative, Policy::Easy] {
+        let mut k = kernel(policy);
+        k.submit(0, Job::new(1, 0, 8, 100), &mut ()).unwrap();
+        k.schedule(0, &mut ()).unwrap();
+        k.validate().unwrap();
+        k.st.first_end = Some(50);
+        assert_eq!(
+            k.validate(),
+            Err(KernelError::Internal(
+                "earliest running end disagrees with running jobs"
+            )),
+            "{policy}"
+        );
+    }
     // EASY: two queued jobs behind a running one; only the head is reserved.
     let mut k = kernel(Policy::Easy);
     for (id, procs) in [(1, 8), (2, 4), (3, 4)] {
