@@ -82,7 +82,7 @@ impl JobRecord {
     /// `(wait + max(run, 10)) / max(run, 10)`, run being the effective run time.
     #[must_use]
     pub fn bounded_slowdown(&self) -> f64 {
-        let run = f64::from(self.run().max(crate::metrics::SLOWDOWN_BOUND));
+        let run = f64::from(self.run().max(crate::types::SLOWDOWN_BOUND));
         (f64::from(self.wait()) + run) / run
     }
 }
