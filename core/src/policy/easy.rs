@@ -42,7 +42,8 @@ pub(crate) struct Easy {
     /// SJF-EASY: the queue is ordered by estimate.
     pub(crate) shortest_first: bool,
     /// The job that holds the head reservation (SJF-EASY can replace it).
-    reserved_head: Option<JobId>,
+    /// Kept whole so that it is found in the sorted queue by its key.
+    reserved_head: Option<Job>,
     /// After a pass with a tally: the head it reserved for and the tally's
     /// release count then. While both are unchanged, every job it looked at
     /// and left would be left again (see `Easy::pass_by_count`).
@@ -79,17 +80,37 @@ impl Easy {
         at: usize,
     ) {
         self.first_new = self.first_new.min(at);
-        if let Some(old) = self.reserved_head {
-            if let Some(entry) = st
-                .queue
-                .get_mut(at.saturating_add(1)..)
-                .and_then(|rest| rest.iter_mut().find(|q| q.job.id == old))
-            {
+        if let Some(index) = self.reserved_index(st).filter(|&i| i > at) {
+            if let Some(entry) = st.queue.get_mut(index) {
                 entry.reservation = None;
                 entry.guarantee = None;
                 self.reserved_head = None;
             }
         }
+    }
+
+    /// Where the job holding the head reservation is in the queue, if it is
+    /// still queued. The queue is sorted by the key [`State::position`]
+    /// inserts by, which ends with the unique id, so the job is just before
+    /// the position its key would be inserted at, or nowhere: a binary
+    /// search, where a walk over the queue would look at every job each
+    /// time the head starts.
+    fn reserved_index<
+        const Q: usize,
+        const R: usize,
+        const B: usize,
+        const M: usize,
+        const L: usize,
+    >(
+        &self,
+        st: &State<Q, R, B, M, L>,
+    ) -> Option<usize> {
+        let old = self.reserved_head?;
+        let index = st.position(&old, self.shortest_first).checked_sub(1)?;
+        st.queue
+            .get(index)
+            .is_some_and(|q| q.job.id == old.id)
+            .then_some(index)
     }
 
     /// One EASY pass: start from the head while jobs fit; then the head gets
@@ -161,14 +182,14 @@ impl Easy {
         head: &QueuedJob,
         shadow: Slot,
     ) {
-        if self.reserved_head != Some(head.job.id) {
+        if self.reserved_head.map(|j| j.id) != Some(head.job.id) {
             // A shorter job overtook the old head (SJF-EASY): it loses its reservation.
-            if let Some(old) = self.reserved_head {
-                if let Some(entry) = st.queue.iter_mut().find(|q| q.job.id == old) {
+            if let Some(index) = self.reserved_index(st) {
+                if let Some(entry) = st.queue.get_mut(index) {
                     entry.reservation = None;
                 }
             }
-            self.reserved_head = Some(head.job.id);
+            self.reserved_head = Some(head.job);
         }
         if head.reservation != Some(shadow) {
             observer.reserved(&head.job, shadow);
