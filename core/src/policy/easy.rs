@@ -109,7 +109,7 @@ impl Easy {
         let index = st.position(&old, self.shortest_first).checked_sub(1)?;
         st.queue
             .get(index)
-            .is_some_and(|q| q.job.id == old.id)
+            .is_some_and(|q| q.job == old)
             .then_some(index)
     }
 
@@ -189,8 +189,10 @@ impl Easy {
                     entry.reservation = None;
                 }
             }
-            self.reserved_head = Some(head.job);
         }
+        // Always the job itself: a host may reuse the id of a job that has
+        // left, and the old one's queue key would no longer find it.
+        self.reserved_head = Some(head.job);
         if head.reservation != Some(shadow) {
             observer.reserved(&head.job, shadow);
         }
