@@ -44,10 +44,13 @@ pub(crate) struct Easy {
     /// The job that holds the head reservation (SJF-EASY can replace it).
     /// Kept whole so that it is found in the sorted queue by its key.
     reserved_head: Option<Job>,
-    /// After a pass with a tally: the head it reserved for and the tally's
-    /// release count then. While both are unchanged, every job it looked at
-    /// and left would be left again (see `Easy::pass_by_count`).
-    scanned: Option<(JobId, u64)>,
+    /// After a pass with a tally: the head it reserved for, the tally's
+    /// release count then, and the latest time at which every job looked
+    /// at since the last full scan still has an end that a `Time` can hold.
+    /// While the first two are unchanged and the clock is not past the
+    /// third, every job it looked at and left would be left again (see
+    /// `Easy::pass_by_count`).
+    scanned: Option<(JobId, u64, Time)>,
     /// The lowest queue position a job was queued at since the last pass:
     /// jobs before it were all looked at then.
     first_new: usize,
@@ -222,7 +225,10 @@ impl Easy {
     /// jobs it started either end by it or use spare processors) and the
     /// spare count is what it left; a job left because it was too wide is
     /// still too wide, and one left because it ended past the shadow time
-    /// on more than the spare processors ends later now.
+    /// on more than the spare processors ends later now. Once the clock
+    /// passes the latest time at which all of them have a representable end,
+    /// the pass looks at every job again, so that one whose end no longer
+    /// fits in a `Time` is the [`KernelError::TimeOverflow`] it is to the plan.
     fn pass_by_count<
         const Q: usize,
         const R: usize,
@@ -256,10 +262,11 @@ impl Easy {
         };
         let releases = tally.releases();
         self.note_head(st, observer, &head, shadow);
-        let mut index = if last == Some((head.job.id, releases)) {
-            self.first_new.max(1)
-        } else {
-            1
+        let (mut index, mut slack) = match last {
+            Some((id, count, slack)) if id == head.job.id && count == releases && now <= slack => {
+                (self.first_new.max(1), slack)
+            }
+            _ => (1, Time::MAX),
         };
         while free > 0 {
             let Some(entry) = st.queue.get(index).copied() else {
@@ -275,6 +282,7 @@ impl Easy {
                 continue;
             };
             let end = now.checked_add(duration).ok_or(KernelError::TimeOverflow)?;
+            slack = slack.min(Time::MAX.saturating_sub(duration));
             let past_shadow = end > at;
             if past_shadow && procs > spare {
                 index = index.saturating_add(1);
@@ -292,7 +300,7 @@ impl Easy {
                 spare = spare.saturating_sub(procs);
             }
         }
-        self.scanned = Some((head.job.id, releases));
+        self.scanned = Some((head.job.id, releases, slack));
         self.first_new = st.queue.len();
         Ok(pass)
     }
