@@ -11,11 +11,13 @@
 //!   random small workloads, every policy.
 //! * `farm`: flexible backfilling (BF_FCFS, BF_UNMOD, BF_MOD) against its
 //!   equivalences and the checker on random and generated farms.
+//! * `layers`: neither crate's modules use a module above them.
 
 mod checker;
 mod dpsa;
 mod farm;
 mod fuzz_twins;
+mod layers;
 mod properties;
 mod real_traces;
 mod reference;
