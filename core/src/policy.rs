@@ -418,26 +418,14 @@ impl Engine {
         st: &mut State<Q, R, B, M, L>,
         at: usize,
     ) {
-        let reserved = st.queue.get(at).and_then(|q| q.reservation);
         match self {
             Self::Easy(e) => e.queued(st, at),
             Self::Dpsa(d) => d.queued(st, at),
-            Self::Conservative(c) => {
-                if let Some(slot) = reserved {
-                    c.compression.reserved(slot.start);
-                }
-            }
-            Self::ConsRs(c) => {
-                if let Some(slot) = reserved {
-                    c.cons.compression.reserved(slot.start);
-                }
-            }
-            Self::Selective(s) => {
-                if let Some(slot) = reserved {
-                    s.compression.reserved(slot.start);
-                }
-            }
-            Self::Fcfs | Self::Flexible(_) => {}
+            _ => {}
+        }
+        let reserved = st.queue.get(at).and_then(|q| q.reservation);
+        if let (Some(compression), Some(slot)) = (self.compression_mut(), reserved) {
+            compression.reserved(slot.start);
         }
     }
 
@@ -505,11 +493,29 @@ impl Engine {
     /// Whether what the policy keeps of the earliest reservation start
     /// agrees with `queue` (policies that keep none: always).
     pub(crate) fn earliest_agrees(&self, queue: &[QueuedJob]) -> bool {
+        self.compression()
+            .is_none_or(|compression| compression.earliest_agrees(queue))
+    }
+
+    /// The compression bookkeeping of the policies that reserve for every
+    /// job they guarantee (Conservative, CONS+RS, Selective's guaranteed
+    /// queue).
+    fn compression(&self) -> Option<&conservative::Compression> {
         match self {
-            Self::Conservative(c) => c.compression.earliest_agrees(queue),
-            Self::ConsRs(c) => c.cons.compression.earliest_agrees(queue),
-            Self::Selective(s) => s.compression.earliest_agrees(queue),
-            Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) | Self::Flexible(_) => true,
+            Self::Conservative(c) => Some(&c.compression),
+            Self::ConsRs(c) => Some(&c.cons.compression),
+            Self::Selective(s) => Some(&s.compression),
+            Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) | Self::Flexible(_) => None,
+        }
+    }
+
+    /// [`Engine::compression`], to change.
+    fn compression_mut(&mut self) -> Option<&mut conservative::Compression> {
+        match self {
+            Self::Conservative(c) => Some(&mut c.compression),
+            Self::ConsRs(c) => Some(&mut c.cons.compression),
+            Self::Selective(s) => Some(&mut s.compression),
+            Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) | Self::Flexible(_) => None,
         }
     }
 
