@@ -1065,6 +1065,61 @@ fn compression_pruning_changes_no_schedule() {
     assert!(compared > 1000, "only {compared} replays compared");
 }
 
+/// The same on one machine without licenses, where the pass also skips
+/// jobs covered by one that could not move and searches from where the
+/// previous job's search stopped: long queues of jobs of every width and
+/// length (so many are stuck behind one another), most ending early.
+#[test]
+fn compression_pruning_changes_no_schedule_on_one_machine() {
+    use crate::rng::SplitMix64;
+    type One = Kernel<128, 64, 512>;
+    fn replay(kernel: One, jobs: &[SimJob]) -> Collect {
+        let mut sim = Simulator::new(kernel);
+        let mut sink = Collect::default();
+        sim.run(jobs.iter().copied(), &mut sink).unwrap();
+        sim.kernel().validate().unwrap();
+        sink
+    }
+    let mut rng = SplitMix64::new(11);
+    let mut moved = 0;
+    for case in 0..200 {
+        let cpus = 4 + rng.below(29) as u32;
+        let cluster = Cluster::single(cpus).unwrap();
+        let mut submit = 0;
+        let jobs: Vec<SimJob> = (0..80)
+            .map(|id| {
+                submit += [0, 0, 0, 1, 3, 20][rng.below(6) as usize];
+                let estimate = 1 + rng.below(100) as u32;
+                let procs = 1 + rng.below(u64::from(cpus)) as u32;
+                let runtime = match rng.below(4) {
+                    0 => estimate,
+                    _ => rng.below(u64::from(estimate) + 1) as u32,
+                };
+                SimJob {
+                    job: Job::new(id, submit, procs, estimate),
+                    runtime,
+                }
+            })
+            .collect();
+        for policy in [
+            Policy::Conservative,
+            Policy::Selective(Threshold::Fixed(2000)),
+        ] {
+            let pruned = replay(Kernel::new(cluster.clone(), policy), &jobs);
+            let mut kernel: One = Kernel::new(cluster.clone(), policy);
+            kernel.engine.search_exhaustively();
+            let full = replay(kernel, &jobs);
+            assert_eq!(
+                (&pruned.records, &pruned.reservations),
+                (&full.records, &full.reservations),
+                "case {case}, {policy}: pruning changed the schedule"
+            );
+            moved += pruned.reservations.len() - jobs.len();
+        }
+    }
+    assert!(moved > 1000, "only {moved} reservations moved");
+}
+
 /// A kernel without a plan checks its tally against the running jobs.
 #[test]
 fn validate_checks_the_tally_against_the_running_jobs() {

@@ -272,6 +272,8 @@ impl Compression {
         freed.extend(&self.freed_since_pass);
         self.freed_since_pass = Freed::new();
         let mut freed_in_pass = Freed::new();
+        // Where the previous job's search found its blocked stretch.
+        let mut learnt = Learnt::default();
         #[cfg(test)]
         let prune = !self.exhaustive;
         #[cfg(not(test))]
@@ -292,9 +294,14 @@ impl Compression {
             let Some(old) = entry.reservation else {
                 continue;
             };
-            let bound = if prune { Some(&freed) } else { None };
+            let bound = if prune {
+                Some((&freed, &mut learnt))
+            } else {
+                None
+            };
             match replan(st, index, &entry, bound, observer) {
                 Ok(slot) if slot != old => {
+                    learnt.plan_changed();
                     self.earliest.lower(slot.start);
                     let from = old.start.max(st.now);
                     let most = st.plan.most_free_between(from, old.end());
@@ -364,14 +371,15 @@ pub(crate) fn pass_reserved<
 
 /// Takes queue entry `index` out of the plan and puts it back at its
 /// earliest start from now, never later than its current reservation.
-/// `freed` bounds the search: the job can only have become movable by a
+/// `bound` prunes the search: the job can only have become movable by a
 /// window that overlaps an interval freed since it was last placed (see the
-/// module docs); `None` searches everything.
+/// module docs), and [`Learnt`] carries what the pass found out about jobs
+/// before it; `None` searches everything.
 fn replan<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
     st: &mut State<Q, R, B, M, L>,
     index: usize,
     entry: &QueuedJob,
-    freed: Option<&Freed>,
+    bound: Option<(&Freed, &mut Learnt)>,
     observer: &mut impl Observer,
 ) -> Result<Slot, KernelError> {
     let now = st.now;
@@ -381,7 +389,7 @@ fn replan<const Q: usize, const R: usize, const B: usize, const M: usize, const 
     let slot = if old.start >= now {
         // Look for an earlier place without touching the plan; most jobs
         // cannot move, and then nothing is changed.
-        match earliest_into(st, &entry.job, &old, freed)? {
+        match earliest_into(st, &entry.job, &old, bound)? {
             Some(earlier) => move_reservation(st, &entry.job, &old, Some(earlier))?,
             None => return Ok(old),
         }
@@ -442,16 +450,18 @@ fn move_reservation<
 }
 
 /// The earliest slot before `own.start` for a job that holds `own`, among
-/// windows overlapping one of the `freed` intervals (all windows when
-/// `freed` is `None`).
+/// windows overlapping one of the freed intervals of `bound` (all windows
+/// when `bound` is `None`). Inlined into its one caller: returned through
+/// memory, the answer cost a store-forwarding stall per job.
+#[inline(always)]
 fn earliest_into<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
     st: &State<Q, R, B, M, L>,
     job: &Job,
     own: &Slot,
-    freed: Option<&Freed>,
+    bound: Option<(&Freed, &mut Learnt)>,
 ) -> Result<Option<Slot>, KernelError> {
     let now = st.now;
-    let Some(freed) = freed else {
+    let Some((freed, learnt)) = bound else {
         return Ok(st
             .plan
             .earliest_before(&st.cluster, job, own, now, own.start)?);
@@ -469,14 +479,19 @@ fn earliest_into<const Q: usize, const R: usize, const B: usize, const M: usize,
     // stretch with too few processors that precedes the job's own
     // reservation: a start after `blocked - duration` cannot fit.
     let mut ceiling = own.start;
+    let mut blocked_at = None;
     if st.cluster.machines().len() == 1 && st.cluster.pools().is_empty() {
         if let Some(profile) = st.plan.machine(usize::from(own.machine)) {
-            let blocked = profile.blocked_since(own.start, job.procs, 16);
+            let blocked = profile.blocked_since_near(own.start, job.procs, 16, &mut learnt.hint);
             if blocked < own.start {
                 match blocked.checked_sub(own.duration) {
                     Some(last) if last >= now => ceiling = last.saturating_add(1),
                     _ => return Ok(None),
                 }
+                if learnt.covers(job.procs, own.duration, blocked) {
+                    return Ok(None);
+                }
+                blocked_at = Some(blocked);
             }
         }
     }
@@ -516,7 +531,58 @@ fn earliest_into<const Q: usize, const R: usize, const B: usize, const M: usize,
             best = Some(slot);
         }
     }
+    if let (None, Some(blocked)) = (best, blocked_at) {
+        learnt.stuck(job.procs, own.duration, blocked);
+    }
     Ok(best)
+}
+
+/// What a compression pass has learnt about the jobs it has looked at, on
+/// one machine without licenses.
+///
+/// * `hint`: where the previous job's blocked stretch began in the profile
+///   (neighbours in the queue are often blocked from the same step, so the
+///   next search starts there).
+/// * `stuck`: jobs that could not move since the plan last changed, each as
+///   (processors, duration, blocked): the job holds a reservation from some
+///   `start`, fewer than `processors` are free over `[blocked, start)`, and
+///   so (as it cannot move) no window of `duration` with `processors` free
+///   fits in `[now, blocked)`. A later job that needs at least as many
+///   processors for at least as long, blocked from no later, cannot move
+///   either: a window that fitted it, which must end by its own blocked
+///   stretch, would fit the earlier job inside `[now, blocked)` too. Before
+///   either blocked stretch the plan is the same for both (each job's own
+///   reservation begins after its stretch), so the test is exact while the
+///   plan is unchanged; the pass forgets these jobs when a job moves.
+#[derive(Clone, Debug, Default)]
+struct Learnt {
+    hint: usize,
+    stuck: Vec<(u32, Time, Time), 8>,
+}
+
+impl Learnt {
+    /// A job moved: what was learnt about the old plan no longer holds
+    /// (the hint stays: any hint gives the same answers).
+    fn plan_changed(&mut self) {
+        self.stuck.clear();
+    }
+
+    /// Whether a job needing `procs` for `duration`, blocked from
+    /// `blocked`, is covered by one that could not move.
+    fn covers(&self, procs: u32, duration: Time, blocked: Time) -> bool {
+        self.stuck
+            .iter()
+            .any(|&(p, d, b)| p <= procs && d <= duration && b >= blocked)
+    }
+
+    /// Records a job that could not move (the oldest record gives way when
+    /// the list is full).
+    fn stuck(&mut self, procs: u32, duration: Time, blocked: Time) {
+        if self.stuck.is_full() {
+            self.stuck.remove(0);
+        }
+        let _ = self.stuck.push((procs, duration, blocked));
+    }
 }
 
 /// A short list of time intervals `[a, b)` where capacity was freed, each
