@@ -504,37 +504,47 @@ fn earliest_into<const Q: usize, const R: usize, const B: usize, const M: usize,
         }
         _ => None,
     };
-    let mut best: Option<Slot> = None;
+    // The windows to search, in order of their first start: one per freed
+    // interval that ever had room for the job.
+    let mut ranges: Vec<(Time, Time), 8> = Vec::new();
     for &(a, b, most) in freed.intervals() {
-        if most < job.procs {
-            continue; // no point of [a, b) ever had room for it since
+        if most >= job.procs {
+            // Cannot fail: there are at most 8 intervals.
+            let _ = ranges.push((now.max(a.saturating_sub(reach)), ceiling.min(b)));
         }
-        let limit = ceiling.min(b).min(best.map_or(Time::MAX, |s| s.start));
-        let from = now.max(a.saturating_sub(reach));
+    }
+    ranges.sort_unstable();
+    // Every start before `searched` (from the first range's on) has been
+    // tried and does not fit, so a range overlapping an earlier one begins
+    // where that one ended; the first fit found is the earliest, as later
+    // ranges begin no earlier.
+    let mut searched: Time = 0;
+    for &(from, limit) in &ranges {
+        let from = from.max(searched);
         if from >= limit {
             continue;
         }
-        if let Some((profile, duration)) = single {
-            if let Some(start) =
-                profile.earliest_fit_before(from, duration, job.procs, own.start, limit)?
-            {
-                best = Some(Slot {
+        let found = if let Some((profile, duration)) = single {
+            profile
+                .earliest_fit_before(from, duration, job.procs, own.start, limit)?
+                .map(|start| Slot {
                     start,
                     machine: 0,
                     duration,
-                });
-            }
-        } else if let Some(slot) = st
-            .plan
-            .earliest_before(&st.cluster, job, own, from, limit)?
-        {
-            best = Some(slot);
+                })
+        } else {
+            st.plan
+                .earliest_before(&st.cluster, job, own, from, limit)?
+        };
+        if found.is_some() {
+            return Ok(found);
         }
+        searched = limit;
     }
-    if let (None, Some(blocked)) = (best, blocked_at) {
+    if let Some(blocked) = blocked_at {
         learnt.stuck(job.procs, own.duration, blocked);
     }
-    Ok(best)
+    Ok(None)
 }
 
 /// What a compression pass has learnt about the jobs it has looked at, on
