@@ -424,6 +424,11 @@ fn move_reservation<
     to: Option<Slot>,
 ) -> Result<Slot, KernelError> {
     let now = st.now;
+    if let Some(new) = to {
+        if let Some(slot) = shift_earlier(st, job, old, &new)? {
+            return Ok(slot);
+        }
+    }
     st.plan.release_from(job, old, now)?;
     let target = match to {
         Some(slot) => Ok(slot),
@@ -447,6 +452,45 @@ fn move_reservation<
         let _ = st.plan.reserve(job, &kept);
     }
     placed
+}
+
+/// Moves `job` from `old` to `new` when the two overlap on the same machine
+/// for the same duration and the job holds no licenses, by changing only
+/// what differs: it takes `[new.start, old.start)` and gives back
+/// `[new.end, old.end)`, which leaves the plan exactly as giving back `old`
+/// and taking `new` would, with two short updates instead of two over the
+/// whole slot. `None` (nothing changed) for any other move.
+fn shift_earlier<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
+    st: &mut State<Q, R, B, M, L>,
+    job: &Job,
+    old: &Slot,
+    new: &Slot,
+) -> Result<Option<Slot>, KernelError> {
+    let overlaps = new.machine == old.machine
+        && new.duration == old.duration
+        && job.licenses.is_empty()
+        && st.now <= new.start
+        && new.start < old.start
+        && old.start < new.end();
+    if !overlaps {
+        return Ok(None);
+    }
+    let gained = Slot {
+        duration: old.start.saturating_sub(new.start),
+        ..*new
+    };
+    let dropped = Slot {
+        start: new.end(),
+        duration: old.end().saturating_sub(new.end()),
+        ..*old
+    };
+    st.plan.reserve(job, &gained)?;
+    if let Err(e) = st.plan.release_from(job, &dropped, st.now) {
+        // Giving back what was just taken cannot fail.
+        let _ = st.plan.release_from(job, &gained, st.now);
+        return Err(e.into());
+    }
+    Ok(Some(*new))
 }
 
 /// The earliest slot before `own.start` for a job that holds `own`, among
