@@ -325,11 +325,13 @@ mod tests {
             get("bytes per queued-job slot, FCFS/EASY"),
             get("QueuedJob")
         );
-        // Measured on x86_64 (rustc 1.95): 76 bytes per Conservative slot,
-        // 573,760 bytes for Kernel<4096, 4096, 12289>, 36 per Job.
-        assert!(per_slot <= 96, "a queued job costs {per_slot} bytes");
-        assert!(get("Kernel<4096, 4096, 12289>") <= 640 << 10);
-        assert!(get("Job") <= 40);
+        // Measured on x86_64 (rustc 1.95): 64 bytes per Conservative slot
+        // (the goal), 541,264 bytes for Kernel<4096, 4096, 12289>, 32 per
+        // Job. Layout is the compiler's, so the totals get some room; the
+        // slot does not: it is the goal.
+        assert!(per_slot <= 64, "a queued job costs {per_slot} bytes");
+        assert!(get("Kernel<4096, 4096, 12289>") <= 600 << 10);
+        assert!(get("Job") <= 32);
     }
 
     #[test]

@@ -197,15 +197,13 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             return Err(KernelError::QueueFull(job.id));
         }
         let reservation = self.engine.arrival(st, &job, observer)?;
-        let entry = QueuedJob {
-            job,
-            reservation,
-            guarantee: reservation.map(|slot| slot.start),
-        };
+        let mut entry = QueuedJob::new(job);
+        entry.set_reservation(reservation);
+        entry.set_guarantee(reservation.map(|slot| slot.start));
         let at = st.position(&job, self.engine.shortest_first());
         if let Err(entry) = st.queue.insert(at, entry) {
             // Checked above; undo the reservation all the same.
-            if let Some(slot) = entry.reservation {
+            if let Some(slot) = entry.reservation() {
                 st.plan.release_from(&job, &slot, now)?;
             }
             return Err(KernelError::QueueFull(job.id));
@@ -400,20 +398,20 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         // The other policies reserve for one job at a time (the head, or
         // flexible backfilling's holder): a job that lost that place has
         // lost its reservation.
-        let reserved = self.st.queue.iter().filter(|q| q.reservation.is_some());
+        let reserved = self.st.queue.iter().filter(|q| q.reservation().is_some());
         if !self.policy.keeps_reservations() && reserved.count() > 1 {
             return Err(KernelError::Internal(
                 "more than one job holds the reservation",
             ));
         }
         for q in &self.st.queue {
-            if let (Some(slot), Some(g)) = (q.reservation, q.guarantee) {
+            if let (Some(slot), Some(g)) = (q.reservation(), q.guarantee()) {
                 // Only a late host breaks a guarantee (see `validate`).
                 if slot.start > g && !self.st.replanned_late {
                     return Err(KernelError::Internal("reservation later than guarantee"));
                 }
             }
-            if self.policy.reserves_all() && q.reservation.is_none() {
+            if self.policy.reserves_all() && q.reservation().is_none() {
                 return Err(KernelError::Internal(
                     "conservative job without reservation",
                 ));
@@ -443,7 +441,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             .queue
             .iter()
             .filter(|_| self.policy.keeps_reservations())
-            .filter_map(|q| q.reservation.map(|s| (q.job, s)))
+            .filter_map(|q| q.reservation().map(|s| (q.job, s)))
             .filter(|(_, s)| covers(s))
             .filter_map(|(j, s)| units(&j, &s));
         running.chain(reserved).map(u64::from).sum()

@@ -423,7 +423,7 @@ impl Engine {
             Self::Dpsa(d) => d.queued(st, at),
             _ => {}
         }
-        let reserved = st.queue.get(at).and_then(|q| q.reservation);
+        let reserved = st.queue.get(at).and_then(|q| q.reservation());
         if let (Some(compression), Some(slot)) = (self.compression_mut(), reserved) {
             compression.reserved(slot.start);
         }

@@ -77,8 +77,11 @@ pub struct Job {
     /// The user's run-time estimate (wall-clock limit) on a reference-speed
     /// machine; the job is killed when it is reached. At least 1.
     pub estimate: Duration,
-    /// When the job should have finished, if it has a deadline.
-    pub deadline: Option<Time>,
+    /// When the job should have finished; [`Job::NO_DEADLINE`] (the end of
+    /// time) when it has no deadline. [`Job::deadline`] reads it as an
+    /// `Option`. (A plain `Time` keeps a job at 32 bytes: `Option<Time>`
+    /// takes 8.)
+    pub deadline: Time,
     /// License pools it needs one copy of each.
     pub licenses: LicenseSet,
     /// User priority (larger is more urgent); used by priority-driven policies.
@@ -89,6 +92,9 @@ pub struct Job {
 }
 
 impl Job {
+    /// The [`deadline`](Job::deadline) of a job that has none.
+    pub const NO_DEADLINE: Time = Time::MAX;
+
     /// A job with no deadline, no licenses, priority 0 and tag 0.
     #[must_use]
     pub const fn new(id: JobId, submit: Time, procs: Procs, estimate: Duration) -> Self {
@@ -97,10 +103,32 @@ impl Job {
             submit,
             procs,
             estimate,
-            deadline: None,
+            deadline: Self::NO_DEADLINE,
             licenses: LicenseSet::EMPTY,
             priority: 0,
             tag: 0,
+        }
+    }
+
+    /// The deadline, if the job has one.
+    #[must_use]
+    pub const fn deadline(&self) -> Option<Time> {
+        if self.deadline == Self::NO_DEADLINE {
+            None
+        } else {
+            Some(self.deadline)
+        }
+    }
+
+    /// The job with `deadline` (`None`: no deadline).
+    #[must_use]
+    pub const fn with_deadline(self, deadline: Option<Time>) -> Self {
+        Self {
+            deadline: match deadline {
+                Some(t) => t,
+                None => Self::NO_DEADLINE,
+            },
+            ..self
         }
     }
 }

@@ -86,7 +86,7 @@ impl FarmJob {
     #[must_use]
     pub fn job(&self) -> Job {
         let mut job = Job::new(self.id, self.submit, self.cpus, self.estimate);
-        job.deadline = self.deadline;
+        job = job.with_deadline(self.deadline);
         job.licenses = LicenseSet(
             self.licenses
                 .iter()

@@ -57,7 +57,7 @@ fn small(s: &Scenario, policy: Policy) -> RunLog {
 /// Removes deadlines and licenses.
 fn plain(jobs: &mut [SimJob]) {
     for j in jobs {
-        j.job.deadline = None;
+        j.job.deadline = backfill_core::Job::NO_DEADLINE;
         j.job.licenses = LicenseSet::EMPTY;
     }
 }

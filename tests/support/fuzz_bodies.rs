@@ -152,7 +152,7 @@ fn holding(k: &ApiKernel) -> Holding {
         reservations: k
             .queued()
             .iter()
-            .map(|q| (q.job.id, q.reservation))
+            .map(|q| (q.job.id, q.reservation()))
             .collect(),
     }
 }
@@ -181,7 +181,7 @@ fn api_job(spec: &ApiJob, now: Time, cluster: &SmallCluster) -> Job {
         submit,
         procs,
         estimate,
-        deadline: spec.deadline,
+        deadline: spec.deadline.unwrap_or(Job::NO_DEADLINE),
         licenses: LicenseSet(u32::from(spec.licenses)),
         priority: spec.priority,
         tag: spec.tag,
@@ -282,9 +282,11 @@ fn api_submit(k: &mut ApiKernel, twin: &mut ApiKernel, now: Time, job: Job) {
                     .iter()
                     .find(|q| q.job.id == job.id)
                     .expect("queued");
-                let slot = entry.reservation.expect("Conservative reserves on arrival");
+                let slot = entry
+                    .reservation()
+                    .expect("Conservative reserves on arrival");
                 assert!(slot.start >= now, "{what}: reservation in the past");
-                assert_eq!(entry.guarantee, Some(slot.start), "{what}: guarantee");
+                assert_eq!(entry.guarantee(), Some(slot.start), "{what}: guarantee");
             }
         }
         // A job whose scaled estimate overflows `Time` on every eligible
@@ -340,7 +342,7 @@ fn never_later(k: &ApiKernel, before: &Holding, after: &Holding, what: &str) {
                     .queued()
                     .iter()
                     .find(|q| q.job.id == id)
-                    .and_then(|q| q.guarantee);
+                    .and_then(|q| q.guarantee());
                 assert!(
                     guarantee.is_some_and(|g| new.start <= g),
                     "{what}: job {id} moved past its guarantee {guarantee:?}: {old:?} -> {new:?}"
@@ -488,7 +490,7 @@ fn api_schedule(k: &mut ApiKernel, twin: &mut ApiKernel, now: Time) {
             // Reserved jobs start at their reservation; the others (Selective's
             // entry queue) start whenever they fit now beside the reservations.
             for q in k.queued() {
-                match q.reservation {
+                match q.reservation() {
                     Some(slot) => assert!(
                         slot.start > now,
                         "{what}: job {} still reserved at {}",

@@ -891,7 +891,7 @@ impl Naive<'_> {
         let priority = |job: usize| -> u128 {
             let j = &self.jobs[job].job;
             assert!(
-                j.deadline.is_none() && j.licenses.0 == 0,
+                j.deadline().is_none() && j.licenses.0 == 0,
                 "the reference models flexible backfilling without deadlines and licenses"
             );
             let aging = u128::from(h.age_factor) * u128::from(self.now - self.submit(job));

@@ -227,7 +227,7 @@ impl ScenarioSpec {
                 job.licenses = LicenseSet(u32::from(spec.licenses & 0b111));
                 let slack = u32::from(spec.licenses >> 3);
                 if slack > 0 {
-                    job.deadline = Some(submit + estimate + (slack - 1) * estimate / 8);
+                    job.deadline = submit + estimate + (slack - 1) * estimate / 8;
                 }
                 SimJob { job, runtime }
             })

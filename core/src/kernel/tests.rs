@@ -637,7 +637,7 @@ fn licenses_and_machines_are_respected() {
     // Job 1 goes to the fast machine (index 1) and runs 50 s there; job 2
     // waits for the only license copy; job 3 takes the slow machine whole.
     assert_eq!(started, [(1, 1, 50), (3, 0, 100)]);
-    assert_eq!(k.queued()[0].reservation.map(|s| s.start), Some(50));
+    assert_eq!(k.queued()[0].reservation().map(|s| s.start), Some(50));
     k.validate().unwrap();
 }
 
@@ -677,9 +677,9 @@ fn selective_promotes_at_the_exact_threshold_instant() {
         "J2's promotion comes before J1's end"
     );
     k.schedule(99, &mut ()).unwrap();
-    assert_eq!(k.queued()[0].reservation, None, "XF at 99 is 1.99");
+    assert_eq!(k.queued()[0].reservation(), None, "XF at 99 is 1.99");
     k.schedule(100, &mut ()).unwrap();
-    assert_eq!(k.queued()[0].reservation.map(|s| s.start), Some(1000));
+    assert_eq!(k.queued()[0].reservation().map(|s| s.start), Some(1000));
     k.validate().unwrap();
 }
 
@@ -707,7 +707,7 @@ fn adaptive_threshold_follows_completed_slowdowns() {
     k.submit(0, Job::new(2, 0, 4, 100), &mut ()).unwrap();
     k.schedule(0, &mut ()).unwrap();
     // Before any completion the threshold is 1.0: J2 is promoted at once.
-    assert_eq!(k.queued()[0].reservation.map(|s| s.start), Some(100));
+    assert_eq!(k.queued()[0].reservation().map(|s| s.start), Some(100));
     k.complete(50, 1).unwrap();
     assert_eq!(k.slowdown_average().mean(), Some(1000));
     k.schedule(50, &mut ()).unwrap(); // J2 compressed to 50 and started
@@ -757,11 +757,11 @@ fn late_host_calls_keep_validate_green() {
     k.complete(10, 1).unwrap();
     // The host skips the pass at 10; at 11 a job arrives first.
     k.submit(11, Job::new(3, 0, 1, 100), &mut ()).unwrap();
-    assert_eq!(k.queued()[0].reservation.map(|s| s.start), Some(10));
+    assert_eq!(k.queued()[0].reservation().map(|s| s.start), Some(10));
     k.validate().unwrap();
     k.schedule(11, &mut ()).unwrap();
     let j2 = k.queued().iter().find(|q| q.job.id == 2).unwrap();
-    assert!(j2.reservation.unwrap().start > j2.guarantee.unwrap());
+    assert!(j2.reservation().unwrap().start > j2.guarantee().unwrap());
     k.validate().unwrap();
     // A late completion leaves the next reservation in the past, too.
     let mut k: Kernel<8, 8, 64> = Kernel::new(Cluster::single(4).unwrap(), Policy::Conservative);
@@ -790,7 +790,7 @@ fn failed_replan_keeps_the_plan_consistent() {
     // now, and 200 + (u32::MAX - 100) does not fit in a `Time`.
     assert_eq!(k.schedule(200, &mut ()), Err(KernelError::TimeOverflow));
     k.validate().unwrap();
-    assert_eq!(k.queued()[0].reservation.map(|s| s.start), Some(10));
+    assert_eq!(k.queued()[0].reservation().map(|s| s.start), Some(10));
 }
 
 /// Regression (found by the `kernel_api` fuzz target): under EASY, a job
@@ -804,17 +804,17 @@ fn a_backdated_arrival_takes_the_easy_head() {
     k.submit(10, Job::new(1, 10, 1, 100), &mut ()).unwrap();
     k.submit(20, Job::new(2, 0, 1, 500), &mut ()).unwrap(); // sorts ahead of job 1
     k.schedule(20, &mut ()).unwrap(); // job 2 runs [20, 520); job 1 shadow 520
-    assert_eq!(k.queued()[0].guarantee, Some(520));
+    assert_eq!(k.queued()[0].guarantee(), Some(520));
     k.complete(30, 2).unwrap();
     k.submit(40, Job::new(3, 0, 1, 500), &mut ()).unwrap(); // ahead of job 1 again
     assert_eq!(k.queued()[1].job.id, 1);
     assert_eq!(
-        k.queued()[1].guarantee,
+        k.queued()[1].guarantee(),
         None,
         "the promise went with the head"
     );
     k.schedule(40, &mut ()).unwrap(); // job 3 runs [40, 540)
-    assert_eq!(k.queued()[0].guarantee, Some(540));
+    assert_eq!(k.queued()[0].guarantee(), Some(540));
     k.validate().unwrap();
 }
 
@@ -832,14 +832,14 @@ fn a_late_completion_can_push_a_reservation_past_a_future_guarantee() {
                                                           // [1050, 1060); job 4 gets [1060, 1070).
     k.complete(50, 1).unwrap();
     k.submit(50, Job::new(4, 50, 1, 10), &mut ()).unwrap();
-    assert_eq!(k.queued()[0].reservation.map(|s| s.start), Some(50));
+    assert_eq!(k.queued()[0].reservation().map(|s| s.start), Some(50));
     // The host misses the pass at 50 and comes back at 51: job 2 is
     // re-planned from 51, would overlap job 3 at 1050, and lands at 1070,
     // after its guarantee (100), which is still ahead.
     k.schedule(51, &mut ()).unwrap();
     let j2 = k.queued().iter().find(|q| q.job.id == 2).unwrap();
     assert_eq!(
-        (j2.reservation.map(|s| s.start), j2.guarantee),
+        (j2.reservation().map(|s| s.start), j2.guarantee()),
         (Some(1070), Some(100))
     );
     k.validate().unwrap();
@@ -860,7 +860,7 @@ fn sjf_easy_head_overtaken_loses_its_reservation() {
         k.queued()
             .iter()
             .find(|q| q.job.id == id)
-            .map(|q| q.reservation.map(|s| s.start))
+            .map(|q| q.reservation().map(|s| s.start))
     };
     assert_eq!(reservation(&k, 2), Some(Some(100)));
     k.submit(2, Job::new(3, 2, 8, 10), &mut ()).unwrap();
@@ -886,7 +886,7 @@ fn validate_names_the_invariant_a_tampered_state_breaks() {
     // A reservation later than its guarantee.
     let mut k = build();
     if let Some(q) = k.st.queue.first_mut() {
-        q.guarantee = q.reservation.map(|s| s.start - 1);
+        q.set_guarantee(q.reservation().map(|s| s.start - 1));
     }
     assert_eq!(
         k.validate(),
@@ -895,7 +895,7 @@ fn validate_names_the_invariant_a_tampered_state_breaks() {
     // A queued job that lost its reservation under Conservative.
     let mut k = build();
     if let Some(q) = k.st.queue.first_mut() {
-        q.reservation = None;
+        q.set_reservation(None);
     }
     assert_eq!(
         k.validate(),
@@ -907,11 +907,11 @@ fn validate_names_the_invariant_a_tampered_state_breaks() {
     // keeps (so that a pass with nothing due skips the queue) is stale.
     let mut k = build();
     if let Some(q) = k.st.queue.first_mut() {
-        q.reservation = q.reservation.map(|s| Slot {
+        q.set_reservation(q.reservation().map(|s| Slot {
             start: s.start - 1,
             ..s
-        });
-        q.guarantee = q.reservation.map(|s| s.start);
+        }));
+        q.set_guarantee(q.reservation().map(|s| s.start));
     }
     assert_eq!(
         k.validate(),
@@ -952,13 +952,13 @@ fn validate_names_the_invariant_a_tampered_state_breaks() {
     let reserved = |k: &Kernel<4, 4, 32>| {
         k.queued()
             .iter()
-            .filter(|q| q.reservation.is_some())
+            .filter(|q| q.reservation().is_some())
             .count()
     };
     assert_eq!((k.queued().len(), reserved(&k)), (2, 1));
-    let stale = k.st.queue.first().and_then(|q| q.reservation);
+    let stale = k.st.queue.first().and_then(|q| q.reservation());
     if let Some(q) = k.st.queue.get_mut(1) {
-        q.reservation = stale;
+        q.set_reservation(stale);
     }
     assert_eq!(
         k.validate(),
@@ -1139,7 +1139,7 @@ fn validate_checks_the_tally_against_the_running_jobs() {
     // The queue is still checked: a reservation past its guarantee.
     let mut late = k.clone();
     let head = late.st.queue.first_mut().unwrap();
-    head.guarantee = Some(50);
+    head.set_guarantee(Some(50));
     assert_eq!(
         late.validate(),
         Err(KernelError::Internal("reservation later than guarantee"))

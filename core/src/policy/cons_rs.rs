@@ -204,7 +204,7 @@ impl ConsRs {
                 break;
             }
             let now = st.now;
-            let movable = |q: &QueuedJob| q.reservation.is_some_and(|r| r.start > now);
+            let movable = |q: &QueuedJob| q.reservation().is_some_and(|r| r.start > now);
             let eligible = st.queue.iter().filter(|q| movable(q)).count();
             if eligible == 0 {
                 break;
@@ -239,7 +239,7 @@ impl ConsRs {
         let Some(entry) = st.queue.get(index).copied() else {
             return Err(KernelError::Internal("random search: no such queue entry"));
         };
-        let Some(old) = entry.reservation else {
+        let Some(old) = entry.reservation() else {
             return Err(KernelError::Internal(
                 "random search: job without reservation",
             ));
@@ -259,7 +259,9 @@ impl ConsRs {
         let mut moves = Moves::default();
         let mut crowded = false;
         for (i, q) in st.queue.iter().enumerate() {
-            let Some(slot) = q.reservation else { continue };
+            let Some(slot) = q.reservation() else {
+                continue;
+            };
             let shares = slot.machine == gap.machine || q.job.licenses.0 & job.licenses.0 != 0;
             let overlaps = slot.start < gap.end() && gap.start < slot.end();
             if i == index || !shares || !overlaps {
@@ -349,7 +351,7 @@ impl ConsRs {
             let Some(q) = st.queue.get(*i).copied() else {
                 return Err(KernelError::Internal("random search: no such queue entry"));
             };
-            let slot = match q.guarantee {
+            let slot = match q.guarantee() {
                 // Only a start at or before the guarantee can be kept: look
                 // no further, and stop at the first job that cannot have one
                 // (the move is rejected; `undo` puts back the jobs still out).
@@ -393,7 +395,7 @@ impl ConsRs {
     ) -> Result<(), KernelError> {
         let now = st.now;
         if let Some(e) = st.queue.get_mut(index) {
-            e.reservation = Some(gap);
+            e.set_reservation(Some(gap));
         }
         observer.reserved(job, gap);
         self.cons.compression.vacated(&st.plan, old, now);
@@ -404,7 +406,7 @@ impl ConsRs {
             let Some(e) = st.queue.get_mut(i) else {
                 return Err(KernelError::Internal("random search: no such queue entry"));
             };
-            e.reservation = Some(new);
+            e.set_reservation(Some(new));
             let moved_job = e.job;
             if new != was {
                 observer.reserved(&moved_job, new);
@@ -666,7 +668,7 @@ impl Objective {
             slowdown: 0,
         };
         for q in queue {
-            if let Some(slot) = q.reservation {
+            if let Some(slot) = q.reservation() {
                 sums.wait = sums.wait.saturating_add(wait(&q.job, &slot));
                 sums.slowdown = sums.slowdown.saturating_add(slowdown(&q.job, &slot));
             }
@@ -698,15 +700,14 @@ mod tests {
 
     fn queued(id: u32, submit: Time, estimate: u32, start: Time) -> QueuedJob {
         let job = Job::new(id, submit, 1, estimate);
-        QueuedJob {
-            job,
-            reservation: Some(Slot {
-                start,
-                machine: 0,
-                duration: estimate,
-            }),
-            guarantee: Some(start),
-        }
+        let mut q = QueuedJob::new(job);
+        q.set_reservation(Some(Slot {
+            start,
+            machine: 0,
+            duration: estimate,
+        }));
+        q.set_guarantee(Some(start));
+        q
     }
 
     /// The sums after [`Objective::apply`] are the sums of the moved plan:
@@ -725,14 +726,14 @@ mod tests {
         assert_eq!(sums.slowdown, 2_500_000 + 1_350_000 + 5_300_000);
         // Job 1 moves to 10, job 3 is displaced to 64.
         for (q, start) in [(0, 10), (2, 64)] {
-            after[q].reservation = Some(Slot {
+            after[q].set_reservation(Some(Slot {
                 start,
-                ..after[q].reservation.unwrap()
-            });
+                ..after[q].reservation().unwrap()
+            }));
         }
         let (mut w, mut s) = (0, 0);
         for (b, a) in before.iter().zip(&after) {
-            let (old, new) = (b.reservation.unwrap(), a.reservation.unwrap());
+            let (old, new) = (b.reservation().unwrap(), a.reservation().unwrap());
             w += wait(&b.job, &old) - wait(&a.job, &new);
             s += slowdown(&b.job, &old) - slowdown(&a.job, &new);
         }

@@ -127,7 +127,7 @@ pub(crate) fn reserve_on_arrival<
 pub(crate) fn next_reservation(queue: &[QueuedJob], now: Time) -> Option<Time> {
     queue
         .iter()
-        .filter_map(|q| q.reservation.map(|slot| slot.start))
+        .filter_map(|q| q.reservation().map(|slot| slot.start))
         .filter(|&t| t > now)
         .min()
 }
@@ -217,7 +217,7 @@ impl Compression {
             Earliest::Known(t) => {
                 t == queue
                     .iter()
-                    .filter_map(|q| q.reservation.map(|slot| slot.start))
+                    .filter_map(|q| q.reservation().map(|slot| slot.start))
                     .min()
             }
         }
@@ -282,7 +282,7 @@ impl Compression {
             // Cheap tests first: a job already starting now cannot move, and
             // one wider than every freed interval's room cannot either.
             let movable = st.queue.get(index).is_some_and(|q| {
-                q.reservation.is_some_and(|r| r.start > st.now)
+                q.reservation().is_some_and(|r| r.start > st.now)
                     && (!prune || freed.intervals().iter().any(|i| i.2 >= q.job.procs))
             });
             if !movable {
@@ -291,7 +291,7 @@ impl Compression {
             let Some(entry) = st.queue.get(index).copied() else {
                 continue;
             };
-            let Some(old) = entry.reservation else {
+            let Some(old) = entry.reservation() else {
                 continue;
             };
             let bound = if prune {
@@ -347,7 +347,7 @@ pub(crate) fn pass_reserved<
     let mut earliest: Option<Time> = None;
     let mut index = 0;
     while let Some(entry) = st.queue.get(index).copied() {
-        let Some(mut slot) = entry.reservation else {
+        let Some(mut slot) = entry.reservation() else {
             index = index.saturating_add(1);
             continue;
         };
@@ -383,7 +383,7 @@ fn replan<const Q: usize, const R: usize, const B: usize, const M: usize, const 
     observer: &mut impl Observer,
 ) -> Result<Slot, KernelError> {
     let now = st.now;
-    let Some(old) = entry.reservation else {
+    let Some(old) = entry.reservation() else {
         return Err(KernelError::Internal("replan without reservation"));
     };
     let slot = if old.start >= now {
@@ -399,7 +399,7 @@ fn replan<const Q: usize, const R: usize, const B: usize, const M: usize, const 
         move_reservation(st, &entry.job, &old, None)?
     };
     if let Some(e) = st.queue.get_mut(index) {
-        e.reservation = Some(slot);
+        e.set_reservation(Some(slot));
     }
     if slot != old {
         observer.reserved(&entry.job, slot);

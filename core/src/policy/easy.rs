@@ -85,8 +85,8 @@ impl Easy {
         self.first_new = self.first_new.min(at);
         if let Some(index) = self.reserved_index(st).filter(|&i| i > at) {
             if let Some(entry) = st.queue.get_mut(index) {
-                entry.reservation = None;
-                entry.guarantee = None;
+                entry.set_reservation(None);
+                entry.set_guarantee(None);
                 self.reserved_head = None;
             }
         }
@@ -189,21 +189,21 @@ impl Easy {
             // A shorter job overtook the old head (SJF-EASY): it loses its reservation.
             if let Some(index) = self.reserved_index(st) {
                 if let Some(entry) = st.queue.get_mut(index) {
-                    entry.reservation = None;
+                    entry.set_reservation(None);
                 }
             }
         }
         // Always the job itself: a host may reuse the id of a job that has
         // left, and the old one's queue key would no longer find it.
         self.reserved_head = Some(head.job);
-        if head.reservation != Some(shadow) {
+        if head.reservation() != Some(shadow) {
             observer.reserved(&head.job, shadow);
         }
         let guaranteed = !self.shortest_first;
         if let Some(entry) = st.queue.first_mut() {
-            entry.reservation = Some(shadow);
-            if entry.guarantee.is_none() && guaranteed {
-                entry.guarantee = Some(shadow.start);
+            entry.set_reservation(Some(shadow));
+            if entry.guarantee().is_none() && guaranteed {
+                entry.set_guarantee(Some(shadow.start));
             }
         }
     }

@@ -374,7 +374,7 @@ impl Flexible {
                 if let Some(entry) = st.queue.iter_mut().find(|q| q.job.id == old) {
                     // Still waiting, so overtaken (only BF_MOD lets that
                     // happen): its reservation passes to the new head.
-                    entry.reservation = None;
+                    entry.set_reservation(None);
                     st.counters.reservation_handovers =
                         st.counters.reservation_handovers.saturating_add(1);
                 }
@@ -385,14 +385,14 @@ impl Flexible {
             .plan
             .earliest(&st.cluster, &head.job, now)?
             .ok_or(KernelError::Unrunnable(head.job.id))?;
-        if head.reservation != Some(shadow) {
+        if head.reservation() != Some(shadow) {
             observer.reserved(&head.job, shadow);
         }
         let guaranteed = self.mode != Mode::Mod;
         if let Some(entry) = st.queue.first_mut() {
-            entry.reservation = Some(shadow);
-            if entry.guarantee.is_none() && guaranteed {
-                entry.guarantee = Some(shadow.start);
+            entry.set_reservation(Some(shadow));
+            if entry.guarantee().is_none() && guaranteed {
+                entry.set_guarantee(Some(shadow.start));
             }
         }
         st.plan.reserve(&head.job, &shadow)?;
@@ -621,7 +621,7 @@ impl Context {
         let execution = self.execution(cluster, job);
         let scores = Scores {
             aging: heuristics.aging(self.now, job.submit),
-            deadline: heuristics.deadline(self.now, execution, job.deadline),
+            deadline: heuristics.deadline(self.now, execution, job.deadline()),
             licenses: self.licenses.score(job.licenses),
             wait: heuristics.wait(self.shortest, execution),
         };

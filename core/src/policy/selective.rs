@@ -194,7 +194,7 @@ impl Selective {
     ) -> Option<Time> {
         st.queue
             .iter()
-            .map(|q| match q.reservation {
+            .map(|q| match q.reservation() {
                 Some(slot) => slot.start,
                 None => self.promotion_time(&q.job),
             })
@@ -224,7 +224,7 @@ impl Selective {
             let Some(entry) = st.queue.get(index).copied() else {
                 continue;
             };
-            if entry.reservation.is_some() || self.promotion_time(&entry.job) > now {
+            if entry.reservation().is_some() || self.promotion_time(&entry.job) > now {
                 continue;
             }
             let slot = st
@@ -233,8 +233,8 @@ impl Selective {
                 .ok_or(KernelError::Unrunnable(entry.job.id))?;
             st.plan.reserve(&entry.job, &slot)?;
             if let Some(e) = st.queue.get_mut(index) {
-                e.reservation = Some(slot);
-                e.guarantee = Some(slot.start);
+                e.set_reservation(Some(slot));
+                e.set_guarantee(Some(slot.start));
             }
             self.compression.reserved(slot.start);
             observer.reserved(&entry.job, slot);
@@ -246,7 +246,7 @@ impl Selective {
             let Some(entry) = st.queue.get(index) else {
                 break;
             };
-            if entry.reservation.is_some() || entry.job.procs > most_free {
+            if entry.reservation().is_some() || entry.job.procs > most_free {
                 index = index.saturating_add(1);
                 continue;
             }

@@ -79,7 +79,7 @@ pub fn compute(records: &[JobRecord], total_cpus: u64, copies: &[u32]) -> FarmMe
     let (mut wait, mut slowdown, mut bounded) = (0.0, 0.0, 0.0);
     let mut work: f64 = 0.0;
     for r in records {
-        if let Some(deadline) = r.job.deadline {
+        if let Some(deadline) = r.job.deadline() {
             m.deadline_jobs += 1;
             if r.end > deadline {
                 m.missed_deadlines += 1;
@@ -170,7 +170,7 @@ mod tests {
         licenses: u32,
     ) -> JobRecord {
         let mut job = Job::new(1, submit, procs, end - start);
-        job.deadline = deadline;
+        job = job.with_deadline(deadline);
         job.licenses = LicenseSet(licenses);
         JobRecord {
             job,

@@ -434,8 +434,8 @@ pub fn jobs_csv(prepared: &PreparedFarm, run: &FarmRun) -> Result<String, CliErr
                     .machines
                     .get(usize::from(r.slot.machine))
                     .map_or_else(String::new, |m| m.name.clone()),
-                deadline: r.job.deadline,
-                missed: r.job.deadline.map(|d| r.end > d),
+                deadline: r.job.deadline(),
+                missed: r.job.deadline().map(|d| r.end > d),
                 licenses: farm
                     .licenses
                     .iter()

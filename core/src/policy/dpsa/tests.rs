@@ -79,8 +79,8 @@ fn fig1_every_variant_starts_j3_and_j4() {
         // J1 keeps EASY's reservation at its shadow time.
         let head = k.queued().first().unwrap();
         assert_eq!(head.job.id, 3);
-        assert_eq!(head.reservation.map(|s| s.start), Some(7));
-        assert_eq!(head.guarantee, Some(7));
+        assert_eq!(head.reservation().map(|s| s.start), Some(7));
+        assert_eq!(head.guarantee(), Some(7));
         assert_eq!(k.counters().dpsa_budget_hits, 0);
     }
     // DPSA-p's greedy set is {J2}: it had to search; DPSA-n's greedy set
@@ -328,7 +328,7 @@ fn a_job_that_sorts_ahead_takes_the_head_and_its_guarantee() {
         k.queued()
             .iter()
             .find(|q| q.job.id == id)
-            .map(|q| q.guarantee)
+            .map(|q| q.guarantee())
     };
     assert_eq!(guarantee(&k, 5), Some(Some(100)));
     k.submit(0, Job::new(3, 0, 10, 50), &mut ()).unwrap();

@@ -180,8 +180,7 @@ fn run<const M: usize>(
     let mut sim = Simulator::new(kernel);
     let mut sink = Collect::default();
     let input = jobs.iter().map(|&(id, submit, procs, estimate, deadline)| {
-        let mut job = Job::new(id, submit, procs, estimate);
-        job.deadline = deadline;
+        let job = Job::new(id, submit, procs, estimate).with_deadline(deadline);
         SimJob {
             job,
             runtime: estimate,

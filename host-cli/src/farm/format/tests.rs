@@ -137,7 +137,7 @@ fn reads_a_job_list() {
     assert_eq!(jobs[1].runtime, 900);
     let job = jobs[2].job();
     assert_eq!(job.licenses.0, 0b11);
-    assert_eq!(job.deadline, Some(800));
+    assert_eq!(job.deadline(), Some(800));
 }
 
 #[test]
