@@ -1148,3 +1148,35 @@ fn validate_checks_the_tally_against_the_running_jobs() {
         Kernel::new_with_plan(Cluster::single(10).unwrap(), Policy::Easy);
     assert!(with_plan.keeps_plan());
 }
+
+/// A compression move to another machine keeps the plan consistent: on two
+/// 4-CPU machines, A and B fill both until 100 and C waits for 100 on
+/// machine 0. B ends at 70: C moves to machine 1 at 70, overlapping its old
+/// slot in time but not in machine, so the whole old slot is given back
+/// (not only what lies after the new end, as for a move on one machine).
+#[test]
+fn a_move_to_another_machine_gives_back_the_whole_old_slot() {
+    use crate::types::Machine;
+    let same = Machine {
+        cpus: 4,
+        speed: 1000,
+    };
+    let cluster: Cluster<2, 0> = Cluster::new(&[same, same], &[]).unwrap();
+    let mut k: Kernel<8, 8, 32, 2, 0> = Kernel::new(cluster, Policy::Conservative);
+    for (id, estimate) in [(1, 100), (2, 100), (3, 50)] {
+        k.submit(0, Job::new(id, 0, 4, estimate), &mut ()).unwrap();
+    }
+    k.schedule(0, &mut ()).unwrap();
+    let c = k.queued()[0].reservation().unwrap();
+    assert_eq!((c.machine, c.start), (0, 100));
+    let b = k.running().iter().find(|r| r.job.id == 2).unwrap().slot;
+    assert_eq!(b.machine, 1);
+    k.complete(70, 2).unwrap();
+    k.schedule(70, &mut ()).unwrap();
+    let started = k.running().iter().find(|r| r.job.id == 3).unwrap().slot;
+    assert_eq!((started.machine, started.start), (1, 70));
+    k.validate().unwrap();
+    k.complete(100, 1).unwrap();
+    k.schedule(100, &mut ()).unwrap();
+    k.validate().unwrap();
+}
