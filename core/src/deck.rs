@@ -27,6 +27,7 @@ pub struct Deck<T: Copy, const N: usize> {
 
 impl<T: Copy, const N: usize> Deck<T, N> {
     /// An empty deck; every slot starts as a copy of `fill` (never read).
+    #[inline(always)]
     pub fn new(fill: T) -> Self {
         Self {
             buf: [fill; N],

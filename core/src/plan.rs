@@ -52,6 +52,7 @@ pub struct Plan<const B: usize, const M: usize, const L: usize> {
 impl<const B: usize, const M: usize, const L: usize> Plan<B, M, L> {
     /// All resources of `cluster` free from time 0.
     #[must_use]
+    #[inline(always)]
     pub fn new(cluster: &Cluster<M, L>) -> Self {
         let mut machines = Vec::new();
         for m in cluster.machines() {

@@ -125,6 +125,7 @@ pub struct Profile<const B: usize> {
 impl<const B: usize> Profile<B> {
     /// A profile with all `capacity` units free from time 0 on.
     #[must_use]
+    #[inline(always)]
     pub fn new(capacity: u32) -> Self {
         const { assert!(B >= 3, "a profile needs room for at least 3 steps") };
         let mut steps = Vec::new();

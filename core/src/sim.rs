@@ -239,6 +239,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
 {
     /// A simulator around a fresh kernel.
     #[must_use]
+    #[inline(always)]
     pub fn new(kernel: Kernel<Q, R, B, M, L>) -> Self {
         let mut machines = heapless::Vec::new();
         for m in kernel.cluster().machines() {

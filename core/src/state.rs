@@ -304,6 +304,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
 {
     /// An empty state at time 0, keeping a tally instead of the plan when
     /// `tally` is set and the cluster is one machine without licenses.
+    #[inline(always)]
     pub(crate) fn new(cluster: Cluster<M, L>, tally: bool) -> Self {
         let plan = Plan::new(&cluster);
         let single = match cluster.machines() {
