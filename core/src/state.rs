@@ -490,3 +490,38 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reservation and guarantee read back as set, `None` included, and
+    /// `Debug` shows them as options (not the values that stand for none).
+    #[test]
+    fn a_queued_job_reads_back_its_reservation_and_guarantee() {
+        let mut q = QueuedJob::new(Job::new(7, 0, 2, 30));
+        assert_eq!((q.reservation(), q.guarantee()), (None, None));
+        let text = std::format!("{q:?}");
+        assert!(
+            text.contains("reservation: None, guarantee: None"),
+            "{text}"
+        );
+        let slot = Slot {
+            start: 40,
+            machine: 1,
+            duration: 30,
+        };
+        q.set_reservation(Some(slot));
+        q.set_guarantee(Some(40));
+        assert_eq!((q.reservation(), q.guarantee()), (Some(slot), Some(40)));
+        let text = std::format!("{q:?}");
+        assert!(
+            text.contains("reservation: Some(Slot { start: 40, machine: 1, duration: 30 }), guarantee: Some(40)"),
+            "{text}"
+        );
+        q.set_reservation(None);
+        q.set_guarantee(None);
+        assert_eq!(q, QueuedJob::new(Job::new(7, 0, 2, 30)));
+        assert_eq!(core::mem::size_of::<QueuedJob>(), 48);
+    }
+}

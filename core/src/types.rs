@@ -396,6 +396,17 @@ impl Category {
 mod tests {
     use super::*;
 
+    /// "No deadline" is the end of time, read back as `None`.
+    #[test]
+    fn a_job_without_a_deadline_reads_none() {
+        let job = Job::new(1, 0, 1, 10);
+        assert_eq!((job.deadline, job.deadline()), (Job::NO_DEADLINE, None));
+        let due = job.with_deadline(Some(50));
+        assert_eq!((due.deadline, due.deadline()), (50, Some(50)));
+        assert_eq!(due.with_deadline(None), job);
+        assert_eq!(core::mem::size_of::<Job>(), 32);
+    }
+
     #[test]
     fn machines_are_ordered_fastest_first() {
         let c: Cluster<3, 0> = Cluster::new(

@@ -1180,3 +1180,20 @@ fn a_move_to_another_machine_gives_back_the_whole_old_slot() {
     k.schedule(100, &mut ()).unwrap();
     k.validate().unwrap();
 }
+
+/// `next_wakeup` names the earliest reservation start after now even
+/// before the first pass, when the kept earliest start is not yet known
+/// and the queue must be scanned: two jobs queued on an idle 4-CPU machine
+/// under Conservative, the second reserved after the first's estimate.
+#[test]
+fn next_wakeup_scans_the_queue_before_the_first_pass() {
+    for policy in [Policy::Conservative, Policy::ConsRs(RandomSearch::DEFAULT)] {
+        let mut k: Kernel<8, 8, 32> = Kernel::new(Cluster::single(4).unwrap(), policy);
+        k.submit(0, Job::new(1, 0, 4, 100), &mut ()).unwrap();
+        k.submit(0, Job::new(2, 0, 4, 50), &mut ()).unwrap();
+        assert_eq!(k.queued()[1].reservation().map(|s| s.start), Some(100));
+        assert_eq!(k.next_wakeup(), Some(100), "{policy}");
+        k.schedule(0, &mut ()).unwrap();
+        assert_eq!(k.next_wakeup(), Some(100), "{policy}");
+    }
+}
