@@ -991,6 +991,42 @@ fn sim_errors_say_when_which_job_and_why() {
     );
 }
 
+/// Replays `jobs` under `policy` on `cluster` twice, with compression's
+/// pruning and with every window searched, checks that both give the same
+/// starts and reservation events (and valid kernels), and returns the
+/// pruned replay's.
+fn pruned_as_exhaustive<
+    const Q: usize,
+    const R: usize,
+    const B: usize,
+    const M: usize,
+    const L: usize,
+>(
+    cluster: &Cluster<M, L>,
+    policy: Policy,
+    jobs: &[SimJob],
+    case: usize,
+) -> Collect {
+    let replay = |exhaustive: bool| {
+        let mut kernel: Kernel<Q, R, B, M, L> = Kernel::new(cluster.clone(), policy);
+        if exhaustive {
+            kernel.engine.search_exhaustively();
+        }
+        let mut sim = Simulator::new(kernel);
+        let mut sink = Collect::default();
+        sim.run(jobs.iter().copied(), &mut sink).unwrap();
+        sim.kernel().validate().unwrap();
+        sink
+    };
+    let (pruned, full) = (replay(false), replay(true));
+    assert_eq!(
+        (&pruned.records, &pruned.reservations),
+        (&full.records, &full.reservations),
+        "case {case}, {policy}: pruning changed the schedule"
+    );
+    pruned
+}
+
 /// Compression's pruning is exact: a replay in which every compression pass
 /// searches every window gives the same starts and the same reservation
 /// events, under every policy that compresses, on one machine and on farms
@@ -1000,14 +1036,6 @@ fn sim_errors_say_when_which_job_and_why() {
 fn compression_pruning_changes_no_schedule() {
     use crate::rng::SplitMix64;
     use crate::types::{LicensePool, LicenseSet, Machine, MachineSet};
-    type Farm = Kernel<64, 64, 256, 3, 1>;
-    fn replay(kernel: Farm, jobs: &[SimJob]) -> Collect {
-        let mut sim = Simulator::new(kernel);
-        let mut sink = Collect::default();
-        sim.run(jobs.iter().copied(), &mut sink).unwrap();
-        sim.kernel().validate().unwrap();
-        sink
-    }
     let mut rng = SplitMix64::new(7);
     let mut compared = 0;
     for case in 0..300 {
@@ -1050,15 +1078,7 @@ fn compression_pruning_changes_no_schedule() {
             .filter(|j| cluster.runnable(&j.job))
             .collect();
         for policy in Policy::ALL.into_iter().filter(|p| p.keeps_reservations()) {
-            let pruned = replay(Farm::new(cluster.clone(), policy), &jobs);
-            let mut kernel = Farm::new(cluster.clone(), policy);
-            kernel.engine.search_exhaustively();
-            let full = replay(kernel, &jobs);
-            assert_eq!(
-                (&pruned.records, &pruned.reservations),
-                (&full.records, &full.reservations),
-                "case {case}, {policy}: pruning changed the schedule"
-            );
+            pruned_as_exhaustive::<64, 64, 256, 3, 1>(&cluster, policy, &jobs, case);
             compared += 1;
         }
     }
@@ -1072,14 +1092,6 @@ fn compression_pruning_changes_no_schedule() {
 #[test]
 fn compression_pruning_changes_no_schedule_on_one_machine() {
     use crate::rng::SplitMix64;
-    type One = Kernel<128, 64, 512>;
-    fn replay(kernel: One, jobs: &[SimJob]) -> Collect {
-        let mut sim = Simulator::new(kernel);
-        let mut sink = Collect::default();
-        sim.run(jobs.iter().copied(), &mut sink).unwrap();
-        sim.kernel().validate().unwrap();
-        sink
-    }
     let mut rng = SplitMix64::new(11);
     let mut moved = 0;
     for case in 0..200 {
@@ -1105,15 +1117,7 @@ fn compression_pruning_changes_no_schedule_on_one_machine() {
             Policy::Conservative,
             Policy::Selective(Threshold::Fixed(2000)),
         ] {
-            let pruned = replay(Kernel::new(cluster.clone(), policy), &jobs);
-            let mut kernel: One = Kernel::new(cluster.clone(), policy);
-            kernel.engine.search_exhaustively();
-            let full = replay(kernel, &jobs);
-            assert_eq!(
-                (&pruned.records, &pruned.reservations),
-                (&full.records, &full.reservations),
-                "case {case}, {policy}: pruning changed the schedule"
-            );
+            let pruned = pruned_as_exhaustive::<128, 64, 512, 1, 0>(&cluster, policy, &jobs, case);
             moved += pruned.reservations.len() - jobs.len();
         }
     }
