@@ -272,7 +272,7 @@ impl Compression {
         freed.extend(&self.freed_since_pass);
         self.freed_since_pass = Freed::new();
         let mut freed_in_pass = Freed::new();
-        // Where the previous job's search found its blocked stretch.
+        // What the pass finds out about the jobs it looks at ([`Learnt`]).
         let mut learnt = Learnt::default();
         #[cfg(test)]
         let prune = !self.exhaustive;
