@@ -412,10 +412,12 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     /// Takes running job `id` out of the running set. The earliest end is
     /// found again only when this job had it: O(1) amortised over a replay.
     pub(crate) fn finish(&mut self, id: JobId) -> Result<RunningJob, KernelError> {
+        // Searched from the newest start back: short jobs end soon after
+        // they start, and ids are unique, so either end finds the same job.
         let index = self
             .running
             .iter()
-            .position(|r| r.job.id == id)
+            .rposition(|r| r.job.id == id)
             .ok_or(KernelError::UnknownJob(id))?;
         let done = self.running.remove(index);
         // With a tally, `release` takes the earliest end from it instead.
