@@ -266,10 +266,13 @@ impl Dpsa {
                 free: 0,
             };
             placer.free = placer.total_free();
-            (
-                search(&mut placer, &candidates, room, self.nodes)?,
-                overflow,
-            )
+            let found = search(&mut placer, &candidates, room, self.nodes);
+            if found.is_err() {
+                // A search stopped midway (a time overflow) leaves its
+                // current set reserved: the plan must be as it was found.
+                placer.release_all();
+            }
+            (found?, overflow)
         };
         count(&mut st.counters, &found, overflow.is_some());
         // Start the chosen set, in search order; earlier starts shift the
@@ -460,8 +463,9 @@ struct Placer<'a, const Q: usize, const B: usize, const M: usize, const L: usize
     cluster: &'a Cluster<M, L>,
     queue: &'a Deck<QueuedJob, Q>,
     now: Time,
-    /// Where each job of the current set is reserved, in the order added.
-    slots: Vec<Slot, DPSA_CANDIDATES>,
+    /// Each job of the current set and where it is reserved, in the order
+    /// added.
+    slots: Vec<(Job, Slot), DPSA_CANDIDATES>,
     /// Processors still free now over all machines.
     free: u64,
 }
@@ -472,6 +476,15 @@ impl<const Q: usize, const B: usize, const M: usize, const L: usize> Placer<'_, 
             .filter_map(|m| self.plan.machine(m))
             .map(|p| u64::from(p.free_at(self.now)))
             .sum()
+    }
+
+    /// Gives back every reservation of the current set: what a search that
+    /// stopped on an error leaves, so that the plan is as it was found.
+    fn release_all(&mut self) {
+        while let Some((job, slot)) = self.slots.pop() {
+            // Giving back what was taken cannot fail.
+            let _ = self.plan.release_from(&job, &slot, self.now);
+        }
     }
 
     fn job(&self, c: &Candidate) -> Result<Job, KernelError> {
@@ -494,7 +507,7 @@ impl<const Q: usize, const B: usize, const M: usize, const L: usize> Packer
             return Ok(false);
         }
         self.plan.reserve(&job, &slot)?;
-        if self.slots.push(slot).is_err() {
+        if self.slots.push((job, slot)).is_err() {
             self.plan.release_from(&job, &slot, self.now)?;
             return Ok(false);
         }
@@ -503,11 +516,13 @@ impl<const Q: usize, const B: usize, const M: usize, const L: usize> Packer
     }
 
     fn undo(&mut self, c: &Candidate) -> Result<(), KernelError> {
-        let job = self.job(c)?;
-        let slot = self
+        let (job, slot) = self
             .slots
             .pop()
             .ok_or(KernelError::Internal("dpsa: undo without add"))?;
+        if job.id != self.job(c)?.id {
+            return Err(KernelError::Internal("dpsa: undo of another job"));
+        }
         self.plan.release_from(&job, &slot, self.now)?;
         self.free = self.free.saturating_add(u64::from(c.procs));
         Ok(())
