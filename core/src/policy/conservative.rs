@@ -125,11 +125,14 @@ pub(crate) fn reserve_on_arrival<
 /// The earliest reservation start after `now` among queued jobs (`None`
 /// when no queued job holds one).
 pub(crate) fn next_reservation(queue: &[QueuedJob], now: Time) -> Option<Time> {
+    reservation_starts(queue).filter(|&t| t > now).min()
+}
+
+/// The reservation starts of the queued jobs that hold one.
+fn reservation_starts(queue: &[QueuedJob]) -> impl Iterator<Item = Time> + '_ {
     queue
         .iter()
         .filter_map(|q| q.reservation().map(|slot| slot.start))
-        .filter(|&t| t > now)
-        .min()
 }
 
 /// What is known of the earliest reservation start among queued jobs. It is
@@ -214,12 +217,7 @@ impl Compression {
     pub(crate) fn earliest_agrees(&self, queue: &[QueuedJob]) -> bool {
         match self.earliest {
             Earliest::Unknown => true,
-            Earliest::Known(t) => {
-                t == queue
-                    .iter()
-                    .filter_map(|q| q.reservation().map(|slot| slot.start))
-                    .min()
-            }
+            Earliest::Known(t) => t == reservation_starts(queue).min(),
         }
     }
 
@@ -455,11 +453,13 @@ fn move_reservation<
 }
 
 /// Moves `job` from `old` to `new` when the two overlap on the same machine
-/// for the same duration and the job holds no licenses, by changing only
-/// what differs: it takes `[new.start, old.start)` and gives back
-/// `[new.end, old.end)`, which leaves the plan exactly as giving back `old`
-/// and taking `new` would, with two short updates instead of two over the
-/// whole slot. `None` (nothing changed) for any other move.
+/// for the same duration, by changing only what differs: it takes
+/// `[new.start, old.start)` and gives back `[new.end, old.end)`, of its
+/// processors and of each license it holds, which leaves the plan exactly
+/// as giving back `old` and taking `new` would, with two short updates
+/// instead of two over the whole slot. (The search found `new` with
+/// `[new.start, old.start)` free of both, the rest being the job's own.)
+/// `None` (nothing changed) for any other move.
 fn shift_earlier<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
     st: &mut State<Q, R, B, M, L>,
     job: &Job,
@@ -468,7 +468,6 @@ fn shift_earlier<const Q: usize, const R: usize, const B: usize, const M: usize,
 ) -> Result<Option<Slot>, KernelError> {
     let overlaps = new.machine == old.machine
         && new.duration == old.duration
-        && job.licenses.is_empty()
         && st.now <= new.start
         && new.start < old.start
         && old.start < new.end();
