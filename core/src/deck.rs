@@ -36,6 +36,13 @@ impl<T: Copy, const N: usize> Deck<T, N> {
         }
     }
 
+    /// Empties the deck in place (the slots keep their stale copies, which
+    /// are never read): it is then as [`Deck::new`] left it.
+    pub fn clear(&mut self) {
+        self.head = N / 2;
+        self.len = 0;
+    }
+
     /// Whether all `N` slots are live.
     pub const fn is_full(&self) -> bool {
         self.len >= N
@@ -164,6 +171,22 @@ mod tests {
         *state ^= *state >> 7;
         *state ^= *state << 17;
         *state
+    }
+
+    /// A cleared deck is empty and fills again as a new one does.
+    #[test]
+    fn clear_empties_in_place() {
+        let mut deck: Deck<u32, 4> = Deck::new(0);
+        for (at, v) in [(0, 1), (1, 2), (0, 3), (3, 4)] {
+            deck.insert(at, v).unwrap();
+        }
+        assert!(deck.is_full());
+        deck.clear();
+        assert!(deck.is_empty() && !deck.is_full());
+        for v in 5..9 {
+            deck.insert(0, v).unwrap();
+        }
+        assert_eq!(&deck[..], &[8, 7, 6, 5]);
     }
 
     /// Random inserts and removes against a plain array model, for every

@@ -117,6 +117,18 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         }
     }
 
+    /// Empties the kernel and sets it up for `cluster` and `policy`, in
+    /// place: it is then what [`Kernel::new`] returns, without a second
+    /// kernel being built on the stack and copied over it. A firmware that
+    /// restarts its scheduler reuses the kernel's memory; a host can build
+    /// the kernel before it knows the cluster (host-cli builds its 2.2 MB
+    /// kernel while it reads the trace).
+    pub fn reset(&mut self, cluster: Cluster<M, L>, policy: Policy) {
+        self.policy = policy;
+        self.engine = Engine::new(policy);
+        self.st.renew(cluster, policy.needs_only_free_and_ends());
+    }
+
     /// Whether the kernel keeps its [`Plan`] up to date: always, except
     /// for FCFS, EASY and SJF-EASY on one machine without licenses built by
     /// [`Kernel::new`], which count free processors and keep the running

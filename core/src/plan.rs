@@ -49,6 +49,24 @@ pub struct Plan<const B: usize, const M: usize, const L: usize> {
     licenses: Vec<Profile<B>, L>,
 }
 
+/// One profile per capacity, all free from time 0: the profiles already in
+/// `profiles` are renewed in place, missing ones added, extra ones dropped.
+fn renew_profiles<const B: usize, const N: usize>(
+    profiles: &mut Vec<Profile<B>, N>,
+    capacities: impl ExactSizeIterator<Item = u32>,
+) {
+    profiles.truncate(capacities.len());
+    for (index, capacity) in capacities.enumerate() {
+        match profiles.get_mut(index) {
+            Some(profile) => profile.renew(capacity),
+            // Cannot fail: there are at most N capacities.
+            None => {
+                let _ = profiles.push(Profile::new(capacity));
+            }
+        }
+    }
+}
+
 impl<const B: usize, const M: usize, const L: usize> Plan<B, M, L> {
     /// All resources of `cluster` free from time 0.
     #[must_use]
@@ -76,6 +94,17 @@ impl<const B: usize, const M: usize, const L: usize> Plan<B, M, L> {
     #[must_use]
     pub fn license(&self, pool: usize) -> Option<&Profile<B>> {
         self.licenses.get(pool)
+    }
+
+    /// The plan of `cluster` with all its resources free from time 0, in
+    /// place: the plan is then what [`Plan::new`] returns, and the profiles
+    /// it already holds are reused rather than built again.
+    pub fn renew(&mut self, cluster: &Cluster<M, L>) {
+        renew_profiles(
+            &mut self.machines,
+            cluster.machines().iter().map(|m| m.cpus),
+        );
+        renew_profiles(&mut self.licenses, cluster.pools().iter().map(|l| l.count));
     }
 
     /// Everything free again from `origin` on.
@@ -389,7 +418,44 @@ impl<const B: usize, const M: usize, const L: usize> Plan<B, M, L> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::Machine;
+    use crate::types::{LicensePool, Machine, MachineSet};
+    use std::format;
+
+    /// A used plan renewed for another cluster (fewer machines, a license
+    /// pool more) is the new plan of that cluster, and again for more
+    /// machines.
+    #[test]
+    fn renew_gives_the_new_plan_of_the_cluster() {
+        let machine = |cpus| Machine { cpus, speed: 1000 };
+        let three: Cluster<3, 1> =
+            Cluster::new(&[machine(4), machine(8), machine(2)], &[]).unwrap();
+        let mut plan: Plan<16, 3, 1> = Plan::new(&three);
+        plan.reserve(
+            &Job::new(1, 0, 3, 50),
+            &Slot {
+                start: 10,
+                machine: 1,
+                duration: 50,
+            },
+        )
+        .unwrap();
+        plan.advance(5);
+        let pool = LicensePool {
+            count: 2,
+            machines: MachineSet::ALL,
+        };
+        let two: Cluster<3, 1> = Cluster::new(&[machine(6), machine(1)], &[pool]).unwrap();
+        plan.renew(&two);
+        assert_eq!(
+            format!("{plan:?}"),
+            format!("{:?}", Plan::<16, 3, 1>::new(&two))
+        );
+        plan.renew(&three);
+        assert_eq!(
+            format!("{plan:?}"),
+            format!("{:?}", Plan::<16, 3, 1>::new(&three))
+        );
+    }
 
     /// A fast machine (first in `Cluster::order`) busy until 100, a slow one
     /// idle: the earliest slot is on the slow machine now, not on the fast

@@ -147,6 +147,13 @@ impl<const B: usize> Profile<B> {
         });
     }
 
+    /// All of a new `capacity` free from time 0 on, in place: the profile is
+    /// then what [`Profile::new`] returns.
+    pub fn renew(&mut self, capacity: u32) {
+        self.capacity = capacity;
+        self.reset(0);
+    }
+
     /// Total units.
     #[must_use]
     pub const fn capacity(&self) -> u32 {

@@ -234,6 +234,18 @@ impl<S: Sink, const R: usize> Observer for Forward<'_, S, R> {
     }
 }
 
+/// A copy of the cluster's machines.
+fn machines_of<const M: usize, const L: usize>(
+    cluster: &crate::types::Cluster<M, L>,
+) -> heapless::Vec<crate::types::Machine, M> {
+    let mut machines = heapless::Vec::new();
+    for m in cluster.machines() {
+        // Cannot fail: the cluster holds at most M machines.
+        let _ = machines.push(*m);
+    }
+    machines
+}
+
 impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
     Simulator<Q, R, B, M, L>
 {
@@ -241,17 +253,23 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     #[must_use]
     #[inline(always)]
     pub fn new(kernel: Kernel<Q, R, B, M, L>) -> Self {
-        let mut machines = heapless::Vec::new();
-        for m in kernel.cluster().machines() {
-            // Cannot fail: the cluster holds at most M machines.
-            let _ = machines.push(*m);
-        }
+        let machines = machines_of(kernel.cluster());
         Self {
             kernel,
             pending: BinaryHeap::new(),
             starts: 0,
             machines,
         }
+    }
+
+    /// Empties the simulator and its kernel and sets them up for `cluster`
+    /// and `policy`, in place ([`Kernel::reset`]): it is then what
+    /// `Simulator::new(Kernel::new(cluster, policy))` returns.
+    pub fn reset(&mut self, cluster: crate::types::Cluster<M, L>, policy: crate::Policy) {
+        self.kernel.reset(cluster, policy);
+        self.pending.clear();
+        self.starts = 0;
+        self.machines = machines_of(self.kernel.cluster());
     }
 
     /// The kernel (its state after a replay, say).

@@ -307,11 +307,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     #[inline(always)]
     pub(crate) fn new(cluster: Cluster<M, L>, tally: bool) -> Self {
         let plan = Plan::new(&cluster);
-        let single = match cluster.machines() {
-            [machine] if cluster.pools().is_empty() => Some(*machine),
-            _ => None,
-        };
-        let tally = single.filter(|_| tally).map(Tally::new);
+        let tally = Self::counted(&cluster, tally).map(Tally::new);
         Self {
             cluster,
             now: 0,
@@ -324,6 +320,34 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             max_id: None,
             counters: Counters::default(),
         }
+    }
+
+    /// The machine a tally counts: the cluster's only one, when it has no
+    /// licenses and `tally` is asked for.
+    fn counted(cluster: &Cluster<M, L>, tally: bool) -> Option<crate::types::Machine> {
+        match cluster.machines() {
+            [machine] if tally && cluster.pools().is_empty() => Some(*machine),
+            _ => None,
+        }
+    }
+
+    /// As [`State::new`], in place: the queue, the running set, the plan
+    /// and the tally are emptied where they are, not built again.
+    pub(crate) fn renew(&mut self, cluster: Cluster<M, L>, tally: bool) {
+        self.plan.renew(&cluster);
+        match (Self::counted(&cluster, tally), &mut self.tally) {
+            (Some(machine), Some(counts)) => counts.renew(machine),
+            (Some(machine), None) => self.tally = Some(Tally::new(machine)),
+            (None, _) => self.tally = None,
+        }
+        self.cluster = cluster;
+        self.now = 0;
+        self.queue.clear();
+        self.running.clear();
+        self.first_end = None;
+        self.replanned_late = false;
+        self.max_id = None;
+        self.counters = Counters::default();
     }
 
     /// Moves the clock to `now` (never backwards) and forgets the plan's past.

@@ -53,6 +53,15 @@ impl<const R: usize> Tally<R> {
         }
     }
 
+    /// As [`Tally::new`] for `machine`, in place.
+    pub(crate) fn renew(&mut self, machine: Machine) {
+        self.machine = machine;
+        self.cpus = machine.cpus;
+        self.free = machine.cpus;
+        self.ends.clear();
+        self.releases = 0;
+    }
+
     /// The machine counted.
     pub(crate) const fn machine(&self) -> Machine {
         self.machine

@@ -742,6 +742,8 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
         args.trace.as_deref(),
         &[("--jobs-out", args.jobs_out.as_deref())],
     )?;
+    // The kernel is built while the trace is read.
+    replay::prebuild();
     let (prepared, _) = load_prepared(args.trace.as_ref(), &args.window, shaping, &spec)?;
     prepared.check_runnable()?;
     let read = started.elapsed().as_secs_f64();

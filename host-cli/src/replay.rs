@@ -32,12 +32,22 @@
 //! replay with an error saying so, naming the time and the limit. Jobs the kernel refuses for what they are (wider than
 //! any machine, no processors) are counted by reason in
 //! [`RunResult::rejected`] and the replay goes on.
+//!
+//! Building a kernel costs about a millisecond: it is built on the stack
+//! and copied into its box, and the first touch of each of its pages is a
+//! page fault. `replay` therefore calls [`prebuild`] before it reads the
+//! trace: a [`TraceKernel`] is built on another thread meanwhile, and the
+//! first replay of that size takes it and [`Simulator::reset`]s it for the
+//! trace's machine and the policy, in place.
 
 use crate::swf::{self, LoadedTrace, SkipCounts, TraceJob};
 use backfill_core::{
     Call, CategoryBounds, Cluster, Counters, Job, JobId, JobRecord, Kernel, KernelError, Metrics,
     Outcome, Plan, Policy, SimError, SimErrorKind, SimJob, Simulator, Sink, Slot, Time,
 };
+use std::any::Any;
+use std::sync::Mutex;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// Waiting jobs the replay kernel can hold.
@@ -71,6 +81,84 @@ pub const LARGE_STEP_CAPACITY: usize = 2 * LARGE_QUEUE_CAPACITY + LARGE_RUNNING_
 /// The kernel a replay moves to when [`MediumTraceKernel`] fills up.
 pub type LargeTraceKernel =
     Kernel<LARGE_QUEUE_CAPACITY, LARGE_RUNNING_CAPACITY, LARGE_STEP_CAPACITY>;
+
+/// A simulator being built on a thread of its own (boxed as `Any`, so that
+/// any size fits; see [`simulator_from`]).
+type Building = JoinHandle<Box<dyn Any + Send>>;
+
+/// The kernel [`prebuild`] is building, for the next replay on a
+/// [`TraceKernel`].
+static PREBUILT: Mutex<Option<Building>> = Mutex::new(None);
+
+/// Starts building a [`TraceKernel`] (with its simulator) on a thread of its
+/// own, for the next replay of that size to take instead of building one
+/// (see the module docs). Without a thread, that replay builds its own.
+pub fn prebuild() {
+    let spawned = build_in_background::<QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY>();
+    if let (Ok(handle), Ok(mut slot)) = (spawned, PREBUILT.lock()) {
+        *slot = Some(handle);
+    }
+}
+
+/// Builds a simulator of this size (one processor, FCFS: [`simulator_from`]
+/// sets it up) on a new thread.
+fn build_in_background<const Q: usize, const R: usize, const B: usize>() -> std::io::Result<Building>
+{
+    std::thread::Builder::new()
+        .name("kernel-build".into())
+        .stack_size(stack_for::<Q, R, B>())
+        .spawn(|| -> Box<dyn Any + Send> {
+            match Cluster::single(1) {
+                Ok(cluster) => boxed_simulator::<Q, R, B>(cluster, Policy::Fcfs),
+                Err(_) => Box::new(()),
+            }
+        })
+}
+
+/// The kernel [`prebuild`] built, when it is of this size, set up for
+/// `cluster` and `policy`; else a new one.
+fn simulator_for<const Q: usize, const R: usize, const B: usize>(
+    cluster: &TraceCluster,
+    policy: Policy,
+) -> Box<Simulator<Q, R, B>> {
+    let building = PREBUILT.lock().ok().and_then(|mut slot| slot.take());
+    simulator_from(building, cluster, policy)
+}
+
+/// The simulator `building` builds, when it is of this size, reset for
+/// `cluster` and `policy`; else a new one.
+fn simulator_from<const Q: usize, const R: usize, const B: usize>(
+    building: Option<Building>,
+    cluster: &TraceCluster,
+    policy: Policy,
+) -> Box<Simulator<Q, R, B>> {
+    let built = building.and_then(|h| h.join().ok());
+    match built.map(|b| b.downcast::<Simulator<Q, R, B>>()) {
+        Some(Ok(mut sim)) => {
+            sim.reset(cluster.clone(), policy);
+            sim
+        }
+        _ => boxed_simulator(cluster.clone(), policy),
+    }
+}
+
+/// A new simulator in a box. Out of line, so that only this frame holds the
+/// kernel on its way into the box (a caller's frame that held it would
+/// touch all of its pages on entry).
+#[inline(never)]
+fn boxed_simulator<const Q: usize, const R: usize, const B: usize>(
+    cluster: TraceCluster,
+    policy: Policy,
+) -> Box<Simulator<Q, R, B>> {
+    Box::new(Simulator::new(Kernel::new(cluster, policy)))
+}
+
+/// The stack of a thread that builds a kernel of this size: room for the
+/// copies a debug build makes, and at least the 256 MB replays always had
+/// (address space only: untouched pages cost nothing).
+fn stack_for<const Q: usize, const R: usize, const B: usize>() -> usize {
+    (8 * std::mem::size_of::<Simulator<Q, R, B>>() + (64 << 20)).max(256 << 20)
+}
 
 /// Which run-time estimates the scheduler sees.
 #[derive(
@@ -986,18 +1074,14 @@ impl Replay<'_> {
             progress,
             cluster,
         } = *self;
-        // The kernel is built on the stack and moved into a box: room for
-        // the copies a debug build makes, and at least the 256 MB replays
-        // always had (address space only: untouched pages cost nothing).
-        let stack = (8 * std::mem::size_of::<Simulator<Q, R, B>>() + (64 << 20)).max(256 << 20);
+        let stack = stack_for::<Q, R, B>();
         std::thread::scope(|scope| {
             let worker = std::thread::Builder::new()
                 .name(format!("replay-{policy}"))
                 .stack_size(stack)
                 .spawn_scoped(scope, move || {
                     let mut observer = make(cluster);
-                    let kernel = Kernel::<Q, R, B>::new(cluster.clone(), policy);
-                    let mut sim = Box::new(Simulator::new(kernel));
+                    let mut sim = simulator_for::<Q, R, B>(cluster, policy);
                     let mut sink = HostSink {
                         metrics: Metrics::new(bounds),
                         records: options
@@ -1126,6 +1210,41 @@ mod tests {
         fast.add(us(3), Call::Schedule);
         // Capped at the slowest call: no call took 4 µs.
         assert_eq!(fast.quantile_below_us(0.5), 3.0);
+    }
+
+    /// A simulator built in the background is taken when it has the size
+    /// asked for, and reset for the cluster and policy: it prints as a new
+    /// one, though it was built for another machine and had run jobs. One
+    /// of another size is left, and a new one built.
+    #[test]
+    fn a_simulator_built_in_the_background_is_reset_and_used() {
+        let cluster = Cluster::single(8).unwrap();
+        let fresh = format!(
+            "{:?}",
+            boxed_simulator::<8, 8, 32>(cluster.clone(), Policy::Easy)
+        );
+        let (tx, rx) = std::sync::mpsc::channel();
+        let building = std::thread::spawn(move || -> Box<dyn Any + Send> {
+            let mut sim =
+                boxed_simulator::<8, 8, 32>(Cluster::single(3).unwrap(), Policy::Conservative);
+            let jobs = (0..6).map(|id| SimJob {
+                job: Job::new(id, id, 2, 50),
+                runtime: 30,
+            });
+            let mut metrics = Metrics::new(CategoryBounds::default());
+            sim.run(jobs, &mut metrics).unwrap();
+            assert_eq!(metrics.overall.count, 6);
+            tx.send(std::ptr::from_ref(&*sim) as usize).unwrap();
+            sim
+        });
+        let sim = simulator_from::<8, 8, 32>(Some(building), &cluster, Policy::Easy);
+        assert_eq!(std::ptr::from_ref(&*sim) as usize, rx.recv().unwrap());
+        assert_eq!(format!("{sim:?}"), fresh);
+        let other = build_in_background::<16, 16, 64>().unwrap();
+        let sim = simulator_from::<8, 8, 32>(Some(other), &cluster, Policy::Easy);
+        assert_eq!(format!("{sim:?}"), fresh);
+        let sim = simulator_from::<8, 8, 32>(None, &cluster, Policy::Easy);
+        assert_eq!(format!("{sim:?}"), fresh);
     }
 
     fn synthetic(jobs: u32) -> Prepared {

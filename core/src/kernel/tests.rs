@@ -4,6 +4,7 @@
 use super::*;
 use crate::policy::{Iterations, RandomSearch, Threshold};
 use crate::sim::{JobRecord, SimJob, Simulator, Sink};
+use std::format;
 use std::vec::Vec;
 
 #[derive(Default)]
@@ -1027,6 +1028,110 @@ fn pruned_as_exhaustive<
     pruned
 }
 
+/// A random farm of one to three machines (speeds 0.5 to 2), with or
+/// without a license pool, and 30 jobs for it with bursts, early ends and
+/// exact estimates; `None` when the cluster is refused.
+fn random_farm_workload(rng: &mut crate::rng::SplitMix64) -> Option<(Cluster<3, 1>, Vec<SimJob>)> {
+    use crate::types::{LicensePool, LicenseSet, Machine, MachineSet};
+    let machines: Vec<Machine> = (0..=rng.below(3))
+        .map(|_| Machine {
+            cpus: 1 + rng.below(12) as u32,
+            speed: [500, 1000, 1000, 2000][rng.below(4) as usize],
+        })
+        .collect();
+    let pools: Vec<LicensePool> = (0..rng.below(2))
+        .map(|_| LicensePool {
+            count: 1 + rng.below(3) as u32,
+            machines: MachineSet(1 + u128::from(rng.below(7))),
+        })
+        .collect();
+    let cluster = Cluster::<3, 1>::new(&machines, &pools).ok()?;
+    let widest = machines.iter().map(|m| m.cpus).max().unwrap_or(1);
+    let mut submit = 0;
+    let jobs: Vec<SimJob> = (0..30)
+        .map(|id| {
+            submit += [0, 0, 1, 5, 40][rng.below(5) as usize];
+            let estimate = 1 + rng.below(60) as u32;
+            let mut job = Job::new(
+                id,
+                submit,
+                1 + rng.below(u64::from(widest)) as u32,
+                estimate,
+            );
+            if !pools.is_empty() && rng.below(3) == 0 {
+                job.licenses = LicenseSet(1);
+            }
+            let runtime = match rng.below(3) {
+                0 => estimate,
+                _ => rng.below(u64::from(estimate) + 1) as u32,
+            };
+            SimJob { job, runtime }
+        })
+        .filter(|j| cluster.runnable(&j.job))
+        .collect();
+    Some((cluster, jobs))
+}
+
+/// `Simulator::reset` (and with it `Kernel::reset`) leaves exactly a new
+/// simulator: after a replay under one policy and cluster, a reset to the
+/// next random cluster and policy prints (`Debug`) as a new simulator for
+/// them does, replays the next workload to the same records, reservation
+/// events and outcome, and leaves the same state. Every policy, on farms
+/// of up to three machines with or without licenses, and on one machine
+/// (where FCFS and the EASYs keep a tally instead of a plan).
+#[test]
+fn reset_leaves_a_new_kernel() {
+    let mut rng = crate::rng::SplitMix64::new(13);
+    let mut sim: Simulator<64, 64, 256, 3, 1> =
+        Simulator::new(Kernel::new(Cluster::single(1).unwrap(), Policy::Fcfs));
+    let (mut compared, mut tallies, mut busy) = (0, 0, 0);
+    for case in 0..400 {
+        let Some((cluster, jobs)) = random_farm_workload(&mut rng) else {
+            continue;
+        };
+        let policy = Policy::ALL[rng.below(Policy::ALL.len() as u64) as usize];
+        sim.reset(cluster.clone(), policy);
+        let mut fresh: Simulator<64, 64, 256, 3, 1> =
+            Simulator::new(Kernel::new(cluster.clone(), policy));
+        assert_eq!(format!("{sim:?}"), format!("{fresh:?}"), "case {case}");
+        tallies += usize::from(!sim.kernel().keeps_plan());
+        let (mut a, mut b) = (Collect::default(), Collect::default());
+        let (ra, rb) = (
+            sim.run(jobs.iter().copied(), &mut a),
+            fresh.run(jobs.iter().copied(), &mut b),
+        );
+        assert_eq!(
+            format!("{ra:?}"),
+            format!("{rb:?}"),
+            "case {case}, {policy}"
+        );
+        assert_eq!(
+            (&a.records, &a.reservations),
+            (&b.records, &b.reservations),
+            "case {case}, {policy}"
+        );
+        assert_eq!(format!("{sim:?}"), format!("{fresh:?}"), "case {case}");
+        compared += 1;
+        // A kernel reset in the middle of its work: jobs queued and running.
+        let mut kernel: Kernel<64, 64, 256, 3, 1> = Kernel::new(cluster.clone(), policy);
+        for j in &jobs {
+            let _ = kernel.submit(j.job.submit, j.job, &mut ());
+            let _ = kernel.schedule(j.job.submit, &mut ());
+        }
+        busy += usize::from(!kernel.running().is_empty() && !kernel.queued().is_empty());
+        let next = Policy::ALL[rng.below(Policy::ALL.len() as u64) as usize];
+        kernel.reset(Cluster::single(1 + case as u32 % 7).unwrap(), next);
+        let fresh: Kernel<64, 64, 256, 3, 1> =
+            Kernel::new(Cluster::single(1 + case as u32 % 7).unwrap(), next);
+        assert_eq!(format!("{kernel:?}"), format!("{fresh:?}"), "case {case}");
+    }
+    assert!(
+        compared > 300 && tallies >= 10,
+        "{compared} replays, {tallies} with a tally"
+    );
+    assert!(busy > 100, "only {busy} resets found the kernel busy");
+}
+
 /// Compression's pruning is exact: a replay in which every compression pass
 /// searches every window gives the same starts and the same reservation
 /// events, under every policy that compresses, on one machine and on farms
@@ -1035,48 +1140,12 @@ fn pruned_as_exhaustive<
 #[test]
 fn compression_pruning_changes_no_schedule() {
     use crate::rng::SplitMix64;
-    use crate::types::{LicensePool, LicenseSet, Machine, MachineSet};
     let mut rng = SplitMix64::new(7);
     let mut compared = 0;
     for case in 0..300 {
-        let machines: Vec<Machine> = (0..=rng.below(3))
-            .map(|_| Machine {
-                cpus: 1 + rng.below(12) as u32,
-                speed: [500, 1000, 1000, 2000][rng.below(4) as usize],
-            })
-            .collect();
-        let pools: Vec<LicensePool> = (0..rng.below(2))
-            .map(|_| LicensePool {
-                count: 1 + rng.below(3) as u32,
-                machines: MachineSet(1 + u128::from(rng.below(7))),
-            })
-            .collect();
-        let Ok(cluster) = Cluster::<3, 1>::new(&machines, &pools) else {
+        let Some((cluster, jobs)) = random_farm_workload(&mut rng) else {
             continue;
         };
-        let widest = machines.iter().map(|m| m.cpus).max().unwrap_or(1);
-        let mut submit = 0;
-        let jobs: Vec<SimJob> = (0..30)
-            .map(|id| {
-                submit += [0, 0, 1, 5, 40][rng.below(5) as usize];
-                let estimate = 1 + rng.below(60) as u32;
-                let mut job = Job::new(
-                    id,
-                    submit,
-                    1 + rng.below(u64::from(widest)) as u32,
-                    estimate,
-                );
-                if !pools.is_empty() && rng.below(3) == 0 {
-                    job.licenses = LicenseSet(1);
-                }
-                let runtime = match rng.below(3) {
-                    0 => estimate,
-                    _ => rng.below(u64::from(estimate) + 1) as u32,
-                };
-                SimJob { job, runtime }
-            })
-            .filter(|j| cluster.runnable(&j.job))
-            .collect();
         for policy in Policy::ALL.into_iter().filter(|p| p.keeps_reservations()) {
             pruned_as_exhaustive::<64, 64, 256, 3, 1>(&cluster, policy, &jobs, case);
             compared += 1;
