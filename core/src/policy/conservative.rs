@@ -298,11 +298,17 @@ impl Compression {
                 None
             };
             match replan(st, index, &entry, bound, observer) {
-                Ok(slot) if slot != old => {
+                Ok((slot, known)) if slot != old => {
                     learnt.plan_changed();
                     self.earliest.lower(slot.start);
                     let from = old.start.max(st.now);
-                    let most = st.plan.most_free_between(from, old.end());
+                    // On one machine, the move may have told where it freed room.
+                    let most = match known {
+                        Some(most) if st.cluster.machines().len() == 1 => most,
+                        _ => st
+                            .plan
+                            .most_free_between(came_free(&old, &slot).max(from), old.end()),
+                    };
                     freed_in_pass.add(from, old.end(), most);
                     freed.add(from, old.end(), most);
                 }
@@ -317,6 +323,19 @@ impl Compression {
         }
         self.freed_in_last_pass = freed_in_pass;
         Ok(())
+    }
+}
+
+/// Where capacity came free when a job moved from `old` to the earlier
+/// `new`: on the same machine with the two overlapping, only from the new
+/// end (before it the job holds the same processors, or more); elsewhere,
+/// all of `old`. It is all [`Freed`]'s room needs: a window that fits
+/// thanks to the move overlaps what came free.
+fn came_free(old: &Slot, new: &Slot) -> Time {
+    if new.machine == old.machine && new.start < old.start && old.start < new.end() {
+        new.end()
+    } else {
+        old.start
     }
 }
 
@@ -351,7 +370,7 @@ pub(crate) fn pass_reserved<
         };
         if slot.start < now {
             let old = slot;
-            slot = replan(st, index, &entry, None, observer)?;
+            slot = replan(st, index, &entry, None, observer)?.0;
             let most = st.plan.most_free_between(old.start, old.end());
             compression.freed_since_pass.add(old.start, old.end(), most);
         }
@@ -368,7 +387,9 @@ pub(crate) fn pass_reserved<
 }
 
 /// Takes queue entry `index` out of the plan and puts it back at its
-/// earliest start from now, never later than its current reservation.
+/// earliest start from now, never later than its current reservation; with
+/// the new slot, the most processors free on its machine where the move
+/// freed room, when the move found that out.
 /// `bound` prunes the search: the job can only have become movable by a
 /// window that overlaps an interval freed since it was last placed (see the
 /// module docs), and [`Learnt`] carries what the pass found out about jobs
@@ -379,17 +400,17 @@ fn replan<const Q: usize, const R: usize, const B: usize, const M: usize, const 
     entry: &QueuedJob,
     bound: Option<(&Freed, &mut Learnt)>,
     observer: &mut impl Observer,
-) -> Result<Slot, KernelError> {
+) -> Result<(Slot, Option<u32>), KernelError> {
     let now = st.now;
     let Some(old) = entry.reservation() else {
         return Err(KernelError::Internal("replan without reservation"));
     };
-    let slot = if old.start >= now {
+    let (slot, most) = if old.start >= now {
         // Look for an earlier place without touching the plan; most jobs
         // cannot move, and then nothing is changed.
         match earliest_into(st, &entry.job, &old, bound)? {
             Some(earlier) => move_reservation(st, &entry.job, &old, Some(earlier))?,
-            None => return Ok(old),
+            None => return Ok((old, None)),
         }
     } else {
         // A missed reservation (the host called late): re-plan from now.
@@ -402,13 +423,14 @@ fn replan<const Q: usize, const R: usize, const B: usize, const M: usize, const 
     if slot != old {
         observer.reserved(&entry.job, slot);
     }
-    Ok(slot)
+    Ok((slot, most))
 }
 
 /// Gives back what `job` holds of `old` from now on and reserves `to`
-/// instead (`None`: its earliest slot from now). On an error (a full
-/// profile, a time overflow) the old reservation is taken back, so the
-/// plan still matches the queue.
+/// instead (`None`: its earliest slot from now); returns the slot and, when
+/// the move found it out, the most processors free on its machine where it
+/// freed room. On an error (a full profile, a time overflow) the old
+/// reservation is taken back, so the plan still matches the queue.
 fn move_reservation<
     const Q: usize,
     const R: usize,
@@ -420,11 +442,11 @@ fn move_reservation<
     job: &Job,
     old: &Slot,
     to: Option<Slot>,
-) -> Result<Slot, KernelError> {
+) -> Result<(Slot, Option<u32>), KernelError> {
     let now = st.now;
     if let Some(new) = to {
-        if let Some(slot) = shift_earlier(st, job, old, &new)? {
-            return Ok(slot);
+        if let Some(shifted) = shift_earlier(st, job, old, &new)? {
+            return Ok(shifted);
         }
     }
     st.plan.release_from(job, old, now)?;
@@ -436,7 +458,7 @@ fn move_reservation<
         },
     };
     let placed = target.and_then(|slot| match st.plan.reserve(job, &slot) {
-        Ok(()) => Ok(slot),
+        Ok(()) => Ok((slot, None)),
         Err(e) => Err(e.into()),
     });
     if placed.is_err() {
@@ -459,13 +481,15 @@ fn move_reservation<
 /// as giving back `old` and taking `new` would, with two short updates
 /// instead of two over the whole slot. (The search found `new` with
 /// `[new.start, old.start)` free of both, the rest being the job's own.)
-/// `None` (nothing changed) for any other move.
+/// A job without licenses moves by [`Plan::shift_earlier`](crate::Plan::shift_earlier), which also
+/// tells the most processors free where the move freed room. `None`
+/// (nothing changed) for any other move.
 fn shift_earlier<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
     st: &mut State<Q, R, B, M, L>,
     job: &Job,
     old: &Slot,
     new: &Slot,
-) -> Result<Option<Slot>, KernelError> {
+) -> Result<Option<(Slot, Option<u32>)>, KernelError> {
     let overlaps = new.machine == old.machine
         && new.duration == old.duration
         && st.now <= new.start
@@ -473,6 +497,10 @@ fn shift_earlier<const Q: usize, const R: usize, const B: usize, const M: usize,
         && old.start < new.end();
     if !overlaps {
         return Ok(None);
+    }
+    // Without licenses the profile does both parts with one search.
+    if let Some(most) = st.plan.shift_earlier(job, old, new)? {
+        return Ok(Some((*new, Some(most))));
     }
     let gained = Slot {
         duration: old.start.saturating_sub(new.start),
@@ -489,7 +517,7 @@ fn shift_earlier<const Q: usize, const R: usize, const B: usize, const M: usize,
         let _ = st.plan.release_from(job, &gained, st.now);
         return Err(e.into());
     }
-    Ok(Some(*new))
+    Ok(Some((*new, None)))
 }
 
 /// The earliest slot before `own.start` for a job that holds `own`, among
@@ -639,17 +667,19 @@ impl Learnt {
 }
 
 /// A short list of time intervals `[a, b)` where capacity was freed, each
-/// with the most processors free anywhere in it when it was added (on any
-/// machine). When full, it collapses to one interval covering them all, with
-/// the largest of those maxima: a superset is always safe for compression's
-/// pruning, only slower.
+/// with the most processors free (on any machine), when it was added,
+/// anywhere in the part of it that came free: all of it, but for a job that
+/// moved earlier on its machine only the part after its new end
+/// ([`came_free`]). When full, it collapses to one interval covering them
+/// all, with the largest of those maxima: a superset is always safe for
+/// compression's pruning, only slower.
 ///
 /// Why the maximum may be kept although the plan changes: a window that fits
-/// now and overlaps `[a, b)` has `need` processors free at its points in
-/// `[a, b)`. Where no capacity was freed after the interval was added, free
-/// processors only went down since, so the recorded maximum is at least
-/// `need`; where capacity was freed later, the window also overlaps that
-/// later interval and is found through it.
+/// now thanks to what came free overlaps that part, and has `need`
+/// processors free at its points there. Where no capacity was freed after
+/// the interval was added, free processors only went down since, so the
+/// recorded maximum is at least `need`; where capacity was freed later, the
+/// window also overlaps that later interval and is found through it.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Freed {
     intervals: Vec<(Time, Time, u32), 8>,
