@@ -583,4 +583,65 @@ mod tests {
             None
         );
     }
+
+    /// `shift_earlier` moves only a job without licenses, on its machine,
+    /// to an earlier slot that overlaps its own, and then leaves what
+    /// release-then-reserve leaves; any other move is `None` and changes
+    /// nothing.
+    #[test]
+    fn shift_earlier_takes_only_overlapping_moves_without_licenses() {
+        use crate::types::{LicensePool, LicenseSet, MachineSet};
+        let machine = Machine {
+            cpus: 4,
+            speed: 1000,
+        };
+        let pool = LicensePool {
+            count: 1,
+            machines: MachineSet::ALL,
+        };
+        let cluster: Cluster<2, 1> = Cluster::new(&[machine, machine], &[pool]).unwrap();
+        let slot = |start, machine| Slot {
+            start,
+            machine,
+            duration: 100,
+        };
+        let job = Job::new(1, 0, 3, 100);
+        let mut licensed = job;
+        licensed.licenses = LicenseSet(1);
+        let own = slot(100, 0);
+        for (who, to) in [
+            (licensed, slot(50, 0)),
+            (job, slot(50, 1)),
+            (job, slot(0, 0)),
+            (job, slot(100, 0)),
+            (job, slot(150, 0)),
+            (
+                job,
+                Slot {
+                    duration: 90,
+                    ..slot(50, 0)
+                },
+            ),
+        ] {
+            let mut plan: Plan<16, 2, 1> = Plan::new(&cluster);
+            plan.reserve(&who, &own).unwrap();
+            let before = format!("{plan:?}");
+            assert_eq!(plan.shift_earlier(&who, &own, &to), Ok(None), "{to:?}");
+            assert_eq!(format!("{plan:?}"), before);
+        }
+        let mut plan: Plan<16, 2, 1> = Plan::new(&cluster);
+        plan.reserve(&job, &own).unwrap();
+        let other = Slot {
+            start: 0,
+            machine: 0,
+            duration: 300,
+        };
+        plan.reserve(&Job::new(2, 0, 1, 300), &other).unwrap();
+        let mut expected = plan.clone();
+        expected.release_from(&job, &own, 0).unwrap();
+        expected.reserve(&job, &slot(50, 0)).unwrap();
+        // Freed: [150, 200), where job 2 still holds 1 of the 4.
+        assert_eq!(plan.shift_earlier(&job, &own, &slot(50, 0)), Ok(Some(3)));
+        assert_eq!(format!("{plan:?}"), format!("{expected:?}"));
+    }
 }

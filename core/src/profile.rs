@@ -285,7 +285,7 @@ impl<const B: usize> Profile<B> {
     /// cannot end after `b`.
     #[must_use]
     pub fn blocked_since(&self, t: Time, need: u32, max_steps: usize) -> Time {
-        self.blocked_since_near(t, need, max_steps, &mut 0)
+        self.blocked_since_near(t, need, max_steps, 0, &mut 0)
     }
 
     /// [`blocked_since`](Self::blocked_since), trying the step at index
@@ -294,12 +294,20 @@ impl<const B: usize> Profile<B> {
     /// gives the same answer; a good one saves the search. The compression
     /// pass asks this for each queued job in turn, and neighbours in the
     /// queue are often blocked from the same step.
+    ///
+    /// It also stops looking back once the stretch reaches before `floor`,
+    /// and then returns a time before `floor` that may be later than
+    /// [`blocked_since`](Self::blocked_since)'s: a caller that only needs to
+    /// know whether the stretch begins before `floor` (the compression pass:
+    /// then no window of the job's length fits between now and it) is not
+    /// told where. With `floor` 0 the answer is `blocked_since`'s.
     #[must_use]
     pub fn blocked_since_near(
         &self,
         t: Time,
         need: u32,
         max_steps: usize,
+        floor: Time,
         hint: &mut usize,
     ) -> Time {
         if t <= self.origin() {
@@ -316,7 +324,7 @@ impl<const B: usize> Profile<B> {
                 break;
             }
             since = step.at.max(self.origin());
-            if index == 0 {
+            if index == 0 || since < floor {
                 break;
             }
             index = index.saturating_sub(1);
@@ -753,7 +761,8 @@ mod tests {
             if p.reserve(old, d, amount).is_err() {
                 continue;
             }
-            let new = old.saturating_sub(1 + rng.below(u64::from(d) + 3) as Time);
+            let new = old.saturating_sub(rng.below(u64::from(d) + 3) as Time);
+            let overlaps = new < old && old < new + d;
             let mut expected = p.clone();
             let two = expected
                 .release(old, d, amount)
@@ -761,6 +770,7 @@ mod tests {
             let before = steps(&p);
             match p.shift_earlier(old, new, d, amount) {
                 Ok(most) => {
+                    assert!(overlaps, "case {case}: not an earlier, overlapping slot");
                     assert_eq!(two, Ok(()), "case {case}");
                     assert_eq!(steps(&p), steps(&expected), "case {case}");
                     assert_eq!(most, p.max_free(new + d, old + d), "case {case}");
@@ -768,7 +778,6 @@ mod tests {
                     shifted += 1;
                 }
                 Err(e) => {
-                    let overlaps = new < old && old < new + d;
                     assert!(two.is_err() || !overlaps, "case {case}: {e:?}");
                     assert_eq!(steps(&p), before, "case {case}");
                     refused += 1;
@@ -779,6 +788,43 @@ mod tests {
             shifted > 1000 && refused > 100,
             "{shifted} shifted, {refused} refused"
         );
+    }
+
+    /// A shift needs room for its splits before it merges: with exactly
+    /// that room it goes through, with one step less it is `Full` and
+    /// changes nothing.
+    #[test]
+    fn shift_earlier_needs_room_for_its_splits() {
+        fn setup<const B: usize>() -> Profile<B> {
+            let mut p: Profile<B> = Profile::new(10);
+            p.reserve(200, 50, 1).unwrap();
+            p.reserve(300, 1, 1).unwrap();
+            p.reserve(100, 100, 2).unwrap();
+            p
+        }
+        // 6 steps; moving [100, 200) to [50, 150) splits at 50 and 150.
+        let mut roomy = setup::<8>();
+        assert_eq!(roomy.steps().len(), 6);
+        assert_eq!(roomy.shift_earlier(100, 50, 100, 2), Ok(10));
+        assert_eq!(
+            steps(&roomy),
+            [
+                (0, 10),
+                (50, 8),
+                (150, 10),
+                (200, 9),
+                (250, 10),
+                (300, 9),
+                (301, 10)
+            ]
+        );
+        let mut tight = setup::<7>();
+        let before = steps(&tight);
+        assert_eq!(
+            tight.shift_earlier(100, 50, 100, 2),
+            Err(ProfileError::Full)
+        );
+        assert_eq!(steps(&tight), before);
     }
 
     #[test]
@@ -852,10 +898,18 @@ mod tests {
                 ] {
                     assert_eq!(p.index_near(t, hint), expected, "n {n}, t {t}, hint {hint}");
                     let mut h = hint;
-                    let near = p.blocked_since_near(t, 3, 16, &mut h);
-                    assert_eq!(near, p.blocked_since(t, 3, 16), "n {n}, t {t}, hint {hint}");
+                    let near = p.blocked_since_near(t, 3, 16, 0, &mut h);
+                    let full = p.blocked_since(t, 3, 16);
+                    assert_eq!(near, full, "n {n}, t {t}, hint {hint}");
                     if t > 0 {
                         assert_eq!(h, p.index_at(t - 1), "n {n}, t {t}, hint {hint}");
+                    }
+                    // With a floor: the same answer to "before the floor?",
+                    // and the exact one when it is not.
+                    for floor in [1, full, full + 1, t.saturating_sub(7), t, t + 1] {
+                        let cut = p.blocked_since_near(t, 3, 16, floor, &mut h);
+                        assert_eq!(cut < floor, full < floor, "n {n}, t {t}, floor {floor}");
+                        assert!(cut >= full && (cut < floor || cut == full), "n {n}, t {t}");
                     }
                 }
             }

@@ -699,6 +699,14 @@ enum ProfileOp {
     Reset {
         origin: u8,
     },
+    /// Holds a slot, then moves the holding to an earlier one (overlapping
+    /// it, mostly), as compression does.
+    ShiftEarlier {
+        start: u8,
+        duration: u8,
+        back: u8,
+        amount: u8,
+    },
     /// Intervals whose end overflows [`Time`].
     Overflow {
         back: u8,
@@ -806,6 +814,19 @@ pub fn profile_ops(data: &[u8]) {
                 let origin = time(origin);
                 p.reset(origin);
                 r.reset(origin);
+            }
+            ProfileOp::ShiftEarlier {
+                start,
+                duration,
+                back,
+                amount,
+            } => {
+                let (old, d, a) = (time(start), time(duration), units(amount));
+                let new = old.saturating_sub(u32::from(back) % (d + 2));
+                let held = p.reserve(old, d, a);
+                assert_eq!(held, r.reserve(old, d, a, PROFILE_B), "{what}: hold");
+                let got = p.shift_earlier(old, new, d, a);
+                assert_eq!(got, r.shift_earlier(old, new, d, a, PROFILE_B), "{what}");
             }
             ProfileOp::Overflow {
                 back,

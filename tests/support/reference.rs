@@ -139,6 +139,53 @@ impl RefProfile {
         Ok(())
     }
 
+    /// What [`Profile::shift_earlier`](backfill_core::Profile::shift_earlier)
+    /// must do with `limit` steps of room (applied here too when `Ok`):
+    /// take `[new, old)` and give back `[new + d, old + d)`, all or nothing,
+    /// and tell the most free in the part given back.
+    ///
+    /// # Errors
+    /// The error the profile must return.
+    pub fn shift_earlier(
+        &mut self,
+        old: Time,
+        new: Time,
+        duration: u32,
+        amount: u32,
+        limit: usize,
+    ) -> Result<u32, ProfileError> {
+        let new_end = new
+            .checked_add(duration)
+            .ok_or(ProfileError::TimeOverflow)?;
+        let old_end = old
+            .checked_add(duration)
+            .ok_or(ProfileError::TimeOverflow)?;
+        if !(new < old && old < new_end) {
+            return Err(ProfileError::Insufficient);
+        }
+        if new < self.origin {
+            return Err(ProfileError::BeforeOrigin);
+        }
+        if (new..old).any(|t| self.free(t) < amount) {
+            return Err(ProfileError::Insufficient);
+        }
+        if (new_end..old_end)
+            .any(|t| u64::from(self.free(t)) + u64::from(amount) > u64::from(self.capacity))
+        {
+            return Err(ProfileError::OverRelease);
+        }
+        let splits = [new, old, new_end, old_end]
+            .iter()
+            .filter(|&&t| self.missing(t))
+            .count();
+        if self.steps().len() + splits > limit {
+            return Err(ProfileError::Full);
+        }
+        self.add(new, old, amount, false);
+        self.add(new_end, old_end, amount, true);
+        Ok(self.max_free(new_end, old_end))
+    }
+
     fn add(&mut self, start: Time, end: Time, amount: u32, give: bool) {
         assert!(end <= HORIZON, "reference horizon too short");
         for f in &mut self.free[start as usize..end as usize] {

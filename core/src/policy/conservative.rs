@@ -302,10 +302,11 @@ impl Compression {
                     learnt.plan_changed();
                     self.earliest.lower(slot.start);
                     let from = old.start.max(st.now);
-                    // On one machine, the move may have told where it freed room.
+                    // The move may have told the most free where it freed room
+                    // (on its machine: it freed no license).
                     let most = match known {
-                        Some(most) if st.cluster.machines().len() == 1 => most,
-                        _ => st
+                        Some(most) => most,
+                        None => st
                             .plan
                             .most_free_between(came_free(&old, &slot).max(from), old.end()),
                     };
@@ -326,14 +327,14 @@ impl Compression {
     }
 }
 
-/// Where capacity came free when a job moved from `old` to the earlier
-/// `new`: on the same machine with the two overlapping, only from the new
-/// end (before it the job holds the same processors, or more); elsewhere,
-/// all of `old`. It is all [`Freed`]'s room needs: a window that fits
-/// thanks to the move overlaps what came free.
+/// From when capacity came free in `old` when a job moved from it to the
+/// earlier `new`: on the same machine, from the later of the new end and
+/// the old start (before the new end the job holds the same processors);
+/// on another machine, from the old start. It is all [`Freed`]'s room
+/// needs: a window that fits thanks to the move overlaps what came free.
 fn came_free(old: &Slot, new: &Slot) -> Time {
-    if new.machine == old.machine && new.start < old.start && old.start < new.end() {
-        new.end()
+    if new.machine == old.machine {
+        new.end().max(old.start)
     } else {
         old.start
     }
@@ -553,7 +554,10 @@ fn earliest_into<const Q: usize, const R: usize, const B: usize, const M: usize,
     let mut blocked_at = None;
     if st.cluster.machines().len() == 1 && st.cluster.pools().is_empty() {
         if let Some(profile) = st.plan.machine(usize::from(own.machine)) {
-            let blocked = profile.blocked_since_near(own.start, job.procs, 16, &mut learnt.hint);
+            // Past `now + duration` back, the job cannot move anyway.
+            let floor = now.saturating_add(own.duration);
+            let blocked =
+                profile.blocked_since_near(own.start, job.procs, 16, floor, &mut learnt.hint);
             if blocked < own.start {
                 match blocked.checked_sub(own.duration) {
                     Some(last) if last >= now => ceiling = last.saturating_add(1),
