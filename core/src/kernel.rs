@@ -103,10 +103,12 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     }
 
     /// The constructors down to the profile and the queue are inlined so
-    /// that a kernel built into a `Box` or a caller's variable is written
-    /// there directly: out of line, each layer returned a copy, and a replay
-    /// paid for three copies of host-cli's 2.2 MB kernel in page faults and
-    /// `memmove` (`host-cli replay` of lublin_256 under EASY: 11.6 -> 10.4 ms).
+    /// that a kernel is built in one place: out of line, each layer returned
+    /// a copy, and a replay paid for three copies of host-cli's 2.2 MB
+    /// kernel in page faults and `memmove` (`host-cli replay` of lublin_256
+    /// under EASY: 11.6 -> 10.4 ms). One copy remains on the way into a
+    /// `Box` (`Box::new` takes the kernel built on the stack); safe Rust has
+    /// no way to build it in the box, which is what [`Kernel::reset`] is for.
     #[inline(always)]
     fn build(cluster: Cluster<M, L>, policy: Policy, tally: bool) -> Self {
         const { assert!(Q > 0 && R > 0, "the queue and running set need room") };
