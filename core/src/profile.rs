@@ -904,9 +904,14 @@ mod tests {
                     if t > 0 {
                         assert_eq!(h, p.index_at(t - 1), "n {n}, t {t}, hint {hint}");
                     }
-                    // With a floor: the same answer to "before the floor?",
-                    // and the exact one when it is not.
-                    for floor in [1, full, full + 1, t.saturating_sub(7), t, t + 1] {
+                    // With a floor (every step start among them): the same
+                    // answer to "before the floor?", and the exact one when
+                    // it is not.
+                    let starts = p.steps.iter().map(|s| s.at);
+                    for floor in [1, full + 1, t.saturating_sub(7), t + 1]
+                        .into_iter()
+                        .chain(starts)
+                    {
                         let cut = p.blocked_since_near(t, 3, 16, floor, &mut h);
                         assert_eq!(cut < floor, full < floor, "n {n}, t {t}, floor {floor}");
                         assert!(cut >= full && (cut < floor || cut == full), "n {n}, t {t}");
