@@ -269,7 +269,9 @@ impl Easy {
             _ => (1, Time::MAX),
         };
         while free > 0 {
-            let Some(entry) = st.queue.get(index).copied() else {
+            // Read in place: a copy of each 48-byte entry, made before its
+            // width is tested, was most of the scan's time.
+            let Some(entry) = st.queue.get(index) else {
                 break;
             };
             let procs = entry.job.procs;
@@ -293,7 +295,8 @@ impl Easy {
                 machine: 0,
                 duration,
             };
-            st.reserve_and_start(index, &entry.job, slot, observer)?;
+            let job = entry.job;
+            st.reserve_and_start(index, &job, slot, observer)?;
             pass.started = pass.started.saturating_add(1);
             free = free.saturating_sub(procs);
             if past_shadow {
