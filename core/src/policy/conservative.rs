@@ -286,18 +286,32 @@ impl Compression {
             if !movable {
                 continue;
             }
-            let Some(entry) = st.queue.get(index).copied() else {
+            let Some(entry) = st.queue.get(index) else {
                 continue;
             };
             let Some(old) = entry.reservation() else {
                 continue;
             };
+            // The search may only look at windows that overlap an interval
+            // freed since the job was last placed (see the module docs), and
+            // `Learnt` carries what the pass found out about jobs before it.
             let bound = if prune {
                 Some((&freed, &mut learnt))
             } else {
                 None
             };
-            match replan(st, index, &entry, bound, observer) {
+            // Look for an earlier place without touching the plan, reading
+            // the job where it is; most jobs cannot move, and then nothing
+            // is copied or changed.
+            let moved = match earliest_into(st, &entry.job, &old, bound) {
+                Ok(Some(earlier)) => {
+                    let job = entry.job;
+                    place(st, index, &job, &old, Some(earlier), observer)
+                }
+                Ok(None) => Ok((old, None)),
+                Err(e) => Err(e),
+            };
+            match moved {
                 Ok((slot, known)) if slot != old => {
                     learnt.plan_changed();
                     self.earliest.lower(slot.start);
@@ -364,14 +378,17 @@ pub(crate) fn pass_reserved<
     compression.earliest = Earliest::Unknown;
     let mut earliest: Option<Time> = None;
     let mut index = 0;
-    while let Some(entry) = st.queue.get(index).copied() {
+    // Each entry is read in place; only a job re-planned is copied.
+    while let Some(entry) = st.queue.get(index) {
         let Some(mut slot) = entry.reservation() else {
             index = index.saturating_add(1);
             continue;
         };
         if slot.start < now {
-            let old = slot;
-            slot = replan(st, index, &entry, None, observer)?.0;
+            // A missed reservation (the host called late): re-plan from now.
+            let (old, job) = (slot, entry.job);
+            st.replanned_late = true;
+            slot = place(st, index, &job, &old, None, observer)?.0;
             let most = st.plan.most_free_between(old.start, old.end());
             compression.freed_since_pass.add(old.start, old.end(), most);
         }
@@ -387,42 +404,24 @@ pub(crate) fn pass_reserved<
     Ok(pass)
 }
 
-/// Takes queue entry `index` out of the plan and puts it back at its
-/// earliest start from now, never later than its current reservation; with
-/// the new slot, the most processors free on its machine where the move
-/// freed room, when the move found that out.
-/// `bound` prunes the search: the job can only have become movable by a
-/// window that overlaps an interval freed since it was last placed (see the
-/// module docs), and [`Learnt`] carries what the pass found out about jobs
-/// before it; `None` searches everything.
-fn replan<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
+/// Moves queue entry `index`, `job`, from its reservation `old` to `to`
+/// (`None`: its earliest slot from now), records the new reservation and
+/// reports it if it changed; returns it with, when the move found it out,
+/// the most processors free on its machine where the move freed room.
+fn place<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
     st: &mut State<Q, R, B, M, L>,
     index: usize,
-    entry: &QueuedJob,
-    bound: Option<(&Freed, &mut Learnt)>,
+    job: &Job,
+    old: &Slot,
+    to: Option<Slot>,
     observer: &mut impl Observer,
 ) -> Result<(Slot, Option<u32>), KernelError> {
-    let now = st.now;
-    let Some(old) = entry.reservation() else {
-        return Err(KernelError::Internal("replan without reservation"));
-    };
-    let (slot, most) = if old.start >= now {
-        // Look for an earlier place without touching the plan; most jobs
-        // cannot move, and then nothing is changed.
-        match earliest_into(st, &entry.job, &old, bound)? {
-            Some(earlier) => move_reservation(st, &entry.job, &old, Some(earlier))?,
-            None => return Ok((old, None)),
-        }
-    } else {
-        // A missed reservation (the host called late): re-plan from now.
-        st.replanned_late = true;
-        move_reservation(st, &entry.job, &old, None)?
-    };
+    let (slot, most) = move_reservation(st, job, old, to)?;
     if let Some(e) = st.queue.get_mut(index) {
         e.set_reservation(Some(slot));
     }
-    if slot != old {
-        observer.reserved(&entry.job, slot);
+    if slot != *old {
+        observer.reserved(job, slot);
     }
     Ok((slot, most))
 }

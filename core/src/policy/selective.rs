@@ -221,23 +221,25 @@ impl Selective {
         self.compression.settle(st, observer)?;
         let now = st.now;
         for index in 0..st.queue.len() {
-            let Some(entry) = st.queue.get(index).copied() else {
+            // Read in place; only a job promoted now is copied.
+            let Some(entry) = st.queue.get(index) else {
                 continue;
             };
             if entry.reservation().is_some() || self.promotion_time(&entry.job) > now {
                 continue;
             }
+            let job = entry.job;
             let slot = st
                 .plan
-                .earliest(&st.cluster, &entry.job, now)?
-                .ok_or(KernelError::Unrunnable(entry.job.id))?;
-            st.plan.reserve(&entry.job, &slot)?;
+                .earliest(&st.cluster, &job, now)?
+                .ok_or(KernelError::Unrunnable(job.id))?;
+            st.plan.reserve(&job, &slot)?;
             if let Some(e) = st.queue.get_mut(index) {
                 e.set_reservation(Some(slot));
                 e.set_guarantee(Some(slot.start));
             }
             self.compression.reserved(slot.start);
-            observer.reserved(&entry.job, slot);
+            observer.reserved(&job, slot);
         }
         let mut pass = pass_reserved(&mut self.compression, st, observer)?;
         let mut most_free = st.plan.most_free_now(now);
