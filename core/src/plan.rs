@@ -67,6 +67,15 @@ fn renew_profiles<const B: usize, const N: usize>(
     }
 }
 
+/// Undoes a [`Profile::shift_earlier`] of `amount` units from `old` to
+/// `new`: takes `[new end, old end)` again and gives back `[new start, old
+/// start)`. It restores the steps that were there, and every step it needs
+/// on the way is one the shift checked it had room for: it cannot fail.
+fn shift_back<const B: usize>(profile: &mut Profile<B>, old: &Slot, new: &Slot, amount: u32) {
+    let _ = profile.reserve(new.end(), old.end().saturating_sub(new.end()), amount);
+    let _ = profile.release(new.start, old.start.saturating_sub(new.start), amount);
+}
+
 impl<const B: usize, const M: usize, const L: usize> Plan<B, M, L> {
     /// All resources of `cluster` free from time 0.
     #[must_use]
@@ -403,31 +412,57 @@ impl<const B: usize, const M: usize, const L: usize> Plan<B, M, L> {
         Ok(())
     }
 
-    /// Moves `job`, which holds no license, from `old` to `new` on the same
-    /// machine when `new` begins earlier and overlaps `old`
-    /// ([`Profile::shift_earlier`]: one search, two short updates). Returns
-    /// the most processors free on the machine where the move freed room,
-    /// or `None`, having changed nothing, for any other move.
+    /// Moves `job` from `old` to `new` on the same machine when `new`
+    /// begins earlier and overlaps `old`: its processors and each license it
+    /// holds by [`Profile::shift_earlier`] (one search, two short updates),
+    /// which leaves the plan as giving back `old` and taking `new` would.
+    /// Returns the most processors free in `[new end, old end)`, where the
+    /// move gave room back, on the machines that room can serve: the job's
+    /// own, or every machine when it gave back licenses (a job elsewhere
+    /// may use them). `None`, having changed nothing, for any other move.
     ///
     /// # Errors
     /// As [`Profile::shift_earlier`]; the plan is unchanged then.
+    #[inline]
     pub fn shift_earlier(
         &mut self,
         job: &Job,
         old: &Slot,
         new: &Slot,
     ) -> Result<Option<u32>, ProfileError> {
-        let licensed = (0..self.licenses.len()).any(|pool| job.licenses.contains(pool));
         let overlaps = new.start < old.start && old.start < new.end();
-        if licensed || !overlaps || new.machine != old.machine || new.duration != old.duration {
+        if !overlaps || new.machine != old.machine || new.duration != old.duration {
             return Ok(None);
         }
-        let Some(profile) = self.machines.get_mut(usize::from(old.machine)) else {
+        let machine = usize::from(old.machine);
+        let Some(cpus) = self.machines.get_mut(machine) else {
             return Ok(None);
         };
-        profile
-            .shift_earlier(old.start, new.start, new.duration, job.procs)
-            .map(Some)
+        let mut most = cpus.shift_earlier(old.start, new.start, new.duration, job.procs)?;
+        for pool in 0..self.licenses.len() {
+            if !job.licenses.contains(pool) {
+                continue;
+            }
+            let shifted = match self.licenses.get_mut(pool) {
+                Some(copies) => copies.shift_earlier(old.start, new.start, new.duration, 1),
+                None => Ok(0),
+            };
+            if let Err(e) = shifted {
+                // Back where they were: the processors and the licenses
+                // shifted before this one.
+                if let Some(cpus) = self.machines.get_mut(machine) {
+                    shift_back(cpus, old, new, job.procs);
+                }
+                for done in (0..pool).filter(|&p| job.licenses.contains(p)) {
+                    if let Some(copies) = self.licenses.get_mut(done) {
+                        shift_back(copies, old, new, 1);
+                    }
+                }
+                return Err(e);
+            }
+            most = self.most_free_between(new.end(), old.end());
+        }
+        Ok(Some(most))
     }
 
     /// Checks every profile's invariants.
@@ -584,12 +619,14 @@ mod tests {
         );
     }
 
-    /// `shift_earlier` moves only a job without licenses, on its machine,
-    /// to an earlier slot that overlaps its own, and then leaves what
-    /// release-then-reserve leaves; any other move is `None` and changes
-    /// nothing.
+    /// `shift_earlier` moves a job only on its machine, to an earlier slot
+    /// that overlaps its own, and then leaves what release-then-reserve
+    /// leaves, licenses included; it tells the most free where room came
+    /// back (on every machine once a license came back). Any other move is
+    /// `None`, and a move its license does not allow is refused; both
+    /// change nothing.
     #[test]
-    fn shift_earlier_takes_only_overlapping_moves_without_licenses() {
+    fn shift_earlier_takes_only_overlapping_moves() {
         use crate::types::{LicensePool, LicenseSet, MachineSet};
         let machine = Machine {
             cpus: 4,
@@ -610,7 +647,6 @@ mod tests {
         licensed.licenses = LicenseSet(1);
         let own = slot(100, 0);
         for (who, to) in [
-            (licensed, slot(50, 0)),
             (job, slot(50, 1)),
             (job, slot(0, 0)),
             (job, slot(100, 0)),
@@ -643,5 +679,37 @@ mod tests {
         // Freed: [150, 200), where job 2 still holds 1 of the 4.
         assert_eq!(plan.shift_earlier(&job, &own, &slot(50, 0)), Ok(Some(3)));
         assert_eq!(format!("{plan:?}"), format!("{expected:?}"));
+        // With its license: machine 1 is all free in [150, 200).
+        let mut plan: Plan<16, 2, 1> = Plan::new(&cluster);
+        plan.reserve(&licensed, &own).unwrap();
+        plan.reserve(&Job::new(2, 0, 1, 300), &other).unwrap();
+        let mut expected = plan.clone();
+        expected.release_from(&licensed, &own, 0).unwrap();
+        expected.reserve(&licensed, &slot(50, 0)).unwrap();
+        assert_eq!(
+            plan.shift_earlier(&licensed, &own, &slot(50, 0)),
+            Ok(Some(4))
+        );
+        assert_eq!(format!("{plan:?}"), format!("{expected:?}"));
+        // The license is held by another job on machine 1 until 60: the
+        // processors have room from 50, the license not.
+        let mut plan: Plan<16, 2, 1> = Plan::new(&cluster);
+        plan.reserve(&licensed, &own).unwrap();
+        let mut holder = Job::new(3, 0, 1, 60);
+        holder.licenses = LicenseSet(1);
+        plan.reserve(
+            &holder,
+            &Slot {
+                duration: 60,
+                ..slot(0, 1)
+            },
+        )
+        .unwrap();
+        let before = format!("{plan:?}");
+        assert_eq!(
+            plan.shift_earlier(&licensed, &own, &slot(50, 0)),
+            Err(ProfileError::Insufficient)
+        );
+        assert_eq!(format!("{plan:?}"), before);
     }
 }

@@ -316,8 +316,8 @@ impl Compression {
                     learnt.plan_changed();
                     self.earliest.lower(slot.start);
                     let from = old.start.max(st.now);
-                    // The move may have told the most free where it freed room
-                    // (on its machine: it freed no license).
+                    // The move may have told the most free where it freed room,
+                    // on the machines that room can serve.
                     let most = match known {
                         Some(most) => most,
                         None => st
@@ -444,9 +444,11 @@ fn move_reservation<
     to: Option<Slot>,
 ) -> Result<(Slot, Option<u32>), KernelError> {
     let now = st.now;
-    if let Some(new) = to {
-        if let Some(shifted) = shift_earlier(st, job, old, &new)? {
-            return Ok(shifted);
+    // A move earlier that overlaps the old slot on its machine changes only
+    // what differs, and says where it gave room back.
+    if let Some(new) = to.filter(|new| now <= new.start) {
+        if let Some(most) = st.plan.shift_earlier(job, old, &new)? {
+            return Ok((new, Some(most)));
         }
     }
     st.plan.release_from(job, old, now)?;
@@ -472,52 +474,6 @@ fn move_reservation<
         let _ = st.plan.reserve(job, &kept);
     }
     placed
-}
-
-/// Moves `job` from `old` to `new` when the two overlap on the same machine
-/// for the same duration, by changing only what differs: it takes
-/// `[new.start, old.start)` and gives back `[new.end, old.end)`, of its
-/// processors and of each license it holds, which leaves the plan exactly
-/// as giving back `old` and taking `new` would, with two short updates
-/// instead of two over the whole slot. (The search found `new` with
-/// `[new.start, old.start)` free of both, the rest being the job's own.)
-/// A job without licenses moves by [`Plan::shift_earlier`](crate::Plan::shift_earlier), which also
-/// tells the most processors free where the move freed room. `None`
-/// (nothing changed) for any other move.
-fn shift_earlier<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
-    st: &mut State<Q, R, B, M, L>,
-    job: &Job,
-    old: &Slot,
-    new: &Slot,
-) -> Result<Option<(Slot, Option<u32>)>, KernelError> {
-    let overlaps = new.machine == old.machine
-        && new.duration == old.duration
-        && st.now <= new.start
-        && new.start < old.start
-        && old.start < new.end();
-    if !overlaps {
-        return Ok(None);
-    }
-    // Without licenses the profile does both parts with one search.
-    if let Some(most) = st.plan.shift_earlier(job, old, new)? {
-        return Ok(Some((*new, Some(most))));
-    }
-    let gained = Slot {
-        duration: old.start.saturating_sub(new.start),
-        ..*new
-    };
-    let dropped = Slot {
-        start: new.end(),
-        duration: old.end().saturating_sub(new.end()),
-        ..*old
-    };
-    st.plan.reserve(job, &gained)?;
-    if let Err(e) = st.plan.release_from(job, &dropped, st.now) {
-        // Giving back what was just taken cannot fail.
-        let _ = st.plan.release_from(job, &gained, st.now);
-        return Err(e.into());
-    }
-    Ok(Some((*new, None)))
 }
 
 /// The earliest slot before `own.start` for a job that holds `own`, among
