@@ -173,11 +173,7 @@ impl QueuedJob {
     /// head; the job gets a new one when it is the head again.
     #[must_use]
     pub const fn guarantee(&self) -> Option<Time> {
-        if self.guarantee == Time::MAX {
-            None
-        } else {
-            Some(self.guarantee)
-        }
+        crate::types::unless_max(self.guarantee)
     }
 
     /// Sets (`None`: drops) the reservation. A slot beginning at

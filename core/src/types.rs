@@ -10,6 +10,16 @@ use heapless::Vec;
 
 /// An instant, in whole seconds since an origin the host chooses.
 pub type Time = u32;
+
+/// `t`, or `None` for `Time::MAX`: the "none" that [`Job`]'s deadline and
+/// a queued job's guarantee keep without an `Option` tag.
+pub(crate) const fn unless_max(t: Time) -> Option<Time> {
+    if t == Time::MAX {
+        None
+    } else {
+        Some(t)
+    }
+}
 /// A length of time in whole seconds.
 pub type Duration = u32;
 /// A job's identifier; unique among the jobs the kernel holds.
@@ -113,11 +123,7 @@ impl Job {
     /// The deadline, if the job has one.
     #[must_use]
     pub const fn deadline(&self) -> Option<Time> {
-        if self.deadline == Self::NO_DEADLINE {
-            None
-        } else {
-            Some(self.deadline)
-        }
+        unless_max(self.deadline)
     }
 
     /// The job with `deadline` (`None`: no deadline).
