@@ -26,6 +26,7 @@ use crate::output::{self, OutputFiles};
 use crate::progress;
 use crate::replay::{self, CliError, Estimates, Prepared, Shaping, Window};
 use crate::report;
+use crate::stream;
 use crate::swf;
 use crate::synth::SyntheticSpec;
 use crate::thresholds::{
@@ -37,6 +38,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+/// A trace file of at least this many bytes (about 20,000 jobs gzip'd)
+/// gets a visible progress bar for a replay that runs while it is read.
+const LARGE_TRACE_BYTES: u64 = 1 << 20;
 
 /// Replay parallel-job traces through the backfill scheduling kernel.
 #[derive(Debug, Parser)]
@@ -620,9 +625,24 @@ pub fn load_prepared(
     shaping: Shaping,
     spec: &SyntheticSpec,
 ) -> Result<(Prepared, Option<swf::SwfHeader>), CliError> {
+    load_prepared_tapped(trace, window, shaping, spec, None)
+}
+
+/// [`load_prepared`], passing each data line of a trace file to `tap` as
+/// it is read (a replay that runs meanwhile: see [`stream`]).
+///
+/// # Errors
+/// As [`load_prepared`].
+pub fn load_prepared_tapped(
+    trace: Option<&PathBuf>,
+    window: &WindowArgs,
+    shaping: Shaping,
+    spec: &SyntheticSpec,
+    tap: Option<swf::Tap>,
+) -> Result<(Prepared, Option<swf::SwfHeader>), CliError> {
     match trace {
         Some(path) => {
-            let loaded = swf::load(path)?;
+            let loaded = swf::load_tapped(path, tap)?;
             let prepared = replay::prepare(&loaded, &window.window(), shaping)?;
             Ok((prepared, Some(loaded.header)))
         }
@@ -744,10 +764,40 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     )?;
     // The kernel is built while the trace is read.
     replay::prebuild();
-    let (prepared, _) = load_prepared(args.trace.as_ref(), &args.window, shaping, &spec)?;
+    let bounds = args.window.bounds();
+    // A policy known before the trace is read is replayed while it is
+    // read (see `stream`); the replay below runs only if that one does
+    // not count.
+    let early = match &args.trace {
+        Some(path) if !options.needs_conservative(&[args.policy]) => options
+            .resolve(args.policy, bounds, None)
+            .ok()
+            .and_then(|(policy, _)| {
+                let policy = search.apply(args.heuristics.apply(policy));
+                let large = std::fs::metadata(path).is_ok_and(|m| m.len() >= LARGE_TRACE_BYTES);
+                let bar = progress::growing_phase(&format!("replay {policy}"), large);
+                let plan = stream::Plan {
+                    name: path.display().to_string(),
+                    window: args.window.window(),
+                    shaping,
+                    policy,
+                    bounds,
+                    keep_records: args.jobs_out.is_some(),
+                    latency: args.latency,
+                    progress: Some(bar.clone()),
+                };
+                stream::start(plan).ok().map(|(s, tap)| (s, tap, bar))
+            }),
+        _ => None,
+    };
+    let (early, tap) = match early {
+        Some((s, tap, bar)) => (Some((s, bar)), Some(tap)),
+        None => (None, None),
+    };
+    let loaded = load_prepared_tapped(args.trace.as_ref(), &args.window, shaping, &spec, tap);
+    let (prepared, _) = loaded?;
     prepared.check_runnable()?;
     let read = started.elapsed().as_secs_f64();
-    let bounds = args.window.bounds();
     let mut prerun = None;
     let derived = if options.needs_conservative(&[args.policy]) {
         let prerun_started = Instant::now();
@@ -766,15 +816,35 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     };
     let (policy, used) = options.resolve(args.policy, bounds, derived.as_ref())?;
     let policy = search.apply(args.heuristics.apply(policy));
-    let bar = progress::phase(&format!("replay {policy}"), prepared.jobs.len() as u64);
-    let result = replay::run_timed(
-        &prepared,
-        policy,
-        bounds,
-        args.jobs_out.is_some(),
-        Some(&bar),
-        args.latency,
-    );
+    let (verdict, bar) = match early {
+        Some((streamed, bar)) => {
+            let verdict = streamed.finish(&prepared);
+            if matches!(verdict, stream::Verdict::Again { .. }) {
+                // Replayed again: the bar counts from the start.
+                bar.set_length(prepared.jobs.len() as u64);
+                bar.set_position(0);
+            }
+            (verdict, bar)
+        }
+        None => (
+            stream::Verdict::Again { filled: false },
+            progress::phase(&format!("replay {policy}"), prepared.jobs.len() as u64),
+        ),
+    };
+    let result = match verdict {
+        stream::Verdict::Counts(result) => Ok(*result),
+        stream::Verdict::Again { filled } => replay::run_again(
+            &prepared,
+            policy,
+            bounds,
+            replay::RunOptions {
+                keep_records: args.jobs_out.is_some(),
+                latency: args.latency,
+                first_kernel_filled: filled,
+            },
+            Some(&bar),
+        ),
+    };
     progress::finish(&bar);
     let result = result?;
     if let Some(records) = &result.records {

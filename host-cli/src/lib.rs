@@ -12,6 +12,8 @@
 //! * [`progress`]: progress bars on stderr for the phases of a command;
 //! * [`replay`]: windowing, estimates, load scaling, and the replay driver
 //!   around `backfill_core::Simulator`;
+//! * [`stream`]: a replay that runs while its trace is read, used when it
+//!   saw exactly the jobs the replay would;
 //! * [`output`]: stdout without panics, and output files checked before a
 //!   run and renamed into place only when complete;
 //! * [`thresholds`]: Selective's starvation thresholds: parsing them,
@@ -43,6 +45,7 @@ pub mod progress;
 pub mod replay;
 pub mod report;
 pub mod rng;
+pub mod stream;
 pub mod swf;
 pub mod synth;
 pub mod thresholds;

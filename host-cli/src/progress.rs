@@ -48,7 +48,20 @@ pub struct PhaseRecord {
 /// labelled `label`; call [`finish`] when the phase ends.
 #[must_use]
 pub fn phase(label: &str, total: u64) -> ProgressBar {
-    let visible = SHOW.load(Ordering::Relaxed) && total >= VISIBLE_FROM;
+    bar(label, total, total >= VISIBLE_FROM)
+}
+
+/// A bar for a phase whose job count is not known yet (a replay that runs
+/// while its trace is read): its length starts at 0 and grows as jobs
+/// arrive ([`ProgressBar::inc_length`]). Drawn only when `large`, the
+/// caller's guess that it will reach [`VISIBLE_FROM`] jobs.
+#[must_use]
+pub fn growing_phase(label: &str, large: bool) -> ProgressBar {
+    bar(label, 0, large)
+}
+
+fn bar(label: &str, total: u64, large: bool) -> ProgressBar {
+    let visible = SHOW.load(Ordering::Relaxed) && large;
     let target = if visible {
         ProgressDrawTarget::stderr()
     } else {

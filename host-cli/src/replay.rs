@@ -16,13 +16,14 @@
 //! # Kernel size
 //!
 //! The kernel's tables are fixed at compile time, so a replay starts on
-//! [`TraceKernel`] (16,384 waiting and 16,384 running jobs, 2.4 MB: every
+//! [`TraceKernel`] (8,192 waiting and 4,096 running jobs, about 1 MB: every
 //! trace in the archive needs at most a few thousand of each, and a kernel
 //! costs its size in zeroed and copied memory before the first call). A
 //! window can never need more waiting or running jobs than it has jobs, so
-//! up to 16,384 jobs it cannot fill. A larger window that does fill it (a
-//! long queue under a heavy `--load`, or more than 16,384 one-processor jobs
-//! at once on a very large machine) is replayed again, from the start, on
+//! up to 4,096 jobs it cannot fill. A larger window that does fill it (a
+//! long queue under a heavy `--load`, or more than 4,096 small jobs at once
+//! on a large machine) is replayed again, from the start, on
+//! [`DeepTraceKernel`] (16,384 of each, 2.4 MB), then if need be on
 //! [`MediumTraceKernel`] (262,144 of each, 37 MB), and if that fills too and
 //! the window is larger still, on [`LargeTraceKernel`] (1,048,576 of each,
 //! 150 MB). The kernel is deterministic and its capacity changes nothing
@@ -50,10 +51,10 @@ use std::sync::Mutex;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// Waiting jobs the replay kernel can hold.
-pub const QUEUE_CAPACITY: usize = 1 << 14;
-/// Running jobs the replay kernel can hold.
-pub const RUNNING_CAPACITY: usize = 1 << 14;
+/// Waiting jobs the first replay kernel can hold.
+pub const QUEUE_CAPACITY: usize = 1 << 13;
+/// Running jobs the first replay kernel can hold.
+pub const RUNNING_CAPACITY: usize = 1 << 12;
 /// Profile steps: enough for Conservative with full tables (`2Q + R + 1`).
 pub const STEP_CAPACITY: usize = 2 * QUEUE_CAPACITY + RUNNING_CAPACITY + 8;
 /// The kernel type trace replays start on: one machine, no licenses.
@@ -63,13 +64,21 @@ pub type TraceKernel = Kernel<QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY>;
 pub type TracePlan = Plan<STEP_CAPACITY, 1, 0>;
 /// The cluster type of every replay kernel.
 pub type TraceCluster = Cluster<1, 0>;
+/// Waiting jobs the second replay kernel can hold (see the module docs).
+pub const DEEP_QUEUE_CAPACITY: usize = 1 << 14;
+/// Running jobs the second replay kernel can hold.
+pub const DEEP_RUNNING_CAPACITY: usize = 1 << 14;
+/// Profile steps of the second kernel (`2Q + R + 8`, as [`STEP_CAPACITY`]).
+pub const DEEP_STEP_CAPACITY: usize = 2 * DEEP_QUEUE_CAPACITY + DEEP_RUNNING_CAPACITY + 8;
+/// The kernel a replay moves to when [`TraceKernel`] fills up.
+pub type DeepTraceKernel = Kernel<DEEP_QUEUE_CAPACITY, DEEP_RUNNING_CAPACITY, DEEP_STEP_CAPACITY>;
 /// Waiting jobs the middle replay kernel can hold (see the module docs).
 pub const MEDIUM_QUEUE_CAPACITY: usize = 1 << 18;
 /// Running jobs the middle replay kernel can hold.
 pub const MEDIUM_RUNNING_CAPACITY: usize = 1 << 18;
 /// Profile steps of the middle kernel (`2Q + R + 8`, as [`STEP_CAPACITY`]).
 pub const MEDIUM_STEP_CAPACITY: usize = 2 * MEDIUM_QUEUE_CAPACITY + MEDIUM_RUNNING_CAPACITY + 8;
-/// The kernel a replay moves to when [`TraceKernel`] fills up.
+/// The kernel a replay moves to when [`DeepTraceKernel`] fills up.
 pub type MediumTraceKernel =
     Kernel<MEDIUM_QUEUE_CAPACITY, MEDIUM_RUNNING_CAPACITY, MEDIUM_STEP_CAPACITY>;
 /// Waiting jobs the largest replay kernel can hold (see the module docs).
@@ -156,7 +165,7 @@ fn boxed_simulator<const Q: usize, const R: usize, const B: usize>(
 /// The stack of a thread that builds a kernel of this size: room for the
 /// copies a debug build makes, and at least the 256 MB replays always had
 /// (address space only: untouched pages cost nothing).
-fn stack_for<const Q: usize, const R: usize, const B: usize>() -> usize {
+pub(crate) fn stack_for<const Q: usize, const R: usize, const B: usize>() -> usize {
     (8 * std::mem::size_of::<Simulator<Q, R, B>>() + (64 << 20)).max(256 << 20)
 }
 
@@ -498,6 +507,25 @@ pub fn prepare_synthetic(
     })
 }
 
+/// Trace job `t`, the `index`-th of the window in replay order, as the
+/// kernel gets it under `shaping`, with the field its estimate comes from
+/// (9 or 4); `None` past 2^32 jobs. The caller checks that the estimate
+/// fits the replay clock.
+pub fn kernel_job(index: usize, t: &TraceJob, shaping: Shaping) -> Option<(SimJob, usize)> {
+    let id = JobId::try_from(index).ok()?;
+    let (estimate, field) = match shaping.estimates {
+        Estimates::User if t.requested_time.is_some_and(|r| r > 0) => (t.estimate, 9),
+        Estimates::User => (t.estimate, 4),
+        Estimates::Exact => (t.runtime.max(1), 4),
+    };
+    let submit = scale_time(t.submit, shaping.load);
+    let job = SimJob {
+        job: Job::new(id, submit, t.procs, estimate),
+        runtime: t.runtime,
+    };
+    Some((job, field))
+}
+
 /// Fills in the kernel input (`jobs`) of a prepared window from its trace
 /// jobs, estimates and load.
 fn finish(mut prepared: Prepared) -> Result<Prepared, CliError> {
@@ -529,29 +557,20 @@ fn finish(mut prepared: Prepared) -> Result<Prepared, CliError> {
     };
     let mut jobs = Vec::with_capacity(trace_jobs.len());
     for (index, t) in trace_jobs.iter().enumerate() {
-        let id = JobId::try_from(index)
-            .map_err(|_| CliError::Usage("more than 2^32 jobs in one replay".into()))?;
-        let (estimate, field) = match shaping.estimates {
-            Estimates::User if t.requested_time.is_some_and(|r| r > 0) => (t.estimate, 9),
-            Estimates::User => (t.estimate, 4),
-            Estimates::Exact => (t.runtime.max(1), 4),
-        };
-        if estimate > Time::MAX - last_submit {
+        let (job, field) = kernel_job(index, t, shaping)
+            .ok_or_else(|| CliError::Usage("more than 2^32 jobs in one replay".into()))?;
+        if job.job.estimate > Time::MAX - last_submit {
             return Err(CliError::Swf(swf::SwfError {
                 file: prepared.name.clone(),
                 line: Some(t.line),
                 field: Some(field),
                 kind: swf::SwfErrorKind::PastClock {
-                    value: u64::from(estimate),
+                    value: u64::from(job.job.estimate),
                     last_submit,
                 },
             }));
         }
-        let submit = scale_time(t.submit, shaping.load);
-        jobs.push(SimJob {
-            job: Job::new(id, submit, t.procs, estimate),
-            runtime: t.runtime,
-        });
+        jobs.push(job);
     }
     // Load scaling keeps the order (division is monotone), so the replay
     // order stays sorted.
@@ -724,6 +743,9 @@ pub struct RunResult {
     pub queue_capacity: usize,
     /// Wall time of the replay (kernel and loop, not parsing).
     pub wall: Duration,
+    /// The replay ran while the trace was read ([`crate::stream`]): `wall`
+    /// then includes waiting for lines.
+    pub while_reading: bool,
     /// How long each kernel call took, when they were timed ([`run_timed`]).
     pub latency: Option<Latency>,
     /// What the search-based policies did (DPSA searches, nodes, budget hits).
@@ -926,17 +948,36 @@ pub fn run_timed(
     let options = RunOptions {
         keep_records,
         latency,
+        first_kernel_filled: false,
     };
+    run_with(prepared, policy, bounds, options, progress, |_| ()).map(|(r, ())| r)
+}
+
+/// [`run_timed`] after a replay that ran while the trace was read did not
+/// count ([`crate::stream`]); `first_kernel_filled` when it stopped because
+/// [`TraceKernel`] filled up, so the replay starts on the next size.
+///
+/// # Errors
+/// As [`run`].
+pub(crate) fn run_again(
+    prepared: &Prepared,
+    policy: Policy,
+    bounds: CategoryBounds,
+    options: RunOptions,
+    progress: Option<&indicatif::ProgressBar>,
+) -> Result<RunResult, CliError> {
     run_with(prepared, policy, bounds, options, progress, |_| ()).map(|(r, ())| r)
 }
 
 /// What a replay keeps beyond its metrics.
 #[derive(Clone, Copy, Debug)]
-struct RunOptions {
+pub(crate) struct RunOptions {
     /// Every job's record.
-    keep_records: bool,
+    pub(crate) keep_records: bool,
     /// Every kernel call's duration.
-    latency: bool,
+    pub(crate) latency: bool,
+    /// The window is known to fill [`TraceKernel`]: start on the next size.
+    pub(crate) first_kernel_filled: bool,
 }
 
 /// [`run`], with an [`ArrivalObserver`] that `make` builds on the replay
@@ -961,6 +1002,7 @@ where
     let options = RunOptions {
         keep_records,
         latency: false,
+        first_kernel_filled: false,
     };
     run_with(prepared, policy, bounds, options, progress, make)
 }
@@ -1005,9 +1047,17 @@ where
         }
         Ok(())
     };
-    match replay.on::<QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY, A, F>(&make)? {
+    if !options.first_kernel_filled {
+        match replay.on::<QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY, A, F>(&make)? {
+            Ok(done) => return Ok(done),
+            Err(failed) => retry(failed, QUEUE_CAPACITY.min(RUNNING_CAPACITY))?,
+        }
+    }
+    match replay
+        .on::<DEEP_QUEUE_CAPACITY, DEEP_RUNNING_CAPACITY, DEEP_STEP_CAPACITY, A, F>(&make)?
+    {
         Ok(done) => return Ok(done),
-        Err(failed) => retry(failed, QUEUE_CAPACITY.min(RUNNING_CAPACITY))?,
+        Err(failed) => retry(failed, DEEP_QUEUE_CAPACITY.min(DEEP_RUNNING_CAPACITY))?,
     }
     match replay
         .on::<MEDIUM_QUEUE_CAPACITY, MEDIUM_RUNNING_CAPACITY, MEDIUM_STEP_CAPACITY, A, F>(&make)?
@@ -1081,47 +1131,24 @@ impl Replay<'_> {
                 .stack_size(stack)
                 .spawn_scoped(scope, move || {
                     let mut observer = make(cluster);
-                    let mut sim = simulator_for::<Q, R, B>(cluster, policy);
-                    let mut sink = HostSink {
-                        metrics: Metrics::new(bounds),
-                        records: options
-                            .keep_records
-                            .then(|| Vec::with_capacity(prepared.jobs.len())),
-                        rejected: Vec::new(),
-                        latency: options
-                            .latency
-                            .then(|| (Instant::now(), Latency::default())),
-                        progress,
-                        done: 0,
-                        reported: 0,
-                    };
-                    let started = Instant::now();
-                    let outcome =
-                        sim.run_with(prepared.jobs.iter().copied(), &mut sink, |k, job| {
-                            observer.arriving(k, job);
-                        });
-                    let wall = started.elapsed();
-                    let counters = *sim.kernel().counters();
-                    sink.report();
-                    match outcome {
-                        Ok(outcome) => Ok((
-                            RunResult {
-                                policy,
-                                metrics: sink.metrics,
-                                outcome,
-                                records: sink.records,
-                                rejected: sink.rejected,
-                                queue_capacity: Q,
-                                wall,
-                                latency: sink.latency.map(|(_, l)| l),
-                                counters,
-                            },
-                            observer,
-                        )),
-                        Err(error) => Err(Failed {
+                    let (sim, done) = replay_jobs::<Q, R, B, _, _>(
+                        &Setup {
+                            cluster,
+                            policy,
+                            bounds,
+                            options,
+                            progress,
+                        },
+                        prepared.jobs.len(),
+                        prepared.jobs.iter().copied(),
+                        &mut observer,
+                    );
+                    match done {
+                        Ok(result) => Ok((result, observer)),
+                        Err((error, reported)) => Err(Failed {
                             detail: explain(&error, sim.kernel(), prepared),
                             error,
-                            reported: sink.reported,
+                            reported,
                         }),
                     }
                 });
@@ -1133,6 +1160,74 @@ impl Replay<'_> {
             }
         })
     }
+}
+
+/// What a replay runs on and keeps, whatever feeds it its jobs.
+pub(crate) struct Setup<'a> {
+    pub(crate) cluster: &'a TraceCluster,
+    pub(crate) policy: Policy,
+    pub(crate) bounds: CategoryBounds,
+    pub(crate) options: RunOptions,
+    pub(crate) progress: Option<&'a indicatif::ProgressBar>,
+}
+
+/// Replays `jobs` (about `expected` of them) as `setup` says, on this
+/// thread, on a simulator of `Q` waiting jobs, `R` running jobs and `B`
+/// profile steps (the one [`prebuild`] built, when it is of that size).
+/// Returns the simulator and the result, or the error with the jobs the
+/// progress bar was told of.
+pub(crate) fn replay_jobs<const Q: usize, const R: usize, const B: usize, I, A>(
+    setup: &Setup<'_>,
+    expected: usize,
+    jobs: I,
+    observer: &mut A,
+) -> (Box<Simulator<Q, R, B>>, Result<RunResult, (SimError, u64)>)
+where
+    I: Iterator<Item = SimJob>,
+    A: ArrivalObserver,
+{
+    let &Setup {
+        cluster,
+        policy,
+        bounds,
+        options,
+        progress,
+    } = setup;
+    let mut sim = simulator_for::<Q, R, B>(cluster, policy);
+    let mut sink = HostSink {
+        metrics: Metrics::new(bounds),
+        records: options.keep_records.then(|| Vec::with_capacity(expected)),
+        rejected: Vec::new(),
+        latency: options
+            .latency
+            .then(|| (Instant::now(), Latency::default())),
+        progress,
+        done: 0,
+        reported: 0,
+    };
+    let started = Instant::now();
+    let outcome = sim.run_with(jobs, &mut sink, |k, job| {
+        observer.arriving(k, job);
+    });
+    let wall = started.elapsed();
+    let counters = *sim.kernel().counters();
+    sink.report();
+    let done = match outcome {
+        Ok(outcome) => Ok(RunResult {
+            policy,
+            metrics: sink.metrics,
+            outcome,
+            records: sink.records,
+            rejected: sink.rejected,
+            queue_capacity: Q,
+            wall,
+            while_reading: false,
+            latency: sink.latency.map(|(_, l)| l),
+            counters,
+        }),
+        Err(error) => Err((error, sink.reported)),
+    };
+    (sim, done)
 }
 
 /// What a replay error means for the user, from the kernel's state when it

@@ -189,8 +189,8 @@ pub struct ReplayReport {
     pub utilisation: f64,
     /// Longest wait queue.
     pub max_queue: usize,
-    /// Waiting (and running) jobs the replay kernel could hold: 16,384, or
-    /// more when the window needed a larger kernel (see [`crate::replay`]).
+    /// Waiting jobs the replay kernel could hold: 8,192, or more when the
+    /// window needed a larger kernel (see [`crate::replay`]).
     pub kernel_queue_capacity: usize,
     /// Kernel calls.
     pub kernel_calls: u64,
@@ -219,6 +219,9 @@ pub struct ReplayTimings {
     pub prerun_seconds: Option<f64>,
     /// The replay itself (s).
     pub replay_seconds: f64,
+    /// The replay ran while the trace was read, so `replay_seconds`
+    /// overlaps `read_seconds` (and includes waiting for lines).
+    pub replay_while_reading: bool,
     /// Everything, reading included (s).
     pub total_seconds: f64,
     /// Slowest single kernel call of the replay (µs), when every call was
@@ -470,6 +473,7 @@ pub fn replay_report(
             read_seconds: phases.read,
             prerun_seconds: phases.prerun,
             replay_seconds: result.wall.as_secs_f64(),
+            replay_while_reading: result.while_reading,
             total_seconds: phases.total,
             slowest_call_us: result
                 .latency
@@ -652,8 +656,15 @@ pub fn replay_table(r: &ReplayReport) -> String {
     });
     let _ = writeln!(
         out,
-        "wall time    {:.3} s replay{prerun}, {:.3} s reading; {:.3} s in all",
-        t.replay_seconds, t.read_seconds, t.total_seconds
+        "wall time    {:.3} s replay{}{prerun}, {:.3} s reading; {:.3} s in all",
+        t.replay_seconds,
+        if t.replay_while_reading {
+            " (while reading)"
+        } else {
+            ""
+        },
+        t.read_seconds,
+        t.total_seconds
     );
     if let (Some(l), Some(us), Some(call)) = (&t.latency, t.slowest_call_us, &t.slowest_call) {
         let _ = writeln!(

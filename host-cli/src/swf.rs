@@ -80,6 +80,6 @@ mod workload;
 
 pub use error::{SwfError, SwfErrorKind};
 pub use header::{InvalidHeaderValue, SwfHeader};
-pub use reader::{load, load_reader, LoadedTrace, MAX_LINE_BYTES};
+pub use reader::{load, load_reader, load_tapped, LoadedTrace, Tap, Tapped, MAX_LINE_BYTES};
 pub use record::{field_name, LineError, LineErrorKind, SwfRecord, FIELD_COUNT, FIELD_NAMES};
-pub use workload::{select, SkipCounts, SkipReason, TraceJob, Workload};
+pub use workload::{select, Selector, SkipCounts, SkipReason, TraceJob, Workload};

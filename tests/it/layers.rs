@@ -21,6 +21,7 @@ const HOST_CLI: &[&str] = &[
     "synth",
     "progress",
     "replay",
+    "stream",
     "output",
     "thresholds",
     "report",

@@ -193,6 +193,11 @@ impl HeaderParser {
         self.current = Current::None;
     }
 
+    /// A copy of the header read so far.
+    pub(crate) fn so_far(&self) -> SwfHeader {
+        self.header.clone()
+    }
+
     /// The header read so far.
     pub(crate) fn finish(self) -> SwfHeader {
         self.header

@@ -19,6 +19,62 @@ const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 /// Buffer size for reading decompressed text.
 const BUFFER_BYTES: usize = 1 << 16;
 
+/// Data lines a [`Tap`] passes on at a time.
+const TAP_CHUNK: usize = 512;
+
+/// What a [`Tap`] passes on while a trace is read.
+#[derive(Debug)]
+pub enum Tapped {
+    /// The header as it stood when the first data line was read.
+    Header(Box<SwfHeader>),
+    /// The next data lines, in file order, each with its 1-based line number.
+    Records(Vec<(u64, SwfRecord)>),
+}
+
+/// Passes a copy of each data line, in chunks, to another thread while the
+/// file is read ([`load_tapped`]): first the header so far ([`Tapped::Header`],
+/// just before the first chunk), then the data lines. The channel closes
+/// when reading ends, whether it ended well or not; the loaded trace is
+/// what decides.
+#[derive(Debug)]
+pub struct Tap {
+    to: std::sync::mpsc::Sender<Tapped>,
+    pending: Vec<(u64, SwfRecord)>,
+    header_sent: bool,
+}
+
+impl Tap {
+    /// A tap that sends to `to`.
+    #[must_use]
+    pub fn new(to: std::sync::mpsc::Sender<Tapped>) -> Self {
+        Self {
+            to,
+            pending: Vec::with_capacity(TAP_CHUNK),
+            header_sent: false,
+        }
+    }
+
+    /// Passes on data line `line`; the header first if this is the first.
+    /// A receiver that went away is not an error: the copies just stop.
+    fn record(&mut self, header: &HeaderParser, line: u64, record: &SwfRecord) {
+        if !self.header_sent {
+            self.header_sent = true;
+            let _ = self.to.send(Tapped::Header(Box::new(header.so_far())));
+        }
+        self.pending.push((line, *record));
+        if self.pending.len() >= TAP_CHUNK {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        if !self.pending.is_empty() {
+            let chunk = std::mem::replace(&mut self.pending, Vec::with_capacity(TAP_CHUNK));
+            let _ = self.to.send(Tapped::Records(chunk));
+        }
+    }
+}
+
 /// A whole SWF file, read but not interpreted.
 ///
 /// Every line of the file is exactly one of: a data line (in
@@ -62,6 +118,14 @@ impl LoadedTrace {
 /// [`SwfErrorKind::Open`] if the file cannot be opened, and every error of
 /// [`load_reader`].
 pub fn load(path: &Path) -> Result<LoadedTrace, SwfError> {
+    load_tapped(path, None)
+}
+
+/// [`load`], passing a copy of every data line to `tap` as it is read.
+///
+/// # Errors
+/// As [`load`].
+pub fn load_tapped(path: &Path, tap: Option<Tap>) -> Result<LoadedTrace, SwfError> {
     let name = path.display().to_string();
     let file = File::open(path).map_err(|e| SwfError {
         file: name.clone(),
@@ -69,7 +133,7 @@ pub fn load(path: &Path) -> Result<LoadedTrace, SwfError> {
         field: None,
         kind: SwfErrorKind::Open(e),
     })?;
-    load_reader(&name, BufReader::with_capacity(BUFFER_BYTES, file))
+    read_trace(&name, BufReader::with_capacity(BUFFER_BYTES, file), tap)
 }
 
 /// Reads an SWF trace from `reader`; `name` is used in error messages.
@@ -87,7 +151,16 @@ pub fn load(path: &Path) -> Result<LoadedTrace, SwfError> {
 /// ([`SwfErrorKind::Line`], with line and field), a line that is not UTF-8
 /// ([`SwfErrorKind::InvalidUtf8`]) or longer than [`MAX_LINE_BYTES`], a
 /// truncated or corrupt gzip stream, or any other read error.
-pub fn load_reader(name: &str, mut reader: impl BufRead) -> Result<LoadedTrace, SwfError> {
+pub fn load_reader(name: &str, reader: impl BufRead) -> Result<LoadedTrace, SwfError> {
+    read_trace(name, reader, None)
+}
+
+/// [`load_reader`], passing data lines to `tap`.
+fn read_trace(
+    name: &str,
+    mut reader: impl BufRead,
+    tap: Option<Tap>,
+) -> Result<LoadedTrace, SwfError> {
     let mut head = Vec::with_capacity(GZIP_MAGIC.len());
     (&mut reader)
         .take(GZIP_MAGIC.len() as u64)
@@ -97,9 +170,14 @@ pub fn load_reader(name: &str, mut reader: impl BufRead) -> Result<LoadedTrace, 
     let input = Cursor::new(head).chain(reader);
     if gzip {
         let decoder = flate2::bufread::MultiGzDecoder::new(input);
-        read_lines(name, BufReader::with_capacity(BUFFER_BYTES, decoder), true)
+        read_lines(
+            name,
+            BufReader::with_capacity(BUFFER_BYTES, decoder),
+            true,
+            tap,
+        )
     } else {
-        read_lines(name, input, false)
+        read_lines(name, input, false, tap)
     }
 }
 
@@ -134,6 +212,7 @@ struct Lines<'a> {
     comment_lines: u64,
     blank_lines: u64,
     line_no: u64,
+    tap: Option<Tap>,
 }
 
 impl Lines<'_> {
@@ -184,6 +263,9 @@ impl Lines<'_> {
             field: e.field,
             kind: SwfErrorKind::Line(e.kind),
         })?;
+        if let Some(tap) = &mut self.tap {
+            tap.record(&self.header, self.line_no, &record);
+        }
         self.records.push((self.line_no, record));
         Ok(())
     }
@@ -191,7 +273,12 @@ impl Lines<'_> {
 
 /// Reads `reader` to its end, line by line, straight from its buffer: a line
 /// is copied only when it straddles two buffer fills.
-fn read_lines(name: &str, mut reader: impl BufRead, gzip: bool) -> Result<LoadedTrace, SwfError> {
+fn read_lines(
+    name: &str,
+    mut reader: impl BufRead,
+    gzip: bool,
+    tap: Option<Tap>,
+) -> Result<LoadedTrace, SwfError> {
     let mut lines = Lines {
         name,
         header: HeaderParser::default(),
@@ -199,6 +286,7 @@ fn read_lines(name: &str, mut reader: impl BufRead, gzip: bool) -> Result<Loaded
         comment_lines: 0,
         blank_lines: 0,
         line_no: 0,
+        tap,
     };
     // The start of a line that the buffer ended in.
     let mut carry: Vec<u8> = Vec::new();
@@ -237,6 +325,9 @@ fn read_lines(name: &str, mut reader: impl BufRead, gzip: bool) -> Result<Loaded
     }
     if !carry.is_empty() {
         lines.line(&carry)?;
+    }
+    if let Some(tap) = &mut lines.tap {
+        tap.flush();
     }
     Ok(LoadedTrace {
         name: name.to_owned(),
@@ -623,5 +714,47 @@ mod tests {
         assert_eq!(*line, lines);
         assert_eq!(last.job_number, 999_999);
         assert_eq!(last.submit, 2_999_997);
+    }
+
+    /// A tap passes on the header as it stood at the first data line, then
+    /// every data line in chunks, exactly as loaded; then the channel closes.
+    #[test]
+    fn a_tap_passes_on_every_data_line_after_the_header() {
+        let mut text = String::from("; MaxProcs: 8\n\n");
+        for n in 1..=1300 {
+            text.push_str(&format!(
+                "{n} {n} -1 5 1 -1 -1 1 9 -1 1 1 1 -1 -1 -1 -1 -1\n"
+            ));
+            if n == 700 {
+                text.push_str("; MaxNodes: 4\n");
+            }
+        }
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("t.swf.gz");
+        std::fs::write(&path, gzip(text.as_bytes())).expect("write");
+        let (to, from) = std::sync::mpsc::channel();
+        let loaded = load_tapped(&path, Some(Tap::new(to))).expect("trace");
+        let mut got = Vec::new();
+        let mut messages = from.iter();
+        let Some(Tapped::Header(header)) = messages.next() else {
+            panic!("the header comes first");
+        };
+        assert_eq!(header.max_procs, Some(8));
+        assert_eq!(
+            header.max_nodes, None,
+            "the header as at the first data line"
+        );
+        assert_eq!(loaded.header.max_nodes, Some(4));
+        for m in messages {
+            match m {
+                Tapped::Records(chunk) => {
+                    assert!(!chunk.is_empty() && chunk.len() <= TAP_CHUNK);
+                    got.extend(chunk);
+                }
+                Tapped::Header(_) => panic!("one header"),
+            }
+        }
+        assert_eq!(got, loaded.records);
+        assert_eq!(got.len(), 1300);
     }
 }

@@ -226,60 +226,109 @@ pub fn select(
     first: Option<u64>,
     machine_procs: u32,
 ) -> Result<Workload, SwfError> {
+    let mut selector = Selector::new(skip, first, machine_procs);
     let mut jobs = Vec::new();
-    let mut skipped = SkipCounts::default();
-    let mut passed_over = 0_u64;
-    let mut jobs_in_window = 0_u64;
-    let mut out_of_order = 0_u64;
-    let mut previous_submit: Option<u32> = None;
-
     for (line, record) in &trace.records {
-        if first.is_some_and(|n| jobs_in_window >= n) {
+        if selector.window_ended() {
             break;
         }
-        if record.is_partial_execution() {
-            if passed_over == skip {
-                skipped.add(SkipReason::PartialExecution);
-            }
-            continue;
-        }
-        if passed_over < skip {
-            passed_over += 1;
-            continue;
-        }
-        jobs_in_window += 1;
-        match convert(trace, *line, record, machine_procs)? {
-            Ok(job) => {
-                if previous_submit.is_some_and(|p| job.submit < p) {
-                    out_of_order += 1;
-                }
-                previous_submit = Some(job.submit);
-                jobs.push(job);
-            }
-            Err(reason) => skipped.add(reason),
+        if let Some(job) = selector.push(&trace.name, *line, record)? {
+            jobs.push(job);
         }
     }
     jobs.sort_by_key(|j| (j.submit, j.number));
     Ok(Workload {
         jobs,
-        skipped,
-        jobs_in_window,
-        out_of_order,
+        skipped: selector.skipped,
+        jobs_in_window: selector.jobs_in_window,
+        out_of_order: selector.out_of_order,
     })
 }
 
+/// [`select`], one data line at a time in file order, without the final
+/// sort: what a replay that runs while the trace is read applies to each
+/// line as it arrives.
+#[derive(Clone, Debug)]
+pub struct Selector {
+    skip: u64,
+    first: Option<u64>,
+    machine_procs: u32,
+    skipped: SkipCounts,
+    passed_over: u64,
+    jobs_in_window: u64,
+    out_of_order: u64,
+    previous_submit: Option<u32>,
+}
+
+impl Selector {
+    /// Selects the window `skip`, `first` for a machine of `machine_procs`
+    /// processors (as [`select`]).
+    #[must_use]
+    pub fn new(skip: u64, first: Option<u64>, machine_procs: u32) -> Self {
+        Self {
+            skip,
+            first,
+            machine_procs,
+            skipped: SkipCounts::default(),
+            passed_over: 0,
+            jobs_in_window: 0,
+            out_of_order: 0,
+            previous_submit: None,
+        }
+    }
+
+    /// Whether the window is complete: no later line belongs to it.
+    #[must_use]
+    pub fn window_ended(&self) -> bool {
+        self.first.is_some_and(|n| self.jobs_in_window >= n)
+    }
+
+    /// Data line `line` of the trace `name` (the next one in file order, the
+    /// window not yet ended): the job it becomes, or `None` when it is
+    /// before the window or counted under a skip reason.
+    ///
+    /// # Errors
+    /// As [`select`].
+    pub fn push(
+        &mut self,
+        name: &str,
+        line: u64,
+        record: &SwfRecord,
+    ) -> Result<Option<TraceJob>, SwfError> {
+        if record.is_partial_execution() {
+            if self.passed_over == self.skip {
+                self.skipped.add(SkipReason::PartialExecution);
+            }
+            return Ok(None);
+        }
+        if self.passed_over < self.skip {
+            self.passed_over += 1;
+            return Ok(None);
+        }
+        self.jobs_in_window += 1;
+        match convert(name, line, record, self.machine_procs)? {
+            Ok(job) => {
+                if self.previous_submit.is_some_and(|p| job.submit < p) {
+                    self.out_of_order += 1;
+                }
+                self.previous_submit = Some(job.submit);
+                Ok(Some(job))
+            }
+            Err(reason) => {
+                self.skipped.add(reason);
+                Ok(None)
+            }
+        }
+    }
+}
+
 /// A known value of `field` as `u32`, `None` for `-1`.
-fn known_u32(
-    trace: &LoadedTrace,
-    line: u64,
-    field: usize,
-    value: i64,
-) -> Result<Option<u32>, SwfError> {
+fn known_u32(name: &str, line: u64, field: usize, value: i64) -> Result<Option<u32>, SwfError> {
     if value == -1 {
         return Ok(None);
     }
     u32::try_from(value).map(Some).map_err(|_| SwfError {
-        file: trace.name.clone(),
+        file: name.to_owned(),
         line: Some(line),
         field: Some(field),
         kind: SwfErrorKind::ValueOutOfRange { value },
@@ -289,16 +338,16 @@ fn known_u32(
 /// Converts one job line; the outer `Err` is a hard error, the inner one a
 /// skip.
 fn convert(
-    trace: &LoadedTrace,
+    name: &str,
     line: u64,
     r: &SwfRecord,
     machine_procs: u32,
 ) -> Result<Result<TraceJob, SkipReason>, SwfError> {
-    let u32_field = |field: usize, value: i64| known_u32(trace, line, field, value);
+    let u32_field = |field: usize, value: i64| known_u32(name, line, field, value);
     let number = match r.job_number {
         -1 => 0,
         n => u64::try_from(n).map_err(|_| SwfError {
-            file: trace.name.clone(),
+            file: name.to_owned(),
             line: Some(line),
             field: Some(1),
             kind: SwfErrorKind::ValueOutOfRange { value: n },
