@@ -272,6 +272,9 @@ impl Compression {
         let mut freed_in_pass = Freed::new();
         // What the pass finds out about the jobs it looks at ([`Learnt`]).
         let mut learnt = Learnt::default();
+        // One machine without licenses: each job's search asks that
+        // machine's profile directly (see `earliest_into`).
+        let alone = st.cluster.machines().len() == 1 && st.cluster.pools().is_empty();
         #[cfg(test)]
         let prune = !self.exhaustive;
         #[cfg(not(test))]
@@ -303,7 +306,7 @@ impl Compression {
             // Look for an earlier place without touching the plan, reading
             // the job where it is; most jobs cannot move, and then nothing
             // is copied or changed.
-            let moved = match earliest_into(st, &entry.job, &old, bound) {
+            let moved = match earliest_into(st, &entry.job, &old, bound, alone) {
                 Ok(Some(earlier)) => {
                     let job = entry.job;
                     place(st, index, &job, &old, Some(earlier), observer)
@@ -486,6 +489,7 @@ fn earliest_into<const Q: usize, const R: usize, const B: usize, const M: usize,
     job: &Job,
     own: &Slot,
     bound: Option<(&Freed, &mut Learnt)>,
+    alone: bool,
 ) -> Result<Option<Slot>, KernelError> {
     let now = st.now;
     let Some((freed, learnt)) = bound else {
@@ -493,47 +497,47 @@ fn earliest_into<const Q: usize, const R: usize, const B: usize, const M: usize,
             .plan
             .earliest_before(&st.cluster, job, own, now, own.start)?);
     };
+    // On one machine without licenses, the job's profile is the one it
+    // holds its reservation in, and its duration there is its slot's.
+    let single = if alone {
+        st.plan
+            .machine(usize::from(own.machine))
+            .map(|profile| (profile, own.duration))
+    } else {
+        None
+    };
     // A window [s, s + d) overlaps [a, b) when a - d < s < b; `d` is the
     // job's longest duration on any machine.
-    let reach = st
-        .cluster
-        .machines()
-        .iter()
-        .filter_map(|m| m.scale(job.estimate))
-        .max()
-        .unwrap_or(Time::MAX);
+    let reach = match single {
+        Some((_, duration)) => duration,
+        None => st
+            .cluster
+            .machines()
+            .iter()
+            .filter_map(|m| m.scale(job.estimate))
+            .max()
+            .unwrap_or(Time::MAX),
+    };
     // On one machine without licenses, a window must end before the
     // stretch with too few processors that precedes the job's own
     // reservation: a start after `blocked - duration` cannot fit.
     let mut ceiling = own.start;
     let mut blocked_at = None;
-    if st.cluster.machines().len() == 1 && st.cluster.pools().is_empty() {
-        if let Some(profile) = st.plan.machine(usize::from(own.machine)) {
-            // Past `now + duration` back, the job cannot move anyway.
-            let floor = now.saturating_add(own.duration);
-            let blocked =
-                profile.blocked_since_near(own.start, job.procs, 16, floor, &mut learnt.hint);
-            if blocked < own.start {
-                match blocked.checked_sub(own.duration) {
-                    Some(last) if last >= now => ceiling = last.saturating_add(1),
-                    _ => return Ok(None),
-                }
-                if learnt.covers(job.procs, own.duration, blocked) {
-                    return Ok(None);
-                }
-                blocked_at = Some(blocked);
+    if let Some((profile, _)) = single {
+        // Past `now + duration` back, the job cannot move anyway.
+        let floor = now.saturating_add(own.duration);
+        let blocked = profile.blocked_since_near(own.start, job.procs, 16, floor, &mut learnt.hint);
+        if blocked < own.start {
+            match blocked.checked_sub(own.duration) {
+                Some(last) if last >= now => ceiling = last.saturating_add(1),
+                _ => return Ok(None),
             }
+            if learnt.covers(job.procs, own.duration, blocked) {
+                return Ok(None);
+            }
+            blocked_at = Some(blocked);
         }
     }
-    // One machine without licenses: ask its profile directly (what
-    // `Plan::earliest_before` does there, without the per-machine and
-    // per-license bookkeeping).
-    let single = match (st.cluster.machines(), st.cluster.pools()) {
-        ([machine], []) if own.machine == 0 && st.cluster.eligible(job, 0) => {
-            st.plan.machine(0).zip(machine.scale(job.estimate))
-        }
-        _ => None,
-    };
     // The windows to search, in order of their first start: one per freed
     // interval that ever had room for the job.
     let mut ranges: Vec<(Time, Time), 8> = Vec::new();
