@@ -9,14 +9,18 @@
 //! * `<trace>/replay/<policy>`: `replay::run` on the prepared trace, what
 //!   `host-cli replay` does after parsing (replay thread, kernel
 //!   construction, the whole event loop, metrics);
-//! * `ctc/end_to_end/<easy|conservative>`: both, the quantity the goals
-//!   bound.
+//! * `ctc/end_to_end/<easy|conservative>`: both, one after the other;
+//! * `ctc/while_reading/<easy|conservative>`: what `host-cli replay` does,
+//!   the replay running while the trace is read (`stream::read_and_replay`):
+//!   the quantity the goals bound.
 //!
 //! Traces come from `$BACKFILL_TRACES_DIR`, default `../shared/traces`
 //! beside the workspace; a missing trace is skipped with a note. Flat
 //! sampling, 10 samples: a Curie replay takes seconds.
 
-use backfill_benches::{load_prepared, replay, trace_path, CTC_TRACE, LARGEST_TRACE};
+use backfill_benches::{
+    load_prepared, replay, replay_while_reading, trace_path, CTC_TRACE, LARGEST_TRACE,
+};
 use backfill_core::Policy;
 use criterion::{criterion_main, Criterion, SamplingMode};
 use std::hint::black_box;
@@ -50,6 +54,15 @@ fn trace(c: &mut Criterion, label: &str, path: &Path, end_to_end: bool) {
                 b.iter(|| {
                     let prepared = load_prepared(black_box(path)).unwrap();
                     black_box(replay(&prepared, policy).unwrap().outcome)
+                });
+            });
+            group.bench_function(format!("while_reading/{}", policy.name()), |b| {
+                b.iter(|| {
+                    black_box(
+                        replay_while_reading(black_box(path), policy)
+                            .unwrap()
+                            .outcome,
+                    )
                 });
             });
         }

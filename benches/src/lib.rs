@@ -108,6 +108,18 @@ pub fn replay(prepared: &Prepared, policy: Policy) -> Result<RunResult, CliError
     replay::run(prepared, policy, CategoryBounds::DEFAULT, false, None)
 }
 
+/// Reads a trace and replays it under `policy` while reading, as `host-cli
+/// replay TRACE` does ([`backfill_cli::stream::read_and_replay`] with
+/// [`whole_trace`]; no per-job records, no progress bar).
+///
+/// # Errors
+/// [`CliError`] when the trace cannot be read or the kernel refuses a call.
+pub fn replay_while_reading(path: &Path, policy: Policy) -> Result<RunResult, CliError> {
+    let (window, shaping) = whole_trace();
+    backfill_cli::stream::read_and_replay(path, window, shaping, policy, CategoryBounds::DEFAULT)
+        .map(|(_, result)| result)
+}
+
 /// Processors of the busy machine.
 pub const BUSY_PROCS: u32 = 1024;
 /// Jobs running on the busy machine.

@@ -22,8 +22,8 @@
 //! schedule is therefore the same either way; only the time differs.
 
 use crate::replay::{
-    self, replay_jobs, Prepared, RunOptions, RunResult, Setup, Shaping, TraceCluster, Window,
-    QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY,
+    self, replay_jobs, CliError, Prepared, RunOptions, RunResult, Setup, Shaping, TraceCluster,
+    Window, QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY,
 };
 use crate::swf::{LoadedTrace, Selector, SwfRecord, Tap, Tapped};
 use backfill_core::{CategoryBounds, Cluster, KernelError, Policy, SimErrorKind, SimJob};
@@ -125,6 +125,50 @@ impl Streamed {
             Ok(_) => Verdict::Again { filled: false },
         }
     }
+}
+
+/// Reads the trace at `path` and replays it under `policy` while it is
+/// read, as `host-cli replay` does (without per-job records, call timings or
+/// a progress bar; the kernel built meanwhile by [`replay::prebuild`]),
+/// replaying again from the prepared jobs when the early replay does not
+/// count. Returns the prepared trace and the result.
+///
+/// # Errors
+/// [`CliError`] when the trace cannot be read or prepared, or the replay
+/// fails.
+pub fn read_and_replay(
+    path: &std::path::Path,
+    window: Window,
+    shaping: Shaping,
+    policy: Policy,
+    bounds: CategoryBounds,
+) -> Result<(Prepared, RunResult), CliError> {
+    replay::prebuild();
+    let plan = Plan {
+        name: path.display().to_string(),
+        window,
+        shaping,
+        policy,
+        bounds,
+        keep_records: false,
+        latency: false,
+        progress: None,
+    };
+    let (streamed, tap) = start(plan).map_err(|e| CliError::Io("replay thread".into(), e))?;
+    let loaded = crate::swf::load_tapped(path, Some(tap))?;
+    let prepared = replay::prepare(&loaded, &window, shaping)?;
+    let result = match streamed.finish(&prepared) {
+        Verdict::Counts(result) => *result,
+        Verdict::Again { filled } => {
+            let options = RunOptions {
+                keep_records: false,
+                latency: false,
+                first_kernel_filled: filled,
+            };
+            replay::run_again(&prepared, policy, bounds, options, None)?
+        }
+    };
+    Ok((prepared, result))
 }
 
 /// The early replay's thread: waits for the header, then replays the jobs
@@ -437,5 +481,37 @@ mod tests {
             "{verdict:?}"
         );
         assert_eq!(prepared.jobs.len() as u64, jobs);
+    }
+
+    /// `read_and_replay` gives what reading, preparing and replaying one
+    /// after the other give, whether the early replay counts (lines in
+    /// order) or not (two lines swapped).
+    #[test]
+    fn read_and_replay_gives_the_replay_of_the_prepared_trace() {
+        let ordered = trace("; MaxProcs: 64\n", 120);
+        let mut lines: Vec<&str> = ordered.lines().collect();
+        lines.swap(5, 40);
+        let swapped = lines.join("\n") + "\n";
+        let dir = tempfile::tempdir().expect("temp dir");
+        let shaping = Shaping {
+            estimates: Estimates::User,
+            load: 1.0,
+        };
+        for (n, text) in [ordered, swapped].iter().enumerate() {
+            let path = dir.path().join(format!("{n}.swf"));
+            std::fs::write(&path, text).expect("write");
+            for policy in [Policy::Easy, Policy::Conservative] {
+                let bounds = CategoryBounds::default();
+                let (prepared, got) =
+                    read_and_replay(&path, WHOLE, shaping, policy, bounds).expect("replay");
+                assert_eq!(got.while_reading, n == 0, "only the ordered trace streams");
+                let loaded = crate::swf::load(&path).expect("trace");
+                let again = prepare(&loaded, &WHOLE, shaping).expect("prepared");
+                assert_eq!(prepared.jobs, again.jobs);
+                let want = run_timed(&again, policy, bounds, false, None, false).expect("replay");
+                assert_eq!(got.metrics, want.metrics, "{policy}");
+                assert_eq!(got.outcome, want.outcome);
+            }
+        }
     }
 }
