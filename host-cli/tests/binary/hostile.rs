@@ -219,13 +219,12 @@ fn times_past_the_replay_clock_name_the_job_and_line() {
     );
 }
 
-#[test]
-fn a_queue_longer_than_the_first_kernel_is_replayed_on_a_larger_one() {
-    // 20,000 one-second jobs submitted at once on one processor: up to
-    // 19,999 wait together, more than the first two kernels' 8,192 and 16,384.
+/// The JSON report of `policy` replaying `jobs` one-second jobs submitted
+/// at once on one processor (up to `jobs - 1` wait together).
+fn flood(jobs: u32, policy: &str) -> serde_json::Value {
     let dir = scratch();
     let mut text = String::from("; MaxProcs: 1\n");
-    for n in 1..=20_000 {
+    for n in 1..=jobs {
         text.push_str(&job(n, 0, 1, 1, 2));
     }
     let path = write(dir.path(), "flood.swf", &text);
@@ -233,40 +232,30 @@ fn a_queue_longer_than_the_first_kernel_is_replayed_on_a_larger_one() {
         "replay",
         path.to_str().expect("utf-8"),
         "--policy",
-        "fcfs",
+        policy,
         "--format",
         "json",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", super::stderr(&out));
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
-    assert_eq!(json["accounting"]["scheduled"], 20_000);
-    assert_eq!(json["max_queue"], 20_000);
+    assert_eq!(json["accounting"]["scheduled"], jobs);
+    assert_eq!(json["max_queue"], jobs);
+    assert_eq!(json["metrics"][0]["jobs"], jobs);
+    json
+}
+
+#[test]
+fn a_queue_longer_than_the_first_kernel_is_replayed_on_a_larger_one() {
+    // 20,000 wait: more than the first two kernels' 8,192 and 16,384.
+    let json = flood(20_000, "fcfs");
     assert_eq!(json["kernel_queue_capacity"], 1 << 18);
-    assert_eq!(json["metrics"][0]["jobs"], 20_000);
 }
 
 #[test]
 fn a_queue_between_the_first_two_kernels_is_replayed_on_the_second() {
-    // 10,000 one-second jobs at once on one processor: up to 9,999 wait,
-    // more than the first kernel's 8,192 and fewer than the second's.
-    let dir = scratch();
-    let mut text = String::from("; MaxProcs: 1\n");
-    for n in 1..=10_000 {
-        text.push_str(&job(n, 0, 1, 1, 2));
-    }
-    let path = write(dir.path(), "flood.swf", &text);
-    let out = run(&[
-        "replay",
-        path.to_str().expect("utf-8"),
-        "--policy",
-        "easy",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", super::stderr(&out));
-    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
-    assert_eq!(json["accounting"]["scheduled"], 10_000);
-    assert_eq!(json["max_queue"], 10_000);
+    // 10,000 wait: more than the first kernel's 8,192 and fewer than the
+    // second's, so the replay that ran while reading does not count.
+    let json = flood(10_000, "easy");
     assert_eq!(json["kernel_queue_capacity"], 1 << 14);
     assert_eq!(json["timings"]["replay_while_reading"], false);
 }
