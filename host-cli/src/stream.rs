@@ -236,8 +236,6 @@ fn replay_as_read(plan: &Plan, from: &Receiver<Tapped>) -> Early {
     );
     let broken = feed.broken;
     feed.announce();
-    // Take the rest of the lines, so that the reader never waits on us.
-    while from.recv().is_ok() {}
     early.whole = !broken;
     early.result = done.map_err(|(error, _)| {
         matches!(

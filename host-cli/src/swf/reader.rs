@@ -41,6 +41,8 @@ pub struct Tap {
     to: std::sync::mpsc::Sender<Tapped>,
     pending: Vec<(u64, SwfRecord)>,
     header_sent: bool,
+    /// The receiver is still there (a send has not failed).
+    open: bool,
 }
 
 impl Tap {
@@ -51,15 +53,21 @@ impl Tap {
             to,
             pending: Vec::with_capacity(TAP_CHUNK),
             header_sent: false,
+            open: true,
         }
     }
 
     /// Passes on data line `line`; the header first if this is the first.
-    /// A receiver that went away is not an error: the copies just stop.
+    /// A receiver that went away (it has seen all it needs) is not an
+    /// error: the copies just stop.
     fn record(&mut self, header: &HeaderParser, line: u64, record: &SwfRecord) {
         if !self.header_sent {
             self.header_sent = true;
-            let _ = self.to.send(Tapped::Header(Box::new(header.so_far())));
+            let header = Tapped::Header(Box::new(header.so_far()));
+            self.open = self.to.send(header).is_ok();
+        }
+        if !self.open {
+            return;
         }
         self.pending.push((line, *record));
         if self.pending.len() >= TAP_CHUNK {
@@ -70,7 +78,7 @@ impl Tap {
     fn flush(&mut self) {
         if !self.pending.is_empty() {
             let chunk = std::mem::replace(&mut self.pending, Vec::with_capacity(TAP_CHUNK));
-            let _ = self.to.send(Tapped::Records(chunk));
+            self.open = self.open && self.to.send(Tapped::Records(chunk)).is_ok();
         }
     }
 }
@@ -756,5 +764,20 @@ mod tests {
         }
         assert_eq!(got, loaded.records);
         assert_eq!(got.len(), 1300);
+        // A receiver that went away stops the copies, not the reading.
+        let (to, from) = std::sync::mpsc::channel();
+        drop(from);
+        let mut tap = Tap::new(to);
+        assert!(tap.open);
+        let again = read_trace("t", text.as_bytes(), Some(tap)).expect("trace");
+        assert_eq!(again.records, loaded.records);
+        let (to, from) = std::sync::mpsc::channel();
+        tap = Tap::new(to);
+        drop(from);
+        tap.record(&HeaderParser::default(), 1, &loaded.records[0].1);
+        assert!(
+            !tap.open && tap.pending.is_empty(),
+            "nothing kept once closed"
+        );
     }
 }
