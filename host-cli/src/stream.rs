@@ -458,10 +458,24 @@ mod tests {
             );
             assert_eq!(prepared.jobs.len(), 50);
         }
+        // The size from MaxNodes at the first line, then MaxProcs (which
+        // comes first) later: the same jobs (none is wider than 32), on
+        // another machine.
+        let nodes_then_procs = trace("; MaxNodes: 32\n", 50) + "; MaxProcs: 64\n";
+        let (verdict, prepared, _) = stream(&nodes_then_procs, WHOLE, Policy::Easy);
+        assert!(
+            matches!(verdict, Verdict::Again { filled: false }),
+            "{verdict:?}"
+        );
+        assert_eq!((prepared.jobs.len(), prepared.machine_procs), (50, 64));
         // A duplicate size entry later on changes nothing: the first stays.
-        let twice = trace("; MaxProcs: 64\n", 50) + "; MaxProcs: 32\n";
-        let (verdict, _, _) = stream(&twice, WHOLE, Policy::Easy);
+        // Nor do two lines with the same submit time and job number.
+        let mut twice = trace("; MaxProcs: 64\n", 50);
+        let last = twice.lines().last().unwrap_or_default().to_owned();
+        twice = twice + &last + "\n; MaxProcs: 32\n";
+        let (verdict, prepared, _) = stream(&twice, WHOLE, Policy::Easy);
         assert!(matches!(verdict, Verdict::Counts(_)), "{verdict:?}");
+        assert_eq!(prepared.jobs.len(), 51);
     }
 
     /// A queue longer than the first kernel holds stops the early replay,
