@@ -765,37 +765,12 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     // The kernel is built while the trace is read.
     replay::prebuild();
     let bounds = args.window.bounds();
-    // A policy known before the trace is read is replayed while it is
-    // read (see `stream`); the replay below runs only if that one does
-    // not count.
-    let early = match &args.trace {
-        Some(path) if !options.needs_conservative(&[args.policy]) => options
-            .resolve(args.policy, bounds, None)
-            .ok()
-            .and_then(|(policy, _)| {
-                let policy = search.apply(args.heuristics.apply(policy));
-                let large = std::fs::metadata(path).is_ok_and(|m| m.len() >= LARGE_TRACE_BYTES);
-                let bar = progress::growing_phase(&format!("replay {policy}"), large);
-                let plan = stream::Plan {
-                    name: path.display().to_string(),
-                    window: args.window.window(),
-                    shaping,
-                    policy,
-                    bounds,
-                    keep_records: args.jobs_out.is_some(),
-                    latency: args.latency,
-                    progress: Some(bar.clone()),
-                };
-                stream::start(plan).ok().map(|(s, tap)| (s, tap, bar))
-            }),
-        _ => None,
-    };
-    let (early, tap) = match early {
-        Some((s, tap, bar)) => (Some((s, bar)), Some(tap)),
+    let (early, tap) = match start_early(args, &options, &search, shaping, bounds) {
+        Some((streamed, tap, bar)) => (Some((streamed, bar)), Some(tap)),
         None => (None, None),
     };
-    let loaded = load_prepared_tapped(args.trace.as_ref(), &args.window, shaping, &spec, tap);
-    let (prepared, _) = loaded?;
+    let (prepared, _) =
+        load_prepared_tapped(args.trace.as_ref(), &args.window, shaping, &spec, tap)?;
     prepared.check_runnable()?;
     let read = started.elapsed().as_secs_f64();
     let mut prerun = None;
@@ -817,34 +792,20 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     let (policy, used) = options.resolve(args.policy, bounds, derived.as_ref())?;
     let policy = search.apply(args.heuristics.apply(policy));
     let (verdict, bar) = match early {
-        Some((streamed, bar)) => {
-            let verdict = streamed.finish(&prepared);
-            if matches!(verdict, stream::Verdict::Again { .. }) {
-                // Replayed again: the bar counts from the start.
-                bar.set_length(prepared.jobs.len() as u64);
-                bar.set_position(0);
-            }
-            (verdict, bar)
-        }
+        Some((streamed, bar)) => (streamed.finish(&prepared), bar),
         None => (
             stream::Verdict::Again { filled: false },
             progress::phase(&format!("replay {policy}"), prepared.jobs.len() as u64),
         ),
     };
-    let result = match verdict {
-        stream::Verdict::Counts(result) => Ok(*result),
-        stream::Verdict::Again { filled } => replay::run_again(
-            &prepared,
-            policy,
-            bounds,
-            replay::RunOptions {
-                keep_records: args.jobs_out.is_some(),
-                latency: args.latency,
-                first_kernel_filled: filled,
-            },
-            Some(&bar),
-        ),
-    };
+    let result = verdict.into_result(
+        &prepared,
+        policy,
+        bounds,
+        args.jobs_out.is_some(),
+        args.latency,
+        Some(&bar),
+    );
     progress::finish(&bar);
     let result = result?;
     if let Some(records) = &result.records {
@@ -870,6 +831,39 @@ pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     };
     files.commit()?;
     Ok(text)
+}
+
+/// Starts replaying the trace of `args` while it is read (see [`stream`]),
+/// when it is a file and the policy is known before reading (not Selective
+/// with thresholds from a Conservative pre-run); returns the replay, the
+/// tap to read the trace through, and its progress bar.
+fn start_early(
+    args: &ReplayArgs,
+    options: &ThresholdOptions,
+    search: &SearchOptions,
+    shaping: Shaping,
+    bounds: CategoryBounds,
+) -> Option<(stream::Streamed, swf::Tap, indicatif::ProgressBar)> {
+    let path = args.trace.as_ref()?;
+    if options.needs_conservative(&[args.policy]) {
+        return None;
+    }
+    let (policy, _) = options.resolve(args.policy, bounds, None).ok()?;
+    let policy = search.apply(args.heuristics.apply(policy));
+    let large = std::fs::metadata(path).is_ok_and(|m| m.len() >= LARGE_TRACE_BYTES);
+    let bar = progress::growing_phase(&format!("replay {policy}"), large);
+    let plan = stream::Plan {
+        name: path.display().to_string(),
+        window: args.window.window(),
+        shaping,
+        policy,
+        bounds,
+        keep_records: args.jobs_out.is_some(),
+        latency: args.latency,
+        progress: Some(bar.clone()),
+    };
+    let (streamed, tap) = stream::start(plan).ok()?;
+    Some((streamed, tap, bar))
 }
 
 /// `host-cli replay --farm FARM.toml JOBS.csv`: returns the text to print.

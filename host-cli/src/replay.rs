@@ -969,6 +969,17 @@ pub(crate) fn run_again(
     run_with(prepared, policy, bounds, options, progress, |_| ()).map(|(r, ())| r)
 }
 
+/// Whether a replay stopped because the kernel's tables were full (a
+/// larger kernel would go on).
+pub(crate) fn fills_kernel(error: &SimError) -> bool {
+    matches!(
+        error.kind,
+        SimErrorKind::Kernel(
+            KernelError::QueueFull(_) | KernelError::RunningFull(_) | KernelError::ProfileFull
+        )
+    )
+}
+
 /// What a replay keeps beyond its metrics.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RunOptions {
@@ -1033,13 +1044,7 @@ where
     // smaller than the window (then the next size starts again; the
     // progress bar forgets the attempt).
     let retry = |failed: Failed, capacity: usize| {
-        let full = matches!(
-            failed.error.kind,
-            SimErrorKind::Kernel(
-                KernelError::QueueFull(_) | KernelError::RunningFull(_) | KernelError::ProfileFull
-            )
-        );
-        if !full || prepared.jobs.len() <= capacity {
+        if !fills_kernel(&failed.error) || prepared.jobs.len() <= capacity {
             return Err(failed.into_error(prepared));
         }
         if let Some(bar) = progress {

@@ -26,7 +26,7 @@ use crate::replay::{
     Window, QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY,
 };
 use crate::swf::{LoadedTrace, Selector, SwfRecord, Tap, Tapped};
-use backfill_core::{CategoryBounds, Cluster, KernelError, Policy, SimErrorKind, SimJob};
+use backfill_core::{CategoryBounds, Cluster, Policy, SimJob};
 use std::sync::mpsc::{channel, Receiver};
 use std::thread::JoinHandle;
 
@@ -101,6 +101,41 @@ pub enum Verdict {
     },
 }
 
+impl Verdict {
+    /// The replay's result: the early replay's when it counts, else a
+    /// replay of `prepared` run now (from the second kernel size when the
+    /// first filled up), keeping what `options` asks and counting on
+    /// `progress` from the start.
+    ///
+    /// # Errors
+    /// As [`replay::run_timed`].
+    pub fn into_result(
+        self,
+        prepared: &Prepared,
+        policy: Policy,
+        bounds: CategoryBounds,
+        keep_records: bool,
+        latency: bool,
+        progress: Option<&indicatif::ProgressBar>,
+    ) -> Result<RunResult, CliError> {
+        match self {
+            Self::Counts(result) => Ok(*result),
+            Self::Again { filled } => {
+                if let Some(bar) = progress {
+                    bar.set_length(prepared.jobs.len() as u64);
+                    bar.set_position(0);
+                }
+                let options = RunOptions {
+                    keep_records,
+                    latency,
+                    first_kernel_filled: filled,
+                };
+                replay::run_again(prepared, policy, bounds, options, progress)
+            }
+        }
+    }
+}
+
 impl Streamed {
     /// Whether the early replay replayed exactly `prepared`'s jobs on its
     /// machine (see the module docs). Call it after reading ended (the tap
@@ -157,17 +192,9 @@ pub fn read_and_replay(
     let (streamed, tap) = start(plan).map_err(|e| CliError::Io("replay thread".into(), e))?;
     let loaded = crate::swf::load_tapped(path, Some(tap))?;
     let prepared = replay::prepare(&loaded, &window, shaping)?;
-    let result = match streamed.finish(&prepared) {
-        Verdict::Counts(result) => *result,
-        Verdict::Again { filled } => {
-            let options = RunOptions {
-                keep_records: false,
-                latency: false,
-                first_kernel_filled: filled,
-            };
-            replay::run_again(&prepared, policy, bounds, options, None)?
-        }
-    };
+    let result = streamed
+        .finish(&prepared)
+        .into_result(&prepared, policy, bounds, false, false, None)?;
     Ok((prepared, result))
 }
 
@@ -197,14 +224,13 @@ fn replay_as_read(plan: &Plan, from: &Receiver<Tapped>) -> Early {
         return early;
     };
     let load = plan.shaping.load;
-    let Ok(cluster) = Cluster::single(procs.max(1)) else {
+    let Ok(cluster): Result<TraceCluster, _> = Cluster::single(procs.max(1)) else {
         return early;
     };
     if !(load.is_finite() && load > 0.0) {
         return early;
     }
     early.procs = Some(procs);
-    let cluster: TraceCluster = cluster;
     let mut feed = Feed {
         from,
         name: &plan.name,
@@ -237,14 +263,7 @@ fn replay_as_read(plan: &Plan, from: &Receiver<Tapped>) -> Early {
     let broken = feed.broken;
     feed.announce();
     early.whole = !broken;
-    early.result = done.map_err(|(error, _)| {
-        matches!(
-            error.kind,
-            SimErrorKind::Kernel(
-                KernelError::QueueFull(_) | KernelError::RunningFull(_) | KernelError::ProfileFull
-            )
-        )
-    });
+    early.result = done.map_err(|(error, _)| replay::fills_kernel(&error));
     early
 }
 
@@ -357,6 +376,13 @@ mod tests {
         text
     }
 
+    /// `text` with its lines `a` and `b` (0-based) swapped.
+    fn swapped(text: &str, a: usize, b: usize) -> String {
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.swap(a, b);
+        lines.join("\n") + "\n"
+    }
+
     /// Replays `text` while reading it, as `replay` does, and prepares it:
     /// what the early replay is judged on.
     fn stream(text: &str, window: Window, policy: Policy) -> (Verdict, Prepared, u64) {
@@ -444,10 +470,7 @@ mod tests {
     /// line gives, or none at all: the early replay does not count.
     #[test]
     fn what_the_early_replay_cannot_know_makes_it_run_again() {
-        let ordered = trace("; MaxProcs: 64\n", 50);
-        let mut lines: Vec<&str> = ordered.lines().collect();
-        lines.swap(10, 30);
-        let swapped = lines.join("\n") + "\n";
+        let swapped = swapped(&trace("; MaxProcs: 64\n", 50), 10, 30);
         let late_size = trace("", 50) + "; MaxProcs: 64\n";
         let no_size = trace("", 50);
         for text in [&swapped, &late_size, &no_size] {
@@ -501,9 +524,7 @@ mod tests {
     #[test]
     fn read_and_replay_gives_the_replay_of_the_prepared_trace() {
         let ordered = trace("; MaxProcs: 64\n", 120);
-        let mut lines: Vec<&str> = ordered.lines().collect();
-        lines.swap(5, 40);
-        let swapped = lines.join("\n") + "\n";
+        let swapped = swapped(&ordered, 5, 40);
         let dir = tempfile::tempdir().expect("temp dir");
         let shaping = Shaping {
             estimates: Estimates::User,
