@@ -523,6 +523,8 @@ fn earliest_into<const Q: usize, const R: usize, const B: usize, const M: usize,
     // reservation: a start after `blocked - duration` cannot fit.
     let mut ceiling = own.start;
     let mut blocked_at = None;
+    // Every start before `searched` is known not to fit.
+    let mut searched: Time = 0;
     if let Some((profile, _)) = single {
         // Past `now + duration` back, the job cannot move anyway.
         let floor = now.saturating_add(own.duration);
@@ -532,7 +534,8 @@ fn earliest_into<const Q: usize, const R: usize, const B: usize, const M: usize,
                 Some(last) if last >= now => ceiling = last.saturating_add(1),
                 _ => return Ok(None),
             }
-            if learnt.covers(job.procs, own.duration, blocked) {
+            searched = learnt.fails_until(job.procs, own.duration);
+            if searched >= ceiling {
                 return Ok(None);
             }
             blocked_at = Some(blocked);
@@ -552,7 +555,6 @@ fn earliest_into<const Q: usize, const R: usize, const B: usize, const M: usize,
     // tried and does not fit, so a range overlapping an earlier one begins
     // where that one ended; the first fit found is the earliest, as later
     // ranges begin no earlier.
-    let mut searched: Time = 0;
     for &(from, limit) in &ranges {
         let from = from.max(searched);
         if from >= limit {
@@ -573,10 +575,10 @@ fn earliest_into<const Q: usize, const R: usize, const B: usize, const M: usize,
         if found.is_some() {
             return Ok(found);
         }
-        searched = limit;
+        searched = searched.max(limit);
     }
-    if let Some(blocked) = blocked_at {
-        learnt.stuck(job.procs, own.duration, blocked);
+    if blocked_at.is_some() {
+        learnt.stuck(job.procs, own.duration, ceiling);
     }
     Ok(None)
 }
@@ -588,45 +590,71 @@ fn earliest_into<const Q: usize, const R: usize, const B: usize, const M: usize,
 ///   (neighbours in the queue are often blocked from the same step, so the
 ///   next search starts there).
 /// * `stuck`: jobs that could not move since the plan last changed, each as
-///   (processors, duration, blocked): the job holds a reservation from some
-///   `start`, fewer than `processors` are free over `[blocked, start)`, and
-///   so (as it cannot move) no window of `duration` with `processors` free
-///   fits in `[now, blocked)`. A later job that needs at least as many
-///   processors for at least as long, blocked from no later, cannot move
-///   either: a window that fitted it, which must end by its own blocked
-///   stretch, would fit the earlier job inside `[now, blocked)` too. Before
-///   either blocked stretch the plan is the same for both (each job's own
-///   reservation begins after its stretch), so the test is exact while the
-///   plan is unchanged; the pass forgets these jobs when a job moves.
+///   (processors, duration, until): no window of `duration` with
+///   `processors` free starts in `[now, until)`. The job's windows that
+///   start there end by its blocked stretch, before its own reservation,
+///   and were searched (or pruned) without a fit. A later job that needs
+///   at least as many processors for at least as long cannot start in
+///   `[now, until)` either: its window from such a start holds the earlier
+///   job's window from the same start, which does not fit. Its own
+///   reservation plays no part when its windows too end by its
+///   blocked stretch, so its search begins at `until` (and it cannot move
+///   when that is past its last start). Exact while the plan is unchanged;
+///   the pass forgets these jobs when a job moves.
 #[derive(Clone, Debug, Default)]
 struct Learnt {
     hint: usize,
-    stuck: Vec<(u32, Time, Time), 8>,
+    stuck: Stuck,
 }
 
 impl Learnt {
     /// A job moved: what was learnt about the old plan no longer holds
     /// (the hint stays: any hint gives the same answers).
     fn plan_changed(&mut self) {
-        self.stuck.clear();
+        self.stuck.len = 0;
+        self.stuck.next = 0;
     }
 
-    /// Whether a job needing `procs` for `duration`, blocked from
-    /// `blocked`, is covered by one that could not move.
-    fn covers(&self, procs: u32, duration: Time, blocked: Time) -> bool {
-        self.stuck
-            .iter()
-            .any(|&(p, d, b)| p <= procs && d <= duration && b >= blocked)
-    }
-
-    /// Records a job that could not move (the oldest record gives way when
-    /// the list is full).
-    fn stuck(&mut self, procs: u32, duration: Time, blocked: Time) {
-        if self.stuck.is_full() {
-            self.stuck.remove(0);
+    /// Before when (from now on) no window of `duration` with `procs` free
+    /// can start, as known from the jobs that could not move: 0 when
+    /// nothing is known.
+    fn fails_until(&self, procs: u32, duration: Time) -> Time {
+        let n = self.stuck.len;
+        let (p, d, u) = &self.stuck.columns;
+        let mut until = 0;
+        for ((&p, &d), &u) in p.iter().zip(d).zip(u).take(n) {
+            until = until.max(if p <= procs && d <= duration { u } else { 0 });
         }
-        let _ = self.stuck.push((procs, duration, blocked));
+        until
     }
+
+    /// Records a job that could not move: no window of `duration` with
+    /// `procs` free starts before `until` (the oldest record gives way
+    /// when the list is full).
+    fn stuck(&mut self, procs: u32, duration: Time, until: Time) {
+        let stuck = &mut self.stuck;
+        let at = stuck.next % STUCK;
+        let (p, d, u) = &mut stuck.columns;
+        if let (Some(p), Some(d), Some(u)) = (p.get_mut(at), d.get_mut(at), u.get_mut(at)) {
+            (*p, *d, *u) = (procs, duration, until);
+        }
+        stuck.next = at.saturating_add(1);
+        stuck.len = stuck.len.max(stuck.next);
+    }
+}
+
+/// How many jobs that could not move [`Learnt`] remembers.
+const STUCK: usize = 16;
+
+/// [`Learnt`]'s jobs that could not move, as columns (processors, duration,
+/// until), so a lookup tests them all without a branch per job: the first
+/// `len` are in use, and the next record goes at `next` (the oldest gives
+/// way).
+#[derive(Clone, Debug, Default)]
+struct Stuck {
+    columns: ([u32; STUCK], [Time; STUCK], [Time; STUCK]),
+    len: usize,
+    next: usize,
 }
 
 /// A short list of time intervals `[a, b)` where capacity was freed, each
@@ -688,6 +716,34 @@ impl Freed {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A job that could not move tells about every job needing at least as
+    /// many processors for at least as long, and the latest such record
+    /// counts; a change of plan forgets them all; a full list drops the
+    /// oldest.
+    #[test]
+    fn learnt_stuck_jobs_bound_the_search_of_larger_ones() {
+        let mut l = Learnt::default();
+        assert_eq!(l.fails_until(1, 1), 0, "nothing known");
+        l.stuck(4, 100, 50);
+        l.stuck(2, 300, 70);
+        assert_eq!(l.fails_until(4, 100), 50, "the same job");
+        assert_eq!(l.fails_until(8, 200), 50, "wider and longer");
+        assert_eq!(l.fails_until(8, 300), 70, "the later of two");
+        assert_eq!(l.fails_until(3, 300), 70, "narrower than the first");
+        assert_eq!(l.fails_until(4, 99), 0, "shorter than both");
+        assert_eq!(l.fails_until(1, 1000), 0, "narrower than both");
+        l.plan_changed();
+        assert_eq!(l.fails_until(8, 300), 0, "forgotten");
+        for k in 0..STUCK as u32 {
+            l.stuck(1 + k, 10, 1000 + k);
+        }
+        assert_eq!(l.fails_until(1, 10), 1000);
+        l.stuck(100, 10, 5000);
+        assert_eq!(l.fails_until(1, 10), 0, "the oldest gave way");
+        assert_eq!(l.fails_until(2, 10), 1001);
+        assert_eq!(l.fails_until(100, 10), 5000);
+    }
 
     /// Overlapping or touching intervals merge (keeping the larger room);
     /// disjoint ones stay apart, so the pruning stays tight; a full list
