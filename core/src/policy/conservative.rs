@@ -593,7 +593,8 @@ fn earliest_into<const Q: usize, const R: usize, const B: usize, const M: usize,
 ///   (processors, duration, until): no window of `duration` with
 ///   `processors` free starts in `[now, until)`. The job's windows that
 ///   start there end by its blocked stretch, before its own reservation,
-///   and were searched (or pruned) without a fit. A later job that needs
+///   and each was searched, pruned (it overlaps no freed interval) or
+///   ruled out by an earlier record, without a fit. A later job that needs
 ///   at least as many processors for at least as long cannot start in
 ///   `[now, until)` either: its window from such a start holds the earlier
 ///   job's window from the same start, which does not fit. Its own
