@@ -522,7 +522,9 @@ fn earliest_into<const Q: usize, const R: usize, const B: usize, const M: usize,
     // stretch with too few processors that precedes the job's own
     // reservation: a start after `blocked - duration` cannot fit.
     let mut ceiling = own.start;
-    let mut blocked_at = None;
+    // Whether the windows end by the blocked stretch (then a failed search
+    // is worth a record, see `Learnt`).
+    let mut bounded = false;
     // Every start before `searched` is known not to fit.
     let mut searched: Time = 0;
     if let Some((profile, _)) = single {
@@ -538,7 +540,7 @@ fn earliest_into<const Q: usize, const R: usize, const B: usize, const M: usize,
             if searched >= ceiling {
                 return Ok(None);
             }
-            blocked_at = Some(blocked);
+            bounded = true;
         }
     }
     // The windows to search, in order of their first start: one per freed
@@ -577,7 +579,7 @@ fn earliest_into<const Q: usize, const R: usize, const B: usize, const M: usize,
         }
         searched = searched.max(limit);
     }
-    if blocked_at.is_some() {
+    if bounded {
         learnt.stuck(job.procs, own.duration, ceiling);
     }
     Ok(None)
