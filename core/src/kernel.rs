@@ -124,7 +124,11 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     /// kernel being built on the stack and copied over it. A firmware that
     /// restarts its scheduler reuses the kernel's memory; a host can build
     /// the kernel before it knows the cluster (host-cli builds its 2.2 MB
-    /// kernel while it reads the trace).
+    /// kernel while it reads the trace). Nothing larger than the cluster and
+    /// the policy's own state (under a kilobyte) is built outside the
+    /// kernel: every table, the plan's profiles and the tally included, is
+    /// emptied or set up where it lies, which is what lets the C interface
+    /// set a kernel up in the caller's memory on a small stack.
     pub fn reset(&mut self, cluster: Cluster<M, L>, policy: Policy) {
         self.policy = policy;
         self.engine = Engine::new(policy);
@@ -137,7 +141,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     /// jobs' estimated ends instead.
     #[must_use]
     pub const fn keeps_plan(&self) -> bool {
-        self.st.tally.is_none()
+        self.st.tally().is_none()
     }
 
     /// The policy.
@@ -363,7 +367,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     /// # Errors
     /// [`KernelError::Internal`] naming the first broken invariant.
     pub fn validate(&self) -> Result<(), KernelError> {
-        if let Some(tally) = &self.st.tally {
+        if let Some(tally) = self.st.tally() {
             let held = self.st.running.iter().map(|r| (r.slot.end(), r.job.procs));
             if !tally.agrees_with(held) {
                 return Err(KernelError::Internal("tally disagrees with running jobs"));
