@@ -30,7 +30,8 @@ pub enum KernelError {
     DuplicateJob(JobId),
     /// No running job has this id.
     UnknownJob(JobId),
-    /// The wait queue is full (capacity `Q`).
+    /// The wait queue is full (capacity `Q`, or the lower limit set by
+    /// [`Kernel::set_queue_limit`](crate::Kernel::set_queue_limit)).
     QueueFull(JobId),
     /// The running set is full (capacity `R`).
     RunningFull(JobId),
