@@ -296,6 +296,11 @@ pub fn c_abi(data: &[u8]) {
         slot.handle = Some(out);
     }
     let mut fresh = 100;
+    // The kernel's refusals (codes 20 and up), but an inconsistency.
+    let kernel_errors: Vec<bf_status> = bf_status::all()
+        .into_iter()
+        .filter(|s| *s as i32 >= 20 && *s != BF_ERR_INTERNAL)
+        .collect();
     let mut steps = 0;
     while !b.done() && steps < 400 {
         steps += 1;
@@ -343,19 +348,6 @@ pub fn c_abi(data: &[u8]) {
                 }
             }
         };
-        let kernel_errors = [
-            BF_ERR_TIME_WENT_BACKWARDS,
-            BF_ERR_DUPLICATE_JOB,
-            BF_ERR_UNKNOWN_JOB,
-            BF_ERR_QUEUE_FULL,
-            BF_ERR_RUNNING_FULL,
-            BF_ERR_PROFILE_FULL,
-            BF_ERR_UNRUNNABLE,
-            BF_ERR_INVALID_JOB,
-            BF_ERR_SUBMIT_IN_FUTURE,
-            BF_ERR_TIME_OVERFLOW,
-            BF_ERR_OVERDUE,
-        ];
         seen.handle = k;
         seen.reenter = b.below(4) == 0;
         seen.stop_searching = b.below(2) == 0;

@@ -30,6 +30,26 @@ unsafe fn read_into<T>(
     ok_or(value.and_then(|v| unsafe { handle::output(out, v) }))
 }
 
+/// Writes the item `f` picks from kernel `k` to `out`: `BF_ERR_OUT_OF_RANGE`
+/// when it picks none (an index past the end).
+///
+/// # Safety
+/// As [`read_into`].
+unsafe fn read_item<T>(
+    k: *const bf_kernel,
+    out: *mut T,
+    f: impl FnOnce(&dyn crate::model::tiers::Tiered) -> Option<T>,
+) -> bf_status {
+    // SAFETY: the caller's promise.
+    let item = unsafe { inspect(k, |kernel, _| f(kernel)) };
+    let run = || {
+        let item = item?.ok_or(bf_status::BF_ERR_OUT_OF_RANGE)?;
+        // SAFETY: the caller's promise.
+        unsafe { handle::output(out, item) }
+    };
+    ok_or(run())
+}
+
 /// The caller's text buffer `buf` of `cap` bytes (empty when `cap` is 0).
 ///
 /// # Safety
@@ -210,17 +230,11 @@ pub unsafe extern "C" fn bf_kernel_queued_job(
     out: *mut bf_queued_job,
 ) -> bf_status {
     // SAFETY: the caller's promise.
-    let job = unsafe {
-        inspect(k, |kernel, _| {
+    unsafe {
+        read_item(k, out, |kernel| {
             kernel.queued().get(index).map(bf_queued_job::from)
         })
-    };
-    let run = || {
-        let job = job?.ok_or(bf_status::BF_ERR_OUT_OF_RANGE)?;
-        // SAFETY: the caller's promise.
-        unsafe { handle::output(out, job) }
-    };
-    ok_or(run())
+    }
 }
 
 /// How many jobs run.
@@ -248,17 +262,11 @@ pub unsafe extern "C" fn bf_kernel_running_job(
     out: *mut bf_running_job,
 ) -> bf_status {
     // SAFETY: the caller's promise.
-    let job = unsafe {
-        inspect(k, |kernel, _| {
+    unsafe {
+        read_item(k, out, |kernel| {
             kernel.running().get(index).map(bf_running_job::from)
         })
-    };
-    let run = || {
-        let job = job?.ok_or(bf_status::BF_ERR_OUT_OF_RANGE)?;
-        // SAFETY: the caller's promise.
-        unsafe { handle::output(out, job) }
-    };
-    ok_or(run())
+    }
 }
 
 /// What the search-based policies did so far (DPSA, CONS+RS, BF_MOD).
