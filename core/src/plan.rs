@@ -12,7 +12,6 @@
 
 use crate::profile::{Profile, ProfileError};
 use crate::types::{Cluster, Duration, Job, MachineId, Time};
-use heapless::Vec;
 
 /// Where and when a job runs (or is reserved to run).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -45,25 +44,62 @@ impl Slot {
 /// Availability of every machine and license pool of a cluster.
 #[derive(Clone, Debug)]
 pub struct Plan<const B: usize, const M: usize, const L: usize> {
-    machines: Vec<Profile<B>, M>,
-    licenses: Vec<Profile<B>, L>,
+    machines: Profiles<B, M>,
+    licenses: Profiles<B, L>,
 }
 
-/// One profile per capacity, all free from time 0: the profiles already in
-/// `profiles` are renewed in place, missing ones added, extra ones dropped.
-fn renew_profiles<const B: usize, const N: usize>(
-    profiles: &mut Vec<Profile<B>, N>,
-    capacities: impl ExactSizeIterator<Item = u32>,
-) {
-    profiles.truncate(capacities.len());
-    for (index, capacity) in capacities.enumerate() {
-        match profiles.get_mut(index) {
-            Some(profile) => profile.renew(capacity),
-            // Cannot fail: there are at most N capacities.
-            None => {
-                let _ = profiles.push(Profile::new(capacity));
-            }
+/// The profiles of one kind of resource: room for `N`, the first `len` of
+/// which are the cluster's (read as a slice of those). All `N` are always
+/// there, so that [`Plan::renew`] sets a plan up for another cluster without
+/// building a profile outside it: a profile of a deep kernel is hundreds of
+/// kilobytes, more than a firmware stack holds.
+#[derive(Clone)]
+struct Profiles<const B: usize, const N: usize> {
+    all: [Profile<B>; N],
+    len: usize,
+}
+
+impl<const B: usize, const N: usize> Profiles<B, N> {
+    /// One profile per capacity, all free from time 0.
+    #[inline(always)]
+    fn new(capacities: impl Iterator<Item = u32>) -> Self {
+        let mut profiles = Self {
+            all: core::array::from_fn(|_| Profile::new(0)),
+            len: 0,
+        };
+        profiles.renew(capacities);
+        profiles
+    }
+
+    /// As [`Profiles::new`], in place: the first profiles are renewed where
+    /// they are; capacities past `N` are ignored (a cluster has at most `N`).
+    fn renew(&mut self, capacities: impl Iterator<Item = u32>) {
+        self.len = 0;
+        for (profile, capacity) in self.all.iter_mut().zip(capacities) {
+            profile.renew(capacity);
+            self.len = self.len.saturating_add(1);
         }
+    }
+}
+
+impl<const B: usize, const N: usize> core::ops::Deref for Profiles<B, N> {
+    type Target = [Profile<B>];
+
+    fn deref(&self) -> &[Profile<B>] {
+        self.all.get(..self.len).unwrap_or_default()
+    }
+}
+
+impl<const B: usize, const N: usize> core::ops::DerefMut for Profiles<B, N> {
+    fn deref_mut(&mut self) -> &mut [Profile<B>] {
+        self.all.get_mut(..self.len).unwrap_or_default()
+    }
+}
+
+/// The cluster's profiles only (the spare ones are never read).
+impl<const B: usize, const N: usize> core::fmt::Debug for Profiles<B, N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
     }
 }
 
@@ -81,16 +117,10 @@ impl<const B: usize, const M: usize, const L: usize> Plan<B, M, L> {
     #[must_use]
     #[inline(always)]
     pub fn new(cluster: &Cluster<M, L>) -> Self {
-        let mut machines = Vec::new();
-        for m in cluster.machines() {
-            // Cannot fail: the cluster holds at most M machines.
-            let _ = machines.push(Profile::new(m.cpus));
+        Self {
+            machines: Profiles::new(cluster.machines().iter().map(|m| m.cpus)),
+            licenses: Profiles::new(cluster.pools().iter().map(|l| l.count)),
         }
-        let mut licenses = Vec::new();
-        for l in cluster.pools() {
-            let _ = licenses.push(Profile::new(l.count));
-        }
-        Self { machines, licenses }
     }
 
     /// The processor profile of machine `machine`.
@@ -109,11 +139,9 @@ impl<const B: usize, const M: usize, const L: usize> Plan<B, M, L> {
     /// place: the plan is then what [`Plan::new`] returns, and the profiles
     /// it already holds are reused rather than built again.
     pub fn renew(&mut self, cluster: &Cluster<M, L>) {
-        renew_profiles(
-            &mut self.machines,
-            cluster.machines().iter().map(|m| m.cpus),
-        );
-        renew_profiles(&mut self.licenses, cluster.pools().iter().map(|l| l.count));
+        self.machines
+            .renew(cluster.machines().iter().map(|m| m.cpus));
+        self.licenses.renew(cluster.pools().iter().map(|l| l.count));
     }
 
     /// Everything free again from `origin` on.
@@ -512,6 +540,9 @@ mod tests {
             format!("{plan:?}"),
             format!("{:?}", Plan::<16, 3, 1>::new(&two))
         );
+        // The third machine's profile is kept for later, never read.
+        assert!(plan.machine(1).is_some() && plan.machine(2).is_none());
+        assert_eq!(plan.license(0).map(Profile::capacity), Some(2));
         plan.renew(&three);
         assert_eq!(
             format!("{plan:?}"),

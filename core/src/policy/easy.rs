@@ -131,7 +131,7 @@ impl Easy {
         st: &mut State<Q, R, B, M, L>,
         observer: &mut impl Observer,
     ) -> Result<Pass, KernelError> {
-        if st.tally.is_some() {
+        if st.tally().is_some() {
             return self.pass_by_count(st, observer);
         }
         let now = st.now;
@@ -248,7 +248,7 @@ impl Easy {
             self.first_new = 0;
             return Ok(pass);
         };
-        let tally = st.tally.as_ref().ok_or(KernelError::Internal("no tally"))?;
+        let tally = st.tally().ok_or(KernelError::Internal("no tally"))?;
         let machine = tally.machine();
         let unrunnable = KernelError::Unrunnable(head.job.id);
         let duration = machine.scale(head.job.estimate).ok_or(unrunnable)?;
