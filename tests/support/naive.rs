@@ -96,8 +96,9 @@
 //!   readings where the paper is silent are those of `backfill_core`'s
 //!   `policy::cons_rs` module docs). Its budget is `k` iterations per job
 //!   queued at the start of the search (or a fixed number); an iteration
-//!   picks `below(n)` (SplitMix64 from the policy's seed, multiply-high) of
-//!   the `n` queued jobs whose reservation starts after now, in queue
+//!   picks `below(n)` (core's `rng::SplitMix64` from the policy's seed:
+//!   the generator is part of the rules, not under test here) of the `n`
+//!   queued jobs whose reservation starts after now, in queue
 //!   order, and stops the search when there are none. The picked job's
 //!   *gap* is the first instant from now and before its reservation at
 //!   which its processors are free in the plan without it; none: next
@@ -116,6 +117,7 @@
 //! shadow time in each pass as EASY does; FCFS makes no reservations at all.
 
 use backfill_core::policy::{Heuristics, Iterations, RandomSearch, Threshold};
+use backfill_core::rng::SplitMix64;
 use backfill_core::{JobId, JobRecord, Policy, SimJob, Time};
 use std::fmt;
 
@@ -195,7 +197,7 @@ pub fn simulate(procs: u32, policy: Policy, jobs: &[SimJob]) -> Vec<Option<Naive
         running: Vec::new(),
         completed: (0, 0),
         holder: None,
-        rng: SplitMix64(match policy {
+        rng: SplitMix64::new(match policy {
             Policy::ConsRs(params) => params.seed,
             _ => 0,
         }),
@@ -372,26 +374,6 @@ fn earliest_fit(steps: &[(u64, u64)], capacity: u64, duration: u64, procs: u64) 
 /// The most queued jobs one CONS+RS iteration may touch (the docs of
 /// `backfill_core::policy::MAX_TOUCHED`): a crowded iteration is skipped.
 const MAX_TOUCHED: usize = 64;
-
-/// SplitMix64 (Steele, Lea & Flood, OOPSLA 2014), as DESIGN.md's seeded
-/// generator, with `below` by the multiply-high method the core's docs name.
-#[derive(Clone, Copy, Debug)]
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n`: the high half of a 64 x 64-bit product.
-    fn below(&mut self, n: u64) -> u64 {
-        ((u128::from(self.next()) * u128::from(n)) >> 64) as u64
-    }
-}
 
 /// Where a job a CONS+RS move touches is during the move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -14,7 +14,7 @@
 //! pool that does not exist).
 
 use crate::check::{check, compare_replays, run_replay};
-use crate::rng::SplitMix64;
+use crate::rng::{Draws, SplitMix64};
 use arbitrary::{Arbitrary, Unstructured};
 use backfill_core::{Cluster, Job, LicensePool, LicenseSet, Machine, MachineSet, Policy, SimJob};
 

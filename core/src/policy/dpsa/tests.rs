@@ -236,15 +236,8 @@ fn placement_and_counts_agree_on_one_machine() {
         count: 1,
         machines: MachineSet::ALL,
     };
-    let mut seed = 7_u64;
-    let mut next = |n: u32| {
-        // SplitMix64.
-        seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = seed;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        u32::try_from((z ^ (z >> 31)) % u64::from(n)).unwrap()
-    };
+    let mut rng = crate::rng::SplitMix64::new(7);
+    let mut next = |n: u32| u32::try_from(rng.below(u64::from(n))).unwrap();
     let mut searches = 0;
     for _ in 0..300 {
         let order = [DpsaOrder::Priority, DpsaOrder::Narrow, DpsaOrder::Wide][next(3) as usize];
