@@ -37,23 +37,23 @@ use backfill_core::{
     CategoryBounds, Cluster, Job, JobId, Kernel, KernelError, Policy, QueuedJob, RunningJob, Step,
     Time,
 };
+use backfill_tests::traces;
 use std::path::{Path, PathBuf};
 
-/// Environment variable naming the folder of SWF traces.
-pub const TRACES_DIR_ENV: &str = "BACKFILL_TRACES_DIR";
+pub use backfill_tests::traces::TRACES_DIR_ENV;
+
 /// The CTC-SP2 trace (77,222 jobs): the speed goals are stated for it.
 pub const CTC_TRACE: &str = "CTC-SP2-1996-3.1-cln.swf.gz";
 /// The largest trace of the folder by job count (CEA-Curie, 312,826 jobs).
 pub const LARGEST_TRACE: &str = "CEA-Curie-2011-2.1-cln.swf.gz";
 
-/// The traces folder: `$BACKFILL_TRACES_DIR` if set, else `../shared/traces`
-/// relative to the workspace root.
+/// The traces folder: `$BACKFILL_TRACES_DIR` if set (a relative folder
+/// taken from where the command ran, as the tests take it:
+/// [`backfill_tests::traces`]), else `../shared/traces` relative to the
+/// workspace root.
 #[must_use]
 pub fn traces_dir() -> PathBuf {
-    std::env::var_os(TRACES_DIR_ENV).map_or_else(
-        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces")),
-        PathBuf::from,
-    )
+    traces::traces_dir().unwrap_or_else(|| traces::workspace_root().join("../shared/traces"))
 }
 
 /// The path of trace `file` in [`traces_dir`], or `None` (after printing a
@@ -327,7 +327,9 @@ mod tests {
     #[test]
     fn traces_dir_defaults_next_to_the_workspace() {
         if std::env::var_os(TRACES_DIR_ENV).is_none() {
-            assert!(traces_dir().ends_with("../../shared/traces"));
+            let root = traces::workspace_root();
+            assert!(root.join("Cargo.toml").is_file());
+            assert_eq!(traces_dir(), root.join("../shared/traces"));
         }
     }
 

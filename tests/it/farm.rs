@@ -26,6 +26,7 @@ use backfill_tests::rng::SplitMix64;
 use backfill_tests::scenario::{
     Scenario, ScenarioSpec, MAX_MACHINES, MAX_POOLS, VERIFY_B, VERIFY_Q, VERIFY_R,
 };
+use backfill_tests::traces::trace_files;
 
 const AGING_ONLY: [Policy; 2] = [
     Policy::BfUnmod(Heuristics::AGING_ONLY),
@@ -127,16 +128,10 @@ fn bf_fcfs_schedules_as_easy_on_one_machine() {
 
 #[test]
 fn bf_fcfs_schedules_as_easy_on_real_traces() {
-    let Some(dir) = std::env::var_os("BACKFILL_TRACES_DIR") else {
+    let Some(paths) = trace_files() else {
         eprintln!("BACKFILL_TRACES_DIR not set: BF_FCFS = EASY on traces skipped");
         return;
     };
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .expect("traces directory")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.to_string_lossy().contains(".swf"))
-        .collect();
-    paths.sort();
     let window = Window {
         skip: 0,
         first: Some(5000),

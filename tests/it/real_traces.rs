@@ -1,6 +1,7 @@
-//! Real-trace replays: every trace in `$BACKFILL_TRACES_DIR` under every
-//! policy (CONS+RS and Conservative without compression on a prefix, see
-//! `SEARCH_PREFIX`), with the full schedule checked by the invariant checker
+//! Real-trace replays: every trace in `$BACKFILL_TRACES_DIR` (a relative
+//! folder is taken from where the command ran: [`backfill_tests::traces`])
+//! under every policy (CONS+RS and Conservative without compression on a
+//! prefix, see `SEARCH_PREFIX`), with the full schedule checked by the invariant checker
 //! and every job accounted for (scheduled, refused by the kernel, or skipped
 //! by reason), and each trace's first 3,000 jobs compared job by job with the
 //! naive reference simulator ([`backfill_tests::naive`]).
@@ -18,7 +19,7 @@ use backfill_core::policy::Threshold;
 use backfill_core::{Cluster, Policy};
 use backfill_tests::check::{check, compare_replays, run_replay};
 use backfill_tests::naive;
-use std::path::PathBuf;
+use backfill_tests::traces::trace_files;
 use std::time::Instant;
 
 /// Jobs of each trace replayed under CONS+RS and under Conservative without
@@ -29,28 +30,9 @@ use std::time::Instant;
 /// puts them through each site's job mix and the checker.
 const SEARCH_PREFIX: usize = 20_000;
 
-fn traces() -> Option<Vec<PathBuf>> {
-    let dir = std::env::var_os("BACKFILL_TRACES_DIR")?;
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("BACKFILL_TRACES_DIR={}: {e}", PathBuf::from(&dir).display()))
-        .map(|entry| entry.expect("directory entry").path())
-        .filter(|p| {
-            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            name.ends_with(".swf") || name.ends_with(".swf.gz")
-        })
-        .collect();
-    paths.sort();
-    assert!(
-        !paths.is_empty(),
-        "no .swf or .swf.gz files in {}",
-        PathBuf::from(dir).display()
-    );
-    Some(paths)
-}
-
 #[test]
 fn real_traces_replay_under_every_policy() {
-    let Some(paths) = traces() else {
+    let Some(paths) = trace_files() else {
         eprintln!("BACKFILL_TRACES_DIR not set: real-trace replays skipped");
         return;
     };
@@ -120,7 +102,7 @@ fn real_traces_replay_under_every_policy() {
 
 #[test]
 fn real_trace_replays_are_deterministic() {
-    let Some(paths) = traces() else {
+    let Some(paths) = trace_files() else {
         eprintln!("BACKFILL_TRACES_DIR not set: determinism check skipped");
         return;
     };
@@ -161,7 +143,7 @@ const REFERENCE_JOBS: u64 = 3_000;
 
 #[test]
 fn real_traces_match_the_naive_reference() {
-    let Some(paths) = traces() else {
+    let Some(paths) = trace_files() else {
         eprintln!("BACKFILL_TRACES_DIR not set: reference comparison skipped");
         return;
     };

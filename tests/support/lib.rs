@@ -14,7 +14,8 @@
 //!   kernel replay differs from it (start, end, kill, guarantee).
 //! * [`fuzz_bodies`]: the fuzz targets' bodies, shared by `fuzz/` (nightly,
 //!   libFuzzer) and `tests/it/fuzz_twins.rs` (stable).
-//! * [`rng`]: a seeded SplitMix64.
+//! * [`rng`]: core's seeded SplitMix64, with the draws the generators use.
+//! * [`traces`]: the archive traces' folder, from `BACKFILL_TRACES_DIR`.
 
 pub mod check;
 pub mod fuzz_bodies;
@@ -22,3 +23,4 @@ pub mod naive;
 pub mod reference;
 pub mod rng;
 pub mod scenario;
+pub mod traces;
