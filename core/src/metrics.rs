@@ -164,11 +164,12 @@ impl Sink for Metrics {
 mod tests {
     use super::*;
     use crate::plan::Slot;
-    use crate::types::{Duration, Job, Procs};
+    use crate::sim::fixtures::job;
+    use crate::types::{Duration, Procs};
 
     fn record(submit: Time, start: Time, end: Time, runtime: Duration, procs: Procs) -> JobRecord {
         JobRecord {
-            job: Job::new(1, submit, procs, 100_000),
+            job: job(1).submit(submit).procs(procs).estimate(100_000).job(),
             runtime,
             slot: Slot {
                 start,

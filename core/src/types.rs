@@ -401,11 +401,12 @@ impl Category {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::fixtures::job;
 
     /// "No deadline" is the end of time, read back as `None`.
     #[test]
     fn a_job_without_a_deadline_reads_none() {
-        let job = Job::new(1, 0, 1, 10);
+        let job = job(1).procs(1).estimate(10).job();
         assert_eq!((job.deadline, job.deadline()), (Job::NO_DEADLINE, None));
         let due = job.with_deadline(Some(50));
         assert_eq!((due.deadline, due.deadline()), (50, Some(50)));
@@ -453,7 +454,7 @@ mod tests {
             ],
         )
         .unwrap();
-        let mut job = Job::new(1, 0, 6, 10);
+        let mut job = job(1).procs(6).estimate(10).job();
         assert!(!c.eligible(&job, 0));
         assert!(c.eligible(&job, 1));
         job.licenses = LicenseSet(0b01);
