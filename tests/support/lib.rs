@@ -1,6 +1,9 @@
 //! Test support for the backfill workspace: the invariant checker, workload
 //! generators, a reference profile model and the bodies of the fuzz targets.
 //!
+//! * [`fixtures`]: test jobs from named fields
+//!   (`job(2).submit(1).procs(8).estimate(50)`), the same file core's unit
+//!   tests use.
 //! * [`check`]: [`check::replay`] a workload through core's simulator into a
 //!   [`check::RunLog`], and [`check::check`] it against DESIGN.md section 6,
 //!   getting a [`check::Violation`] that names rule, job and time.
@@ -18,9 +21,16 @@
 //! * [`traces`]: the archive traces' folder, from `BACKFILL_TRACES_DIR`.
 
 pub mod check;
+#[path = "../../core/src/sim/fixtures.rs"]
+pub mod fixtures;
 pub mod fuzz_bodies;
 pub mod naive;
 pub mod reference;
 pub mod rng;
 pub mod scenario;
 pub mod traces;
+
+// The names `fixtures` takes from the crate root, as it does in core.
+use backfill_core::{
+    Duration, Job, JobId, JobRecord, LicenseSet, MachineId, Procs, SimJob, Sink, Slot, Time,
+};

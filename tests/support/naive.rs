@@ -1110,16 +1110,7 @@ pub fn compare(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use backfill_core::Job;
-
-    fn jobs(list: &[(JobId, Time, u32, u32, u32)]) -> Vec<SimJob> {
-        list.iter()
-            .map(|&(id, submit, procs, estimate, runtime)| SimJob {
-                job: Job::new(id, submit, procs, estimate),
-                runtime,
-            })
-            .collect()
-    }
+    use crate::fixtures::{job, sims};
 
     fn starts(records: &[Option<NaiveRecord>]) -> Vec<Option<Time>> {
         records.iter().map(|r| r.map(|r| r.start)).collect()
@@ -1155,11 +1146,11 @@ mod tests {
     /// 101 s) would delay the head.
     #[test]
     fn easy_backfills_up_to_the_shadow_time() {
-        let input = jobs(&[
-            (1, 0, 6, 100, 100),
-            (2, 0, 9, 50, 50),
-            (3, 0, 2, 100, 100),
-            (4, 0, 2, 101, 101),
+        let input = sims(&[
+            job(1).procs(6).estimate(100),
+            job(2).procs(9).estimate(50),
+            job(3).procs(2).estimate(100),
+            job(4).procs(2).estimate(101),
         ]);
         let out = simulate(10, Policy::Easy, &input);
         assert_eq!(starts(&out), [Some(0), Some(100), Some(0), Some(150)]);
@@ -1173,11 +1164,11 @@ mod tests {
     /// pass is not a fixpoint, and an on-time completion compresses too.
     #[test]
     fn conservative_compresses_after_an_on_time_completion() {
-        let input = jobs(&[
-            (1, 0, 5, 100, 10),
-            (2, 0, 5, 40, 40),
-            (3, 1, 10, 50, 50),
-            (4, 2, 5, 60, 60),
+        let input = sims(&[
+            job(1).procs(5).estimate(100).runs(10),
+            job(2).procs(5).estimate(40),
+            job(3).submit(1).procs(10).estimate(50),
+            job(4).submit(2).procs(5).estimate(60),
         ]);
         let out = simulate(10, Policy::Conservative, &input);
         assert_eq!(starts(&out), [Some(0), Some(0), Some(70), Some(10)]);
@@ -1192,11 +1183,19 @@ mod tests {
     #[test]
     fn selective_promotes_at_the_threshold_instant() {
         let policy = Policy::Selective(Threshold::Fixed(1500));
-        let before = jobs(&[(1, 0, 2, 20, 20), (2, 1, 4, 10, 10), (3, 5, 2, 100, 100)]);
+        let before = sims(&[
+            job(1).procs(2).estimate(20),
+            job(2).submit(1).procs(4).estimate(10),
+            job(3).submit(5).procs(2).estimate(100),
+        ]);
         let out = simulate(4, policy, &before);
         assert_eq!(starts(&out), [Some(0), Some(105), Some(5)]);
         assert_eq!(out[1].unwrap().guarantee, Some(105));
-        let after = jobs(&[(1, 0, 2, 20, 20), (2, 1, 4, 10, 10), (3, 7, 2, 100, 100)]);
+        let after = sims(&[
+            job(1).procs(2).estimate(20),
+            job(2).submit(1).procs(4).estimate(10),
+            job(3).submit(7).procs(2).estimate(100),
+        ]);
         let out = simulate(4, policy, &after);
         assert_eq!(starts(&out), [Some(0), Some(20), Some(30)]);
         assert_eq!(out[1].unwrap().guarantee, Some(20));
@@ -1205,7 +1204,11 @@ mod tests {
 
     #[test]
     fn zero_run_times_kills_and_refusals() {
-        let input = jobs(&[(1, 0, 2, 10, 0), (2, 0, 2, 10, 30), (3, 0, 9, 10, 1)]);
+        let input = sims(&[
+            job(1).procs(2).estimate(10).runs(0),
+            job(2).procs(2).estimate(10).runs(30),
+            job(3).procs(9).estimate(10).runs(1),
+        ]);
         let out = simulate(2, Policy::Easy, &input);
         let a = out[0].unwrap();
         let b = out[1].unwrap();
