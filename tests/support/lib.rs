@@ -30,6 +30,16 @@ pub mod rng;
 pub mod scenario;
 pub mod traces;
 
+/// How many cases a property test runs: `PROPTEST_CASES` when set (for
+/// long bug hunts in release builds), else `default`.
+#[must_use]
+pub fn proptest_cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
 // The names `fixtures` takes from the crate root, as it does in core.
 use backfill_core::{
     Duration, Job, JobId, JobRecord, LicenseSet, MachineId, Procs, SimJob, Sink, Slot, Time,

@@ -937,22 +937,7 @@ impl Naive<'_> {
                 procs,
             });
             for &n in &order[position + 1..] {
-                let job = self.waiting[n].job;
-                let (estimate, procs) = (self.estimate(job), self.procs(job));
-                if fits(
-                    &usage(self.now, &blocks),
-                    self.capacity,
-                    self.now,
-                    estimate,
-                    procs,
-                ) {
-                    started.push(n);
-                    blocks.push(Block {
-                        from: self.now,
-                        to: self.now + estimate,
-                        procs,
-                    });
-                }
+                self.start_if_it_fits(n, &mut blocks, &mut started);
             }
         }
         let head_job = head.map(|position| self.waiting[order[position]].job);
@@ -1011,24 +996,30 @@ impl Naive<'_> {
         // Entry jobs that fit now without touching any reservation.
         let mut blocks = self.plan_blocks(None);
         for n in self.in_order(|w| w.reservation.is_none()) {
-            let job = self.waiting[n].job;
-            let (estimate, procs) = (self.estimate(job), self.procs(job));
-            if fits(
-                &usage(self.now, &blocks),
-                self.capacity,
-                self.now,
-                estimate,
-                procs,
-            ) {
-                started.push(n);
-                blocks.push(Block {
-                    from: self.now,
-                    to: self.now + estimate,
-                    procs,
-                });
-            }
+            self.start_if_it_fits(n, &mut blocks, &mut started);
         }
         self.start_all(started);
+    }
+
+    /// Waiting job `n` starts now if it fits beside `blocks` (the plan so
+    /// far): it joins `started` and its block joins `blocks`.
+    fn start_if_it_fits(&self, n: usize, blocks: &mut Vec<Block>, started: &mut Vec<usize>) {
+        let job = self.waiting[n].job;
+        let (estimate, procs) = (self.estimate(job), self.procs(job));
+        if fits(
+            &usage(self.now, blocks),
+            self.capacity,
+            self.now,
+            estimate,
+            procs,
+        ) {
+            started.push(n);
+            blocks.push(Block {
+                from: self.now,
+                to: self.now + estimate,
+                procs,
+            });
+        }
     }
 }
 

@@ -8,8 +8,10 @@
 //! shell), a relative value is taken from the workspace root.
 //!
 //! Every test and bench that reads traces finds them through
-//! [`traces_dir`] or [`trace_files`].
+//! [`traces_dir`] or [`trace_files`]; the tests read one with [`prepare`].
 
+use backfill_cli::replay::{self, Estimates, Prepared, Shaping, Window};
+use backfill_cli::swf;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
@@ -49,14 +51,18 @@ pub fn workspace_root() -> PathBuf {
 }
 
 /// The `.swf` and `.swf.gz` files of [`traces_dir`], sorted by name;
-/// `None` when `BACKFILL_TRACES_DIR` is not set.
+/// `None` when `BACKFILL_TRACES_DIR` is not set, after saying on stderr
+/// that what needs them (`skipped`) is skipped.
 ///
 /// # Panics
 /// When the folder cannot be read or holds no trace: the variable is set,
 /// so the caller meant to run on traces.
 #[must_use]
-pub fn trace_files() -> Option<Vec<PathBuf>> {
-    let dir = traces_dir()?;
+pub fn trace_files(skipped: &str) -> Option<Vec<PathBuf>> {
+    let Some(dir) = traces_dir() else {
+        eprintln!("{TRACES_DIR_ENV} not set: {skipped} skipped");
+        return None;
+    };
     let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| {
         panic!(
             "{TRACES_DIR_ENV} names {}, which cannot be read: {e}",
@@ -77,6 +83,30 @@ pub fn trace_files() -> Option<Vec<PathBuf>> {
         dir.display()
     );
     Some(paths)
+}
+
+/// The users' estimates at the trace's own load: what `host-cli replay`
+/// replays by default.
+pub const AS_RECORDED: Shaping = Shaping {
+    estimates: Estimates::User,
+    load: 1.0,
+};
+
+/// The trace at `path` read and prepared as `host-cli replay` prepares it:
+/// its first `first` job lines (all when `None`), on one machine of the
+/// header's size, shaped by `shaping`.
+///
+/// # Panics
+/// When the trace cannot be read or prepared (the message names the file).
+#[must_use]
+pub fn prepare(path: &Path, first: Option<u64>, shaping: Shaping) -> Prepared {
+    let window = Window {
+        skip: 0,
+        first,
+        procs: None,
+    };
+    let loaded = swf::load(path).unwrap_or_else(|e| panic!("{e}"));
+    replay::prepare(&loaded, &window, shaping).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[cfg(test)]
