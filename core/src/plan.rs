@@ -480,7 +480,7 @@ impl<const B: usize, const M: usize, const L: usize> Plan<B, M, L> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::fixtures::job;
+    use crate::sim::fixtures::{job, AtSpeed};
     use crate::types::{LicensePool, Machine, MachineSet};
     use std::format;
 
@@ -525,20 +525,8 @@ mod tests {
     /// one later, though the fast one is searched first.
     #[test]
     fn earliest_looks_past_the_first_machine_in_order() {
-        let cluster: Cluster<2, 0> = Cluster::new(
-            &[
-                Machine {
-                    cpus: 4,
-                    speed: 1000,
-                },
-                Machine {
-                    cpus: 4,
-                    speed: 2000,
-                },
-            ],
-            &[],
-        )
-        .unwrap();
+        let cluster: Cluster<2, 0> =
+            Cluster::new(&[Machine::new(4), Machine::new(4).at_speed(2000)], &[]).unwrap();
         assert_eq!(cluster.order(), &[1, 0]);
         let mut plan: Plan<16, 2, 0> = Plan::new(&cluster);
         let busy = job(1).procs(4).estimate(200).job();
@@ -582,10 +570,7 @@ mod tests {
     fn earliest_before_credits_the_jobs_own_license() {
         use crate::types::{LicensePool, LicenseSet, MachineSet};
         let cluster: Cluster<1, 1> = Cluster::new(
-            &[Machine {
-                cpus: 4,
-                speed: 1000,
-            }],
+            &[Machine::new(4)],
             &[LicensePool {
                 count: 1,
                 machines: MachineSet::ALL,
@@ -629,10 +614,7 @@ mod tests {
     #[test]
     fn shift_earlier_takes_only_overlapping_moves() {
         use crate::types::{LicensePool, LicenseSet, MachineSet};
-        let machine = Machine {
-            cpus: 4,
-            speed: 1000,
-        };
+        let machine = Machine::new(4);
         let pool = LicensePool {
             count: 1,
             machines: MachineSet::ALL,

@@ -401,7 +401,7 @@ impl Category {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::fixtures::job;
+    use crate::sim::fixtures::{job, AtSpeed};
 
     /// "No deadline" is the end of time, read back as `None`.
     #[test]
@@ -418,18 +418,9 @@ mod tests {
     fn machines_are_ordered_fastest_first() {
         let c: Cluster<3, 0> = Cluster::new(
             &[
-                Machine {
-                    cpus: 4,
-                    speed: 1000,
-                },
-                Machine {
-                    cpus: 4,
-                    speed: 2000,
-                },
-                Machine {
-                    cpus: 4,
-                    speed: 2000,
-                },
+                Machine::new(4),
+                Machine::new(4).at_speed(2000),
+                Machine::new(4).at_speed(2000),
             ],
             &[],
         )
@@ -472,14 +463,8 @@ mod tests {
 
     #[test]
     fn speed_scales_durations_up() {
-        let fast = Machine {
-            cpus: 1,
-            speed: 2000,
-        };
-        let slow = Machine {
-            cpus: 1,
-            speed: 300,
-        };
+        let fast = Machine::new(1).at_speed(2000);
+        let slow = Machine::new(1).at_speed(300);
         assert_eq!(fast.scale(11), Some(6));
         assert_eq!(slow.scale(3), Some(10));
         assert_eq!(slow.scale(u32::MAX), None);

@@ -13,7 +13,7 @@ use backfill_core::{
 use backfill_tests::check::{
     check, check_deterministic, compare_replays, replay, run_replay, RunLog, Violation,
 };
-use backfill_tests::fixtures::{job, sims, TestJob};
+use backfill_tests::fixtures::{job, sims, AtSpeed, TestJob};
 use std::time::Instant;
 
 /// Every hand-written log's cluster type: up to two machines and a license
@@ -182,10 +182,7 @@ fn two_machines(cpus: [u32; 2], machines: MachineSet, copies: u32) -> Farm {
 /// On a double-speed machine a 100 s estimate holds the slot for 50 s:
 /// job 1 (1 processor, estimate 100) run at 0 there.
 fn on_a_double_speed_machine() -> Log {
-    let fast = Machine {
-        cpus: 4,
-        speed: 2000,
-    };
+    let fast = Machine::new(4).at_speed(2000);
     on(Cluster::new(&[fast], &[]).unwrap()).ran(job(1).estimate(100), at(0))
 }
 

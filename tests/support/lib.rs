@@ -42,5 +42,6 @@ pub fn proptest_cases(default: u32) -> u32 {
 
 // The names `fixtures` takes from the crate root, as it does in core.
 use backfill_core::{
-    Duration, Job, JobId, JobRecord, LicenseSet, MachineId, Procs, SimJob, Sink, Slot, Time,
+    Duration, Job, JobId, JobRecord, LicenseSet, Machine, MachineId, Procs, SimJob, Sink, Slot,
+    Time,
 };

@@ -120,12 +120,12 @@ mod tests {
     #[test]
     fn a_relative_folder_is_taken_from_where_the_command_ran() {
         let root = Path::new("/repo");
-        // From the repository root, as `BACKFILL_TRACES_DIR=../shared/traces
-        // cargo test` is run: the folder beside the repository, although
-        // the test binary runs in `/repo/tests`.
+        // From the repository root, as `BACKFILL_TRACES_DIR=../traces cargo
+        // test` is run: the folder beside the repository, although the test
+        // binary runs in `/repo/tests`.
         assert_eq!(
-            resolve(os("../shared/traces"), Some(os("/repo")), root),
-            Path::new("/repo/../shared/traces")
+            resolve(os("../traces"), Some(os("/repo")), root),
+            Path::new("/repo/../traces")
         );
         assert_eq!(
             resolve(os("traces"), Some(os("/home/me/data")), root),
@@ -146,8 +146,8 @@ mod tests {
     fn without_an_absolute_pwd_a_relative_folder_is_taken_from_the_workspace_root() {
         let root = Path::new("/repo");
         assert_eq!(
-            resolve(os("../shared/traces"), None, root),
-            Path::new("/repo/../shared/traces")
+            resolve(os("../traces"), None, root),
+            Path::new("/repo/../traces")
         );
         assert_eq!(
             resolve(os("traces"), Some(os("not/absolute")), root),

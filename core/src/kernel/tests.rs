@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::policy::{Iterations, RandomSearch, Threshold};
-use crate::sim::fixtures::{job, sims, Collect, TestJob};
+use crate::sim::fixtures::{job, sims, AtSpeed, Collect, TestJob};
 use crate::sim::{SimJob, Simulator};
 use crate::types::{LicensePool, LicenseSet, Machine, MachineSet};
 use std::format;
@@ -761,10 +761,7 @@ fn next_wakeup_follows_the_earliest_running_end() {
 
 #[test]
 fn licenses_and_machines_are_respected() {
-    let fast = Machine {
-        cpus: 4,
-        speed: 2000,
-    };
+    let fast = Machine::new(4).at_speed(2000);
     let cluster: Cluster<2, 1> = with_one_license(&[Machine::new(4), fast], 1);
     let mut k: Kernel<8, 8, 32, 2, 1> = Kernel::new(cluster, Policy::Easy);
     submit(&mut k, job(1).estimate(100).licenses(LicenseSet(1)));

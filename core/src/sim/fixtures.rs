@@ -18,7 +18,8 @@
 //! where both crates have them.
 
 use crate::{
-    Duration, Job, JobId, JobRecord, LicenseSet, MachineId, Procs, SimJob, Sink, Slot, Time,
+    Duration, Job, JobId, JobRecord, LicenseSet, Machine, MachineId, Procs, SimJob, Sink, Slot,
+    Time,
 };
 
 /// A job under construction; see the module docs. Becomes a [`Job`] with
@@ -115,6 +116,21 @@ pub fn sims(jobs: &[TestJob]) -> std::vec::Vec<SimJob> {
     jobs.iter().map(|j| j.sim()).collect()
 }
 
+/// A machine at another speed than the reference's, in the same named
+/// style as jobs: `Machine::new(4).at_speed(2000)` is 4 processors twice
+/// as fast.
+pub trait AtSpeed {
+    /// The machine at `speed` thousandths of the reference speed.
+    #[must_use]
+    fn at_speed(self, speed: u32) -> Machine;
+}
+
+impl AtSpeed for Machine {
+    fn at_speed(self, speed: u32) -> Machine {
+        Machine { speed, ..self }
+    }
+}
+
 /// What a replay reports: finished jobs and reservation events.
 #[derive(Debug, Default)]
 pub struct Collect {
@@ -197,5 +213,7 @@ mod tests {
         // Without `runs`, a job runs exactly its estimate.
         assert_eq!(job(3).estimate(40).runtime(), 40);
         assert_eq!(sims(&[job(1), job(2).runs(0)]).len(), 2);
+        let fast = Machine::new(4).at_speed(2000);
+        assert_eq!((fast.cpus, fast.speed), (4, 2000));
     }
 }

@@ -5,7 +5,7 @@
 use super::*;
 use crate::kernel::Kernel;
 use crate::policy::Policy;
-use crate::sim::fixtures::{job, sims, Collect, TestJob};
+use crate::sim::fixtures::{job, sims, AtSpeed, Collect, TestJob};
 use crate::sim::Simulator;
 use crate::types::{LicensePool, Machine, MachineSet};
 use std::vec::Vec;
@@ -229,18 +229,9 @@ fn bf_mod_hands_the_reservation_to_a_higher_priority_job() {
 #[test]
 fn machines_are_tried_most_powerful_first() {
     let machines = [
-        Machine {
-            cpus: 2,
-            speed: 500,
-        },
-        Machine {
-            cpus: 2,
-            speed: 2000,
-        },
-        Machine {
-            cpus: 2,
-            speed: 2000,
-        },
+        Machine::new(2).at_speed(500),
+        Machine::new(2).at_speed(2000),
+        Machine::new(2).at_speed(2000),
     ];
     let jobs = [
         job(1).procs(2).estimate(100),
@@ -262,20 +253,8 @@ fn machines_are_tried_most_powerful_first() {
 /// job twice as fast there is further from its deadline.
 #[test]
 fn execution_time_is_taken_on_the_fastest_eligible_machine() {
-    let cluster: Cluster<2, 0> = Cluster::new(
-        &[
-            Machine {
-                cpus: 8,
-                speed: 1000,
-            },
-            Machine {
-                cpus: 2,
-                speed: 2000,
-            },
-        ],
-        &[],
-    )
-    .unwrap();
+    let cluster: Cluster<2, 0> =
+        Cluster::new(&[Machine::new(8), Machine::new(2).at_speed(2000)], &[]).unwrap();
     let context = Context {
         now: 0,
         shortest: 1,
