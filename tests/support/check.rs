@@ -76,7 +76,7 @@
 //! sort of start/end events, linear passes, and an ordered set plus a Fenwick
 //! tree per machine for the queue head (adaptive promotions also walk the
 //! end instants during each job's wait). It handles a 300,000-job log in
-//! well under a second in release builds (`checks_300_000_jobs_fast`).
+//! well under a second in release builds (`checks_300_000_jobs` prints the times).
 
 use backfill_core::policy::Threshold;
 use backfill_core::{
