@@ -13,7 +13,7 @@
 //!
 //! Paths in the output are relative to `docs/`.
 
-use backfill_cli::plot::{self, BarPanel, Series};
+use backfill_cli::studies::plot::{self, BarPanel, Series};
 use clap::Parser;
 use serde::Serialize;
 use std::fmt::Write as _;

@@ -11,7 +11,7 @@
 //!
 //! Paths in the output are relative to `docs/`.
 
-use backfill_cli::plot::{self, BarPanel, PointSeries, Series};
+use backfill_cli::studies::plot::{self, BarPanel, PointSeries, Series};
 use clap::Parser;
 use serde::Serialize;
 use std::collections::BTreeMap;

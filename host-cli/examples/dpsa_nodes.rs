@@ -14,7 +14,7 @@
 //! after every pass. The budget changes the schedule, so the distribution is
 //! that of a replay under `--nodes`.
 
-use backfill_cli::analysis::PolicyChoice;
+use backfill_cli::replay::policy::PolicyChoice;
 use backfill_cli::replay::{self, Estimates, Shaping, TraceKernel, Window};
 use backfill_cli::swf;
 use backfill_core::{Cluster, Job, JobId, Slot, Time};

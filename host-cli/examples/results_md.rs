@@ -9,9 +9,9 @@
 //!
 //! Paths in the output are relative to `docs/`.
 
-use backfill_cli::analysis::compare::CsvRow as MetricRow;
-use backfill_cli::analysis::fairness::CsvRow as FairRow;
-use backfill_cli::cli::ThresholdsCsvRow;
+use backfill_cli::studies::compare::CsvRow as MetricRow;
+use backfill_cli::studies::fairness::CsvRow as FairRow;
+use backfill_cli::studies::thresholds::ThresholdsCsvRow;
 use clap::Parser;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;

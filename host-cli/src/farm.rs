@@ -14,10 +14,10 @@
 //!   slowdown) and license usage;
 //! * [`report`]: `host-cli replay --farm`'s report and per-job CSV;
 //! * [`study`]: `host-cli farm-study`, the paper's experiment grid and its
-//!   license-ratio sweep, with CSV and SVG output ([`figures`]);
-//! * [`cli`]: the command-line options of the farm commands.
+//!   license-ratio sweep, with CSV and SVG output ([`figures`]).
+//!
+//! The farm commands' options and handlers are in [`crate::cli`].
 
-pub mod cli;
 pub mod figures;
 pub mod format;
 pub mod generate;

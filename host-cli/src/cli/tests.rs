@@ -416,7 +416,7 @@ fn replay_reports_dpsa_searches_and_the_budget() {
 #[test]
 fn every_replaying_phase_has_a_progress_bar() {
     let phases = |args: &[&str]| {
-        let (result, phases) = crate::progress::recording(|| cli(args));
+        let (result, phases) = crate::output::progress::recording(|| cli(args));
         result.unwrap();
         assert!(
             phases.iter().all(|p| p.done == p.total && p.total > 0),

@@ -2,7 +2,7 @@
 //! inter-arrival means or license ratios, evenly spaced), one line per
 //! policy with its 95% confidence interval as error bars, panels side by
 //! side, an optional logarithmic y axis. plotters' SVG backend only, as
-//! [`crate::plot`].
+//! [`crate::studies::plot`].
 
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -34,7 +34,7 @@ pub struct Panel {
     pub log_y: bool,
 }
 
-/// The colour of a farm policy (others: [`crate::plot::color`]).
+/// The colour of a farm policy (others: [`crate::studies::plot::color`]).
 #[must_use]
 pub fn color(name: &str, index: usize) -> RGBColor {
     match name {
@@ -42,7 +42,7 @@ pub fn color(name: &str, index: usize) -> RGBColor {
         "bf-fcfs" | "easy" => RGBColor(0x00, 0x72, 0xB2),
         "bf-unmod" => RGBColor(0xE6, 0x9F, 0x00),
         "bf-mod" => RGBColor(0x00, 0x9E, 0x73),
-        other => crate::plot::color(other, index),
+        other => crate::studies::plot::color(other, index),
     }
 }
 

@@ -9,7 +9,7 @@
 
 use super::metrics::{self, FarmMetrics};
 use super::{FarmJob, FarmWorkload};
-use crate::replay::{CliError, ReplayFailure};
+use crate::error::{CliError, ReplayFailure};
 use backfill_core::{
     CategoryBounds, Cluster, Counters, Job, JobId, JobRecord, Kernel, KernelError, Metrics,
     Outcome, Policy, SimJob, Simulator, Sink,

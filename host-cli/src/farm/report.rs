@@ -3,7 +3,7 @@
 
 use super::metrics::FarmMetrics;
 use super::replay::{FarmRun, PreparedFarm, SkipReason};
-use crate::replay::CliError;
+use crate::error::CliError;
 use backfill_core::policy::Heuristics;
 use backfill_core::{Accumulator, Category};
 use serde::Serialize;

@@ -27,7 +27,7 @@ use super::figures::{self, Line, Panel};
 use super::generate::{generate, FarmSpec};
 use super::replay::{self as farm_replay, prepare, SkipReason};
 use super::report::to_csv;
-use crate::replay::CliError;
+use crate::error::CliError;
 use backfill_core::{CategoryBounds, Policy};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -276,7 +276,7 @@ pub fn run(spec: &StudySpec) -> Result<StudyResults, CliError> {
     // The bar counts jobs, spec.base.jobs per replay (those no machine can
     // run included).
     let total = (tasks.len() * spec.policies.len()) as u64 * u64::from(spec.base.jobs);
-    let bar = crate::progress::phase(
+    let bar = crate::output::progress::phase(
         &format!("farm-study {} replays", tasks.len() * spec.policies.len()),
         total,
     );
@@ -285,7 +285,7 @@ pub fn run(spec: &StudySpec) -> Result<StudyResults, CliError> {
         .par_iter()
         .map(|(experiment, s, r)| replay_setting(s, experiment, *r, &spec.policies, &tick))
         .collect();
-    crate::progress::finish(&bar);
+    crate::output::progress::finish(&bar);
     let mut grid = Vec::new();
     let mut licenses = Vec::new();
     for rows in results {
@@ -350,7 +350,7 @@ pub fn summarise(rows: &[StudyRow]) -> Vec<SummaryRow> {
 }
 
 fn round(v: f64) -> f64 {
-    crate::report::round4(v)
+    crate::numbers::round4(v)
 }
 
 /// Summaries as CSV: the key columns, then `<metric>` and `<metric>_ci95`

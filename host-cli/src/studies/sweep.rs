@@ -6,9 +6,12 @@
 //! own large-stack thread.
 
 use super::compare::{self, Comparison, CsvRow, METRICS};
-use super::{pct_text, run_study, PolicyChoice, Scenario, Source, ThresholdOptions};
-use crate::plot::{self, LinePanel, Series};
-use crate::replay::{CliError, Estimates, Shaping, Window};
+use super::{run_study, Scenario, Source};
+use crate::error::CliError;
+use crate::numbers::pct_text;
+use crate::replay::policy::{PolicyChoice, ThresholdOptions};
+use crate::replay::{Estimates, Shaping, Window};
+use crate::studies::plot::{self, LinePanel, Series};
 use backfill_core::CategoryBounds;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

@@ -29,7 +29,8 @@
 //! Only scheduled jobs are written (as in the plain `--jobs-out`), in trace
 //! order.
 
-use crate::replay::{CliError, Prepared};
+use crate::error::CliError;
+use crate::replay::Prepared;
 use backfill_core::{JobRecord, Time};
 use serde::Serialize;
 use std::cmp::Reverse;
@@ -279,7 +280,7 @@ pub fn write_jobs<W: Write>(
                 consumed_energy: -1,
                 metadata: "",
             })
-            .map_err(crate::report::csv_io)?;
+            .map_err(crate::output::report::csv_io)?;
     }
     writer.flush()
 }
@@ -288,7 +289,7 @@ pub fn write_jobs<W: Write>(
 mod tests {
     use super::*;
     use crate::replay::{self, Estimates, Shaping, Window};
-    use crate::synth::SyntheticSpec;
+    use crate::workload::synth::SyntheticSpec;
     use backfill_core::{CategoryBounds, Job, Policy, Slot};
 
     fn record(id: u32, start: Time, end: Time, procs: u32) -> JobRecord {
@@ -402,7 +403,7 @@ mod tests {
     /// A random SWF trace on 16 processors: bursts of arrivals, run times
     /// from 0 s, and estimates that are sometimes short (killed jobs).
     fn random_trace(seed: u64, jobs: u32) -> crate::swf::LoadedTrace {
-        let mut rng = crate::rng::SplitMix64::new(seed);
+        let mut rng = crate::workload::rng::SplitMix64::new(seed);
         let mut text = String::from("; MaxProcs: 16\n");
         let mut submit = 0;
         for n in 1..=jobs {
@@ -511,7 +512,7 @@ mod tests {
             workload_name("../t/KTH-SP2-1996-2.1-cln.swf.gz"),
             "KTH-SP2-1996-2.1-cln"
         );
-        let builtin = crate::synth::SyntheticSpec::default().describe();
+        let builtin = crate::workload::synth::SyntheticSpec::default().describe();
         assert_eq!(workload_name(&builtin), "lublin");
     }
 }

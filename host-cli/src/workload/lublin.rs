@@ -12,7 +12,7 @@
 //! runs both arrival streams side by side and takes whichever job comes
 //! first. This module generates the **batch stream only** ([`BATCH`]): a
 //! batch scheduler with run-time estimates sees batch jobs, and the
-//! estimate model ([`crate::estimates`]) was fitted to batch logs.
+//! estimate model ([`crate::workload::estimates`]) was fitted to batch logs.
 //! [`INTERACTIVE`] holds the other published set for reference.
 //!
 //! A job is drawn in three steps, as `m_lublin99.c` does:
@@ -66,7 +66,7 @@
 //! Kolmogorov-Smirnov distances of inter-arrival times, run times and
 //! sizes are below 0.02 (a test does this when the trace is at hand).
 
-use crate::rng::{gamma_cdf, SplitMix64};
+use crate::workload::rng::{gamma_cdf, SplitMix64};
 
 /// Half-hour buckets in a day.
 pub const BUCKETS: usize = 48;

@@ -3,7 +3,7 @@
 //! `host-cli replay` reads a trace on its main thread and, meanwhile,
 //! replays it on another ([`start`]). The reader passes on a copy of each
 //! data line as it reads it ([`Tap`]); the replay thread selects and
-//! converts the lines as [`replay::prepare`] does (the machine size from the
+//! converts the lines as [`replay::prepare()`] does (the machine size from the
 //! header as it stands at the first data line, then the window, the SWF
 //! rules, the estimates and the load, through the same
 //! [`Selector`] and [`replay::kernel_job`]) and feeds the kernel as
@@ -21,10 +21,10 @@
 //! runs again from the prepared jobs as it would without streaming. The
 //! schedule is therefore the same either way; only the time differs.
 
-use crate::replay::{
-    self, replay_jobs, CliError, Prepared, RunOptions, RunResult, Setup, Shaping, TraceCluster,
-    Window, QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY,
-};
+use super::kernels::{stack_for, TraceCluster, QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY};
+use super::run::{fills_kernel, replay_jobs, run_again, RunOptions, RunResult, Setup};
+use crate::error::CliError;
+use crate::replay::{self, Prepared, Shaping, Window};
 use crate::swf::{LoadedTrace, Selector, SwfRecord, Tap, Tapped};
 use backfill_core::{CategoryBounds, Cluster, Policy, SimJob};
 use std::sync::mpsc::{channel, Receiver};
@@ -79,7 +79,7 @@ pub struct Plan {
 /// The error of spawning the thread.
 pub fn start(plan: Plan) -> std::io::Result<(Streamed, Tap)> {
     let (to, from) = channel();
-    let stack = replay::stack_for::<QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY>();
+    let stack = stack_for::<QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY>();
     let handle = std::thread::Builder::new()
         .name(format!("replay-{}", plan.policy))
         .stack_size(stack)
@@ -130,7 +130,7 @@ impl Verdict {
                     latency,
                     first_kernel_filled: filled,
                 };
-                replay::run_again(prepared, policy, bounds, options, progress)
+                run_again(prepared, policy, bounds, options, progress)
             }
         }
     }
@@ -263,7 +263,7 @@ fn replay_as_read(plan: &Plan, from: &Receiver<Tapped>) -> Early {
     let broken = feed.broken;
     feed.announce();
     early.whole = !broken;
-    early.result = done.map_err(|(error, _)| replay::fills_kernel(&error));
+    early.result = done.map_err(|(error, _)| fills_kernel(&error));
     early
 }
 
@@ -393,7 +393,7 @@ mod tests {
             estimates: Estimates::User,
             load: 1.0,
         };
-        let bar = crate::progress::growing_phase("test", false);
+        let bar = crate::output::progress::growing_phase("test", false);
         let plan = Plan {
             name: path.display().to_string(),
             window,

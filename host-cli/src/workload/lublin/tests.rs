@@ -5,7 +5,7 @@
 //! seeds are fixed, so each test is deterministic.
 
 use super::*;
-use crate::rng::gamma_p;
+use crate::workload::rng::gamma_p;
 
 /// Jobs drawn per test.
 const N: usize = 100_000;

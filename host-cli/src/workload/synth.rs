@@ -7,10 +7,10 @@
 //!
 //! * jobs (arrival, size, run time): the batch-job model of Lublin and
 //!   Feitelson (JPDC 2003) with its published parameters, for a machine of
-//!   [`SyntheticSpec::procs`] processors ([`crate::lublin`]);
+//!   [`SyntheticSpec::procs`] processors ([`crate::workload::lublin`]);
 //! * estimates: the model of Tsafrir, Etsion and Feitelson (JSSPP 2005),
 //!   with the Lublin model's longest run time, [`MAX_RUNTIME`] = 162,754 s
-//!   (45 h 12 min), as the site's maximal estimate ([`crate::estimates`]):
+//!   (45 h 12 min), as the site's maximal estimate ([`crate::workload::estimates`]):
 //!   about 22% of the jobs ask for the maximum, most of the rest for one of
 //!   19 round values (5 min ... 45 h), and no job runs past its estimate;
 //! * arrival rate: the published one times [`SyntheticSpec::load`]
@@ -34,11 +34,11 @@
 //! the estimate histogram and assignment. Every float function comes from
 //! `libm`, so a seed gives the same jobs on every platform.
 
-use crate::estimates::{self, EstimateError};
-use crate::lublin::{LublinModel, MAX_RUNTIME};
 use crate::swf::TraceJob;
+use crate::workload::estimates::{self, EstimateError};
+use crate::workload::lublin::{LublinModel, MAX_RUNTIME};
 
-pub use crate::rng::SplitMix64;
+pub use crate::workload::rng::SplitMix64;
 
 /// The SWF queue number written for the model's batch jobs (the job type
 /// `m_lublin99.c` writes in field 15: 0 interactive, 1 batch).
@@ -110,7 +110,10 @@ pub fn try_generate(spec: &SyntheticSpec) -> Result<Vec<TraceJob>, EstimateError
     let model = LublinModel::new(spec.procs, spec.load);
     let n = usize::try_from(spec.jobs).unwrap_or(usize::MAX);
     let draws = model.draw_jobs(n, &mut rng);
-    let mut runtimes: Vec<u32> = draws.iter().map(crate::lublin::Draw::runtime).collect();
+    let mut runtimes: Vec<u32> = draws
+        .iter()
+        .map(crate::workload::lublin::Draw::runtime)
+        .collect();
     let bins = estimates::histogram(spec.jobs, MAX_RUNTIME, &mut rng)?;
     let ests = estimates::assign(&bins, &mut runtimes, &mut rng)?;
     Ok(draws

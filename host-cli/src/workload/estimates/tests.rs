@@ -1,7 +1,7 @@
 //! The estimate model against its published formulas and tables.
 
 use super::*;
-use crate::lublin::MAX_RUNTIME;
+use crate::workload::lublin::MAX_RUNTIME;
 
 #[test]
 fn bin_count_follows_the_linear_model() {

@@ -26,10 +26,13 @@
 //!   bounds; these split the 1 h Short/Long bound further, and put CTC's
 //!   18 h and SDSC's and KTH's longest jobs in the last class.
 
-use super::{common_metrics, records_by_id, run_study, PolicyChoice, Scenario, ThresholdOptions};
-use crate::plot::{self, Series, StackPanel};
-use crate::replay::{self, ArrivalObserver, CliError, Prepared, TraceCluster, Window};
-use crate::thresholds::{ConservativeThresholds, ThresholdsUsed};
+use super::{common_metrics, records_by_id, run_study, Scenario};
+use crate::error::CliError;
+use crate::numbers::round4;
+use crate::replay::policy::{PolicyChoice, ThresholdOptions};
+use crate::replay::thresholds::{ConservativeThresholds, ThresholdsUsed};
+use crate::replay::{self, ArrivalObserver, Prepared, TraceCluster, Window};
+use crate::studies::plot::{self, Series, StackPanel};
 use backfill_core::metrics::SLOWDOWN_BOUND;
 use backfill_core::{CategoryBounds, Job, JobId, Kernel, KernelError, Plan, Policy, Time};
 use serde::{Deserialize, Serialize};
@@ -530,11 +533,11 @@ fn csv_row(r: &FairnessReport, policy: &str, class: &str, c: &BucketCounts) -> C
         gt_1_5_le_2: c.counts[2],
         gt_2_le_4: c.counts[3],
         gt_4: c.counts[4],
-        le_1_pct: super::round4(c.shares_pct[0]),
-        gt_1_le_1_5_pct: super::round4(c.shares_pct[1]),
-        gt_1_5_le_2_pct: super::round4(c.shares_pct[2]),
-        gt_2_le_4_pct: super::round4(c.shares_pct[3]),
-        gt_4_pct: super::round4(c.shares_pct[4]),
+        le_1_pct: round4(c.shares_pct[0]),
+        gt_1_le_1_5_pct: round4(c.shares_pct[1]),
+        gt_1_5_le_2_pct: round4(c.shares_pct[2]),
+        gt_2_le_4_pct: round4(c.shares_pct[3]),
+        gt_4_pct: round4(c.shares_pct[4]),
     }
 }
 

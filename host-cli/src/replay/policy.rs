@@ -1,47 +1,16 @@
-//! The selective-reservation analyses: thresholds, category comparisons,
-//! load sweeps and fairness (Srinivasan, Kettimuthu, Subramani and
-//! Sadayappan, *Selective Reservation Strategies for Backfill Job
-//! Scheduling*, JSSPP 2002).
-//!
-//! | command | module | the paper's |
-//! | --- | --- | --- |
-//! | `host-cli thresholds` | [`crate::thresholds`] | Tables 7 and 8 |
-//! | `host-cli compare` | [`compare`] | Figures 1, 2, 3 and 5 |
-//! | `host-cli sweep` | [`sweep`] | Figures 4 and 6 |
-//! | `host-cli fairness` | [`fairness`] | Table 9 and Figure 7 |
-//!
-//! Every analysis replays one prepared window of a trace (same jobs, same
-//! estimates, same load) under several policies ([`run_study`]). Selective
-//! and Selective-D take their thresholds from `--threshold` /
-//! `--thresholds`, or from a Conservative run of the same window
-//! ([`ThresholdOptions`]; the default, as in the paper). Metrics are computed
-//! on the jobs every policy finished ([`common_metrics`]; with the same
-//! input that is all of them, and the reports say how many), so percent
-//! changes compare the same jobs.
-//!
-//! Each report starts with the [`Scenario`]: trace, machine, window,
-//! estimates, load and the job accounting (job lines in the window, skipped
-//! by reason, scheduled), so no job is dropped silently.
+//! The policy a replay runs, from the command line's choice: Selective's
+//! thresholds (given, or from a Conservative run of the same window) and
+//! the search policies' options (`--dpsa-nodes`, `--seed`,
+//! `--rs-iterations`, `--no-compression`).
 
-pub mod compare;
-pub mod fairness;
-pub mod sweep;
-
-use crate::replay::{
-    self, CliError, Estimates, MachineSource, Prepared, RunResult, Shaping, Window,
-};
-use crate::report::{self, Accounting, RejectedJobs};
-use crate::swf::{self, LoadedTrace};
-use crate::synth::SyntheticSpec;
-use crate::thresholds::{
+use super::thresholds::{
     milli_f64, milli_text, ConservativeThresholds, ThresholdSource, ThresholdsUsed,
 };
-use backfill_core::policy::{RandomSearch, Threshold};
-use backfill_core::{CategoryBounds, JobRecord, Metrics, Policy};
-use rayon::prelude::*;
+use crate::error::CliError;
+use backfill_core::policy::{Iterations, RandomSearch, Threshold};
+use backfill_core::{CategoryBounds, Policy};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
-use std::path::Path;
 
 /// A policy as named on the command line (Selective variants before their
 /// thresholds are known).
@@ -386,405 +355,73 @@ impl ThresholdOptions {
     }
 }
 
-/// A workload to prepare windows of: a loaded trace or the synthetic one.
-#[derive(Clone, Debug)]
-pub enum Source {
-    /// An SWF trace.
-    Trace(Box<LoadedTrace>),
-    /// The built-in synthetic workload.
-    Synthetic(SyntheticSpec),
+/// The replay options of the search policies and of the no-compression
+/// baseline.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SearchOptions {
+    /// `--dpsa-nodes`.
+    pub dpsa_nodes: Option<u32>,
+    /// `--seed`, which under cons-rs seeds the random search.
+    pub rs_seed: Option<u64>,
+    /// `--rs-iterations`.
+    pub rs_iterations: Option<u32>,
+    /// `--no-compression`.
+    pub no_compression: bool,
 }
 
-impl Source {
-    /// Loads `trace`, or takes the synthetic workload `spec` when `None`.
+impl SearchOptions {
+    /// Refuses an option the policy would not use (`--seed` is also the
+    /// synthetic workload's, so it is never refused).
     ///
     /// # Errors
-    /// Reading or parsing errors, naming file, line and field.
-    pub fn load(trace: Option<&Path>, spec: SyntheticSpec) -> Result<Self, CliError> {
-        match trace {
-            Some(path) => Ok(Self::Trace(Box::new(swf::load(path)?))),
-            None => Ok(Self::Synthetic(spec)),
-        }
-    }
-
-    /// Prepares a window (`--procs` overrides the synthetic machine too).
-    ///
-    /// # Errors
-    /// As [`replay::prepare`], and [`CliError::NothingToSchedule`] when the
-    /// window has no job to run ([`Prepared::check_runnable`]).
-    pub fn prepare(&self, window: &Window, shaping: Shaping) -> Result<Prepared, CliError> {
-        let prepared = match self {
-            Self::Trace(t) => replay::prepare(t, window, shaping)?,
-            Self::Synthetic(spec) => {
-                let spec = SyntheticSpec {
-                    procs: window.procs.unwrap_or(spec.procs),
-                    ..*spec
-                };
-                replay::prepare_synthetic(&spec, window, shaping)?
-            }
+    /// [`CliError::Usage`] naming the option and the policies it applies to.
+    pub fn check(&self, choice: PolicyChoice) -> Result<(), CliError> {
+        let unused = |option: &str, applies: &str| {
+            Err(CliError::Usage(format!(
+                "{option} applies to {applies}, not {choice}"
+            )))
         };
-        prepared.check_runnable()?;
-        Ok(prepared)
-    }
-}
-
-/// Offered load of a prepared window: the work the jobs run (effective run
-/// time, after kills at the estimate, times processors) over the machine's
-/// capacity between the first and the last submission. Above 1 the machine
-/// cannot keep up; `None` with fewer than two distinct submit times.
-#[must_use]
-pub fn offered_load(prepared: &Prepared) -> Option<f64> {
-    let first = prepared.jobs.iter().map(|j| j.job.submit).min()?;
-    let last = prepared.jobs.iter().map(|j| j.job.submit).max()?;
-    let span = u128::from(last - first) * u128::from(prepared.machine_procs);
-    if span == 0 {
-        return None;
-    }
-    let work: u128 = prepared
-        .jobs
-        .iter()
-        .map(|j| u128::from(j.runtime.min(j.job.estimate)) * u128::from(j.job.procs))
-        .sum();
-    #[allow(clippy::cast_precision_loss)]
-    let rho = work as f64 / span as f64;
-    Some(rho)
-}
-
-/// What an analysis ran on: printed at the top of every report.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Scenario {
-    /// Trace path, or the synthetic workload's description.
-    pub trace: String,
-    /// Processors of the one machine.
-    pub machine_procs: u32,
-    /// Where that number came from.
-    pub machine_source: MachineSource,
-    /// Window: job lines skipped.
-    pub skip: u64,
-    /// Window: job lines taken.
-    pub first: Option<u64>,
-    /// The window in words.
-    pub window: String,
-    /// Estimates the scheduler saw.
-    pub estimates: Estimates,
-    /// Load factor (submit times divided by it); `None` for a sweep.
-    pub load: Option<f64>,
-    /// Offered load at that factor (see [`offered_load`]).
-    pub offered_load: Option<f64>,
-    /// Category bound: longest Short run time (s).
-    pub short_max: u32,
-    /// Category bound: most processors of a Narrow job.
-    pub narrow_max: u32,
-    /// Job lines in the window, skipped by reason, scheduled.
-    pub accounting: Accounting,
-    /// Jobs compared: finished under every policy.
-    pub jobs_compared: u64,
-    /// Jobs finished under some policies but not all (left out of the
-    /// comparison; 0 unless a replay is broken).
-    pub jobs_not_finished_by_all: u64,
-}
-
-impl Scenario {
-    /// The scenario of `prepared` whose runs refused `rejected` jobs, with
-    /// `common` jobs finished by every policy.
-    #[must_use]
-    pub fn new(
-        prepared: &Prepared,
-        window: &Window,
-        bounds: CategoryBounds,
-        load: Option<f64>,
-        rejected: RejectedJobs,
-        common: &CommonMetrics,
-    ) -> Self {
-        Self {
-            trace: prepared.name.clone(),
-            machine_procs: prepared.machine_procs,
-            machine_source: prepared.machine_source,
-            skip: window.skip,
-            first: window.first,
-            window: report::window_text(window.skip, window.first),
-            estimates: prepared.shaping.estimates,
-            load,
-            offered_load: load.and_then(|_| offered_load(prepared)),
-            short_max: bounds.short_max,
-            narrow_max: bounds.narrow_max,
-            accounting: report::accounting_of(
-                prepared,
-                rejected,
-                common.common + common.not_common,
-            ),
-            jobs_compared: common.common,
-            jobs_not_finished_by_all: common.not_common,
-        }
-    }
-
-    /// The scenario as report lines.
-    #[must_use]
-    pub fn text(&self) -> String {
-        let mut out = String::new();
-        let _ = writeln!(out, "trace        {}", self.trace);
-        let _ = writeln!(
-            out,
-            "machine      {} processors ({})",
-            self.machine_procs,
-            report::machine_source_text(self.machine_source)
+        let dpsa = matches!(
+            choice,
+            PolicyChoice::DpsaP | PolicyChoice::DpsaN | PolicyChoice::DpsaW
         );
-        let load = match (self.load, self.offered_load) {
-            (Some(l), Some(o)) => format!("load x{l} (offered load {o:.2})"),
-            (Some(l), None) => format!("load x{l}"),
-            (None, _) => "loads: see below".to_owned(),
-        };
-        let _ = writeln!(
-            out,
-            "window       {}   estimates {}   {load}",
-            self.window,
-            self.estimates.name()
-        );
-        let _ = writeln!(
-            out,
-            "categories   short <= {} s, narrow <= {} processors",
-            self.short_max, self.narrow_max
-        );
-        out.push_str(&report::accounting_text(&self.accounting));
-        if self.jobs_not_finished_by_all > 0 {
-            let _ = writeln!(
-                out,
-                "  compared   {:>8}  jobs; {} finished under some policies only and are left out",
-                self.jobs_compared, self.jobs_not_finished_by_all
-            );
+        if self.dpsa_nodes.is_some() && !dpsa {
+            return unused("--dpsa-nodes", "dpsa-p, dpsa-n and dpsa-w");
         }
-        out
+        if self.rs_iterations.is_some() && choice != PolicyChoice::ConsRs {
+            return unused("--rs-iterations", "cons-rs");
+        }
+        if self.no_compression && choice != PolicyChoice::Conservative {
+            return unused("--no-compression", "conservative");
+        }
+        Ok(())
     }
-}
 
-/// One policy's replay within a study.
-#[derive(Clone, Debug)]
-pub struct PolicyRun {
-    /// The policy as asked for.
-    pub choice: PolicyChoice,
-    /// The kernel policy, thresholds resolved.
-    pub policy: Policy,
-    /// Its thresholds.
-    pub thresholds: ThresholdsUsed,
-    /// The replay (with per-job records).
-    pub result: RunResult,
-}
-
-/// Several policies replayed on one prepared window.
-#[derive(Clone, Debug)]
-pub struct Study {
-    /// Thresholds derived from the Conservative run, when one was made.
-    pub conservative: Option<ConservativeThresholds>,
-    /// The runs, in the order asked for.
-    pub runs: Vec<PolicyRun>,
-}
-
-impl Study {
-    /// The run of `choice`.
+    /// `policy` with these options applied (after [`SearchOptions::check`]).
     #[must_use]
-    pub fn run(&self, choice: PolicyChoice) -> Option<&PolicyRun> {
-        self.runs.iter().find(|r| r.choice == choice)
-    }
-
-    /// Jobs the kernel refused (the same under every policy: too wide).
-    #[must_use]
-    pub fn rejected(&self) -> RejectedJobs {
-        self.runs
-            .iter()
-            .map(|r| RejectedJobs::of(&r.result.rejected))
-            .max_by_key(RejectedJobs::total)
-            .unwrap_or_default()
-    }
-}
-
-/// Replays a study makes: one per choice, plus a Conservative run for
-/// thresholds when none is listed and no `reference` run is supplied.
-#[must_use]
-pub fn study_replays(
-    choices: &[PolicyChoice],
-    options: &ThresholdOptions,
-    has_reference: bool,
-) -> u64 {
-    let extra = options.needs_conservative(choices)
-        && !has_reference
-        && !choices.contains(&PolicyChoice::Conservative);
-    let listed =
-        choices.len() - usize::from(has_reference && choices.contains(&PolicyChoice::Conservative));
-    (listed + usize::from(extra)) as u64
-}
-
-/// Replays `prepared` under every choice (in parallel), keeping per-job
-/// records. A Conservative run goes first when it is listed or thresholds
-/// come from it; `reference`, if given, is used as that run. `progress`
-/// counts the jobs of every replay ([`study_replays`] replays of
-/// `prepared.jobs`).
-///
-/// # Errors
-/// Option errors ([`ThresholdOptions::check`]) and replay errors.
-pub fn run_study(
-    prepared: &Prepared,
-    choices: &[PolicyChoice],
-    options: &ThresholdOptions,
-    bounds: CategoryBounds,
-    reference: Option<RunResult>,
-    progress: Option<&indicatif::ProgressBar>,
-) -> Result<Study, CliError> {
-    options.check(choices)?;
-    let wants_conservative =
-        choices.contains(&PolicyChoice::Conservative) || options.needs_conservative(choices);
-    let conservative = match reference {
-        Some(r) => Some(r),
-        None if wants_conservative => {
-            let r = replay::run(prepared, Policy::Conservative, bounds, true, progress)?;
-            Some(r)
-        }
-        None => None,
-    };
-    let derived = conservative.as_ref().map(|r| {
-        ConservativeThresholds::from_records(
-            r.records.as_deref().unwrap_or_default(),
-            prepared.shaping.estimates,
-            bounds,
-        )
-    });
-    let resolved = choices
-        .iter()
-        .map(|&c| {
-            options
-                .resolve(c, bounds, derived.as_ref())
-                .map(|(p, t)| (c, p, t))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let runs = resolved
-        .into_par_iter()
-        .map(|(choice, policy, thresholds)| {
-            let result = match (&conservative, choice) {
-                (Some(r), PolicyChoice::Conservative) => r.clone(),
-                _ => replay::run(prepared, policy, bounds, true, progress)?,
-            };
-            Ok(PolicyRun {
-                choice,
-                policy,
-                thresholds,
-                result,
-            })
-        })
-        .collect::<Result<Vec<_>, CliError>>()?;
-    Ok(Study {
-        conservative: derived.filter(|_| options.needs_conservative(choices)),
-        runs,
-    })
-}
-
-/// Metrics of several runs over the jobs every run finished.
-#[derive(Clone, Debug)]
-pub struct CommonMetrics {
-    /// One per run, in order.
-    pub per_run: Vec<Metrics>,
-    /// Jobs finished by every run.
-    pub common: u64,
-    /// Jobs finished by some runs only.
-    pub not_common: u64,
-}
-
-/// Metrics of `runs` over the jobs all of them finished (per-job records
-/// needed; a run without records counts as having finished nothing).
-/// Records are summed in each run's completion order, as the replay's own
-/// metrics are, so with nothing left out the numbers are the replay's.
-#[must_use]
-pub fn common_metrics(runs: &[&RunResult], bounds: CategoryBounds, jobs: usize) -> CommonMetrics {
-    let mut seen = vec![0usize; jobs];
-    for r in runs {
-        for rec in r.records.as_deref().unwrap_or_default() {
-            if let Some(n) = seen.get_mut(rec.job.id as usize) {
-                *n += 1;
-            }
-        }
-    }
-    let all = runs.len();
-    let common = seen.iter().filter(|&&n| n == all && all > 0).count() as u64;
-    let not_common = seen.iter().filter(|&&n| n > 0 && n < all).count() as u64;
-    let per_run = runs
-        .iter()
-        .map(|r| {
-            let mut m = Metrics::new(bounds);
-            for rec in r.records.as_deref().unwrap_or_default() {
-                if seen.get(rec.job.id as usize) == Some(&all) {
-                    m.add(rec);
+    pub fn apply(&self, policy: Policy) -> Policy {
+        match policy {
+            Policy::Dpsa { .. } => self
+                .dpsa_nodes
+                .map_or(policy, |n| policy.with_dpsa_nodes(n)),
+            Policy::ConsRs(mut params) => {
+                if let Some(seed) = self.rs_seed {
+                    params.seed = seed;
                 }
+                if let Some(n) = self.rs_iterations {
+                    params.iterations = Iterations::Fixed(n);
+                }
+                Policy::ConsRs(params)
             }
-            m
-        })
-        .collect();
-    CommonMetrics {
-        per_run,
-        common,
-        not_common,
-    }
-}
-
-/// Records of `run` by job id (`None` where it did not finish the job).
-#[must_use]
-pub fn records_by_id(run: &RunResult, jobs: usize) -> Vec<Option<JobRecord>> {
-    let mut out = vec![None; jobs];
-    for rec in run.records.as_deref().unwrap_or_default() {
-        if let Some(slot) = out.get_mut(rec.job.id as usize) {
-            *slot = Some(*rec);
+            Policy::Conservative if self.no_compression => Policy::ConservativeNoCompression,
+            other => other,
         }
     }
-    out
-}
-
-/// `100 * (value - baseline) / baseline`; `None` when the baseline is 0 or
-/// either value is not finite (an empty category, say). Negative is better
-/// for every metric here.
-#[must_use]
-pub fn percent_change(value: f64, baseline: f64) -> Option<f64> {
-    (baseline != 0.0 && baseline.is_finite() && value.is_finite())
-        .then(|| 100.0 * (value - baseline) / baseline)
-}
-
-pub use crate::report::round4;
-
-/// A percent change as table text: `+12.3%`, `-45.0%`, `-` for none.
-#[must_use]
-pub fn pct_text(change: Option<f64>) -> String {
-    change.map_or_else(|| "-".to_owned(), |c| format!("{c:+.1}%"))
-}
-
-/// Rows as CSV text with a header line (from the row type's field names).
-///
-/// # Errors
-/// [`CliError::Io`] when a row cannot be serialised.
-pub fn csv_text<T: Serialize>(rows: &[T]) -> Result<String, CliError> {
-    let mut writer = csv::Writer::from_writer(Vec::new());
-    for row in rows {
-        writer
-            .serialize(row)
-            .map_err(|e| CliError::Io("csv".into(), std::io::Error::other(e.to_string())))?;
-    }
-    let bytes = writer
-        .into_inner()
-        .map_err(|e| CliError::Io("csv".into(), std::io::Error::other(e.to_string())))?;
-    String::from_utf8(bytes)
-        .map_err(|e| CliError::Io("csv".into(), std::io::Error::other(e.to_string())))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn percent_change_math() {
-        assert_eq!(percent_change(12.0, 8.0), Some(50.0));
-        assert_eq!(percent_change(4.0, 8.0), Some(-50.0));
-        assert_eq!(percent_change(8.0, 8.0), Some(0.0));
-        assert_eq!(percent_change(1.0, 0.0), None);
-        assert_eq!(percent_change(f64::NAN, 1.0), None);
-        assert_eq!(pct_text(Some(50.0)), "+50.0%");
-        assert_eq!(pct_text(Some(-45.04)), "-45.0%");
-        assert_eq!(pct_text(None), "-");
-    }
 
     #[test]
     fn unused_threshold_options_are_refused() {

@@ -6,12 +6,13 @@
 //! negative is better (the paper's example: SW slowdown 8.0 under
 //! Conservative and 12.0 under EASY is +50%).
 
-use super::{
-    common_metrics, pct_text, percent_change, round4, CommonMetrics, PolicyChoice, Scenario, Study,
-};
-use crate::plot::{self, BarPanel, Series};
-use crate::replay::{CliError, Prepared, Window};
-use crate::thresholds::{ConservativeThresholds, ThresholdSource, ThresholdsUsed};
+use super::{common_metrics, CommonMetrics, Scenario, Study};
+use crate::error::CliError;
+use crate::numbers::{pct_text, percent_change, round4};
+use crate::replay::policy::PolicyChoice;
+use crate::replay::thresholds::{ConservativeThresholds, ThresholdSource, ThresholdsUsed};
+use crate::replay::{Prepared, Window};
+use crate::studies::plot::{self, BarPanel, Series};
 use backfill_core::{Accumulator, Category, CategoryBounds};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -315,7 +316,7 @@ pub fn table(r: &CompareReport) -> String {
     out.push_str(&thresholds_text(&r.comparison));
     if let Some(t) = &r.comparison.conservative_thresholds {
         out.push('\n');
-        out.push_str(&crate::thresholds::grid_text(t));
+        out.push_str(&crate::replay::thresholds::grid_text(t));
     }
     out.push('\n');
     out.push_str(&comparison_text(&r.comparison, r.scenario.jobs_compared));

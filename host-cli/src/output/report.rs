@@ -1,6 +1,7 @@
 //! Reports: what a replay or `info` prints, as a table or JSON, and the
 //! per-job CSV.
 
+use crate::numbers::round4;
 use crate::replay::{MachineSource, Prepared, RunResult};
 use crate::swf::{SkipCounts, SkipReason, SwfHeader};
 use backfill_core::{Accumulator, Category, CategoryBounds, JobId, JobRecord, KernelError};
@@ -195,9 +196,9 @@ pub struct ReplayReport {
     /// Kernel calls.
     pub kernel_calls: u64,
     /// Selective: the thresholds used and where they came from.
-    pub thresholds: Option<crate::thresholds::ThresholdsUsed>,
+    pub thresholds: Option<crate::replay::thresholds::ThresholdsUsed>,
     /// Selective thresholds taken from a Conservative run: that run's means.
-    pub conservative_thresholds: Option<crate::thresholds::ConservativeThresholds>,
+    pub conservative_thresholds: Option<crate::replay::thresholds::ConservativeThresholds>,
     /// DPSA's search statistics: under a DPSA policy, or when any is nonzero.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dpsa: Option<DpsaStats>,
@@ -612,7 +613,7 @@ pub fn replay_table(r: &ReplayReport) -> String {
     out.push_str(&accounting_text(&r.accounting));
     if let Some(c) = &r.conservative_thresholds {
         let _ = writeln!(out);
-        out.push_str(&crate::thresholds::grid_text(c));
+        out.push_str(&crate::replay::thresholds::grid_text(c));
     }
     let _ = writeln!(out);
     let _ = writeln!(
@@ -712,7 +713,7 @@ pub struct ReplayCsvRow {
     pub thresholds: String,
     /// Where they came from: none, given, conservative,
     /// default-conservative, adaptive.
-    pub threshold_source: crate::thresholds::ThresholdSource,
+    pub threshold_source: crate::replay::thresholds::ThresholdSource,
     /// Category bound: longest Short run time (s).
     pub short_max: u32,
     /// Category bound: most processors of a Narrow job.
@@ -739,7 +740,12 @@ pub struct ReplayCsvRow {
 #[must_use]
 pub fn replay_csv_rows(r: &ReplayReport) -> Vec<ReplayCsvRow> {
     let (thresholds, source) = r.thresholds.as_ref().map_or_else(
-        || ("-".to_owned(), crate::thresholds::ThresholdSource::None),
+        || {
+            (
+                "-".to_owned(),
+                crate::replay::thresholds::ThresholdSource::None,
+            )
+        },
         |t| (t.values.clone(), t.source),
     );
     r.metrics
@@ -765,17 +771,6 @@ pub fn replay_csv_rows(r: &ReplayReport) -> Vec<ReplayCsvRow> {
             utilisation: round4(r.utilisation),
         })
         .collect()
-}
-
-/// `v` rounded to 4 decimals, for CSV files (values too large to round
-/// stay as they are).
-#[must_use]
-pub fn round4(v: f64) -> f64 {
-    if v.is_finite() && v.abs() < 1e11 {
-        (v * 1e4).round() / 1e4
-    } else {
-        v
-    }
 }
 
 /// One row of `--jobs-out`.
@@ -1091,13 +1086,5 @@ mod tests {
         let json = serde_json::to_value(s).unwrap();
         assert_eq!(json["wider_than_machine"], 2);
         assert_eq!(json.as_object().unwrap().len(), 4);
-    }
-
-    #[test]
-    fn round4_rounds_what_it_can() {
-        assert_eq!(round4(1.234_56), 1.2346);
-        assert_eq!(round4(-0.000_04), -0.0);
-        assert_eq!(round4(2e12), 2e12);
-        assert!(round4(f64::NAN).is_nan());
     }
 }

@@ -1,5 +1,4 @@
-//! `host-cli generate`: write a model workload: an SWF trace (Lublin), or a
-//! farm description and its job list (farm).
+//! The built-in workload as an SWF trace (`host-cli generate lublin`).
 //!
 //! ```text
 //! host-cli generate lublin --jobs 5000 --procs 128 --seed 1 [--load 1.0] [-o lublin.swf]
@@ -12,7 +11,7 @@
 //! are complete, and `host-cli replay --farm FARM.toml JOBS.csv` replays
 //! them.
 //!
-//! `generate lublin` writes the built-in workload ([`crate::synth`]) for
+//! `generate lublin` writes the built-in workload ([`crate::workload::synth`]) for
 //! the given parameters: `host-cli replay FILE` then schedules exactly what
 //! `host-cli replay --synthetic-jobs N --seed S --procs P` schedules. The
 //! header says how the file was made (the command line, both models with
@@ -21,106 +20,11 @@
 //! queue 1 (batch, as `m_lublin99.c` writes the job type); the other fields
 //! are -1.
 
-use crate::lublin::MAX_RUNTIME;
-use crate::output::OutputFiles;
-use crate::replay::CliError;
+use super::lublin::MAX_RUNTIME;
+use super::synth::{self, SyntheticSpec, BATCH_QUEUE};
+use crate::error::CliError;
 use crate::swf::{SwfRecord, TraceJob};
-use crate::synth::{self, SyntheticSpec, BATCH_QUEUE};
-use clap::{Args, Subcommand};
 use std::fmt::Write as _;
-use std::path::PathBuf;
-
-/// `host-cli generate`.
-#[derive(Debug, Args)]
-pub struct GenerateArgs {
-    /// The workload model.
-    #[command(subcommand)]
-    pub model: GenerateModel,
-}
-
-/// The models `generate` can write.
-#[derive(Debug, Subcommand)]
-pub enum GenerateModel {
-    /// Lublin-Feitelson batch jobs with Tsafrir-Etsion-Feitelson estimates
-    /// (the built-in workload of `replay`).
-    Lublin(LublinArgs),
-    /// A heterogeneous farm (TOML) and its job list (CSV) from the
-    /// flexible-backfilling paper's parameters (Baraglia et al. 2007).
-    Farm(crate::farm::cli::GenerateFarmArgs),
-}
-
-/// `host-cli generate lublin`.
-#[derive(Debug, Args)]
-pub struct LublinArgs {
-    /// Number of jobs.
-    #[arg(long, value_name = "N", default_value_t = SyntheticSpec::default().jobs)]
-    pub jobs: u32,
-    /// Machine size (processors).
-    #[arg(long, value_name = "P", default_value_t = SyntheticSpec::default().procs,
-          value_parser = clap::value_parser!(u32).range(1..))]
-    pub procs: u32,
-    /// PRNG seed.
-    #[arg(long, value_name = "S", default_value_t = SyntheticSpec::default().seed)]
-    pub seed: u64,
-    /// Arrival rate relative to the published model: inter-arrival times
-    /// are divided by F (F > 1 is heavier; the day keeps 24 hours).
-    #[arg(long, value_name = "F", default_value_t = 1.0)]
-    pub load: f64,
-    /// Write to FILE instead of standard output.
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-}
-
-impl LublinArgs {
-    /// The workload these options describe.
-    ///
-    /// # Errors
-    /// [`CliError::Usage`] for a load that is not a positive number.
-    pub fn spec(&self) -> Result<SyntheticSpec, CliError> {
-        if !(self.load.is_finite() && self.load > 0.0) {
-            return Err(CliError::Usage(format!(
-                "--load must be a positive number, got {}",
-                self.load
-            )));
-        }
-        Ok(SyntheticSpec {
-            jobs: self.jobs,
-            procs: self.procs,
-            load: self.load,
-            seed: self.seed,
-        })
-    }
-}
-
-/// Runs `host-cli generate` and returns the text to print: the SWF file,
-/// or with `-o` a line saying where it went.
-///
-/// # Errors
-/// A bad option, the estimate model failing, or writing the file.
-pub fn run(args: &GenerateArgs) -> Result<String, CliError> {
-    match &args.model {
-        GenerateModel::Farm(a) => crate::farm::cli::run_generate(a),
-        GenerateModel::Lublin(a) => {
-            let spec = a.spec()?;
-            let text = lublin_swf(&spec)?;
-            match &a.output {
-                None => Ok(text),
-                Some(path) => {
-                    let mut files = OutputFiles::new(&[]);
-                    files.add("--output", Some(path))?;
-                    files.write("--output", text.as_bytes())?;
-                    files.commit()?;
-                    Ok(format!(
-                        "wrote {} jobs ({}) to {}\n",
-                        spec.jobs,
-                        command_line(&spec),
-                        path.display()
-                    ))
-                }
-            }
-        }
-    }
-}
 
 /// The command line that makes `spec`'s file (without `-o`).
 #[must_use]
