@@ -19,7 +19,7 @@
 //! Exit codes: 0 success, 1 a replay or output failure, 2 bad input or options.
 
 mod analyses;
-pub mod args;
+pub(crate) mod args;
 mod farm_study;
 mod generate;
 mod replay;
@@ -27,7 +27,7 @@ mod replay;
 use crate::error::CliError;
 use crate::output::files::{self, OutputFiles};
 use crate::output::progress;
-pub use args::{Cli, Command};
+pub(crate) use args::{Cli, Command};
 use clap::Parser;
 use std::path::Path;
 
@@ -89,7 +89,7 @@ fn output_files(
 ///
 /// # Errors
 /// Any [`CliError`].
-pub fn run(command: &Command) -> Result<String, CliError> {
+pub(crate) fn run(command: &Command) -> Result<String, CliError> {
     match command {
         Command::Replay(args) => replay::run_replay(args),
         Command::Info(args) => replay::run_info(args),

@@ -28,7 +28,7 @@ impl CliError {
     /// The process exit status for this error: 2 for bad input or options
     /// (the run could not start), 1 for a replay or output failure.
     #[must_use]
-    pub const fn exit_code(&self) -> u8 {
+    pub(crate) const fn exit_code(&self) -> u8 {
         match self {
             Self::Swf(_) | Self::Usage(_) | Self::NothingToSchedule { .. } => 2,
             Self::Io(..) | Self::Replay(_) => 1,

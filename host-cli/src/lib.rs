@@ -30,7 +30,13 @@
 //!   the farm study;
 //! * [`cli`]: **the command line**: the clap options ([`cli::args`]) apart
 //!   from the commands that run them.
+//!
+//! Only what the tests, the benches, the examples and the study tool
+//! (`cargo xtask`) use is public; everything else is `pub(crate)`. The module
+//! docs link to crate-private items: read them with `cargo doc -p
+//! backfill-cli --document-private-items`, where every link resolves.
 #![forbid(unsafe_code)]
+#![allow(rustdoc::private_intra_doc_links)]
 
 pub mod cli;
 pub mod error;

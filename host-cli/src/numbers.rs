@@ -5,7 +5,7 @@
 
 /// A number as a user would write it: `1.5`, `1e-300`.
 #[must_use]
-pub fn number_text(v: f64) -> String {
+pub(crate) fn number_text(v: f64) -> String {
     if v == 0.0 || (1e-4..1e9).contains(&v.abs()) {
         format!("{v}")
     } else {
@@ -16,7 +16,7 @@ pub fn number_text(v: f64) -> String {
 /// `v` rounded to 4 decimals, for CSV files (values too large to round
 /// stay as they are).
 #[must_use]
-pub fn round4(v: f64) -> f64 {
+pub(crate) fn round4(v: f64) -> f64 {
     if v.is_finite() && v.abs() < 1e11 {
         (v * 1e4).round() / 1e4
     } else {
@@ -28,14 +28,14 @@ pub fn round4(v: f64) -> f64 {
 /// either value is not finite (an empty category, say). Negative is better
 /// for every metric here.
 #[must_use]
-pub fn percent_change(value: f64, baseline: f64) -> Option<f64> {
+pub(crate) fn percent_change(value: f64, baseline: f64) -> Option<f64> {
     (baseline != 0.0 && baseline.is_finite() && value.is_finite())
         .then(|| 100.0 * (value - baseline) / baseline)
 }
 
 /// A percent change as table text: `+12.3%`, `-45.0%`, `-` for none.
 #[must_use]
-pub fn pct_text(change: Option<f64>) -> String {
+pub(crate) fn pct_text(change: Option<f64>) -> String {
     change.map_or_else(|| "-".to_owned(), |c| format!("{c:+.1}%"))
 }
 

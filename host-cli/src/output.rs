@@ -8,10 +8,10 @@
 //! * [`batsim`]: the per-job schedule in Batsim's `jobs.csv` layout, with
 //!   processor ids assigned (for evalys and other Batsim tools).
 
-pub mod batsim;
-pub mod files;
-pub mod progress;
-pub mod report;
+pub(crate) mod batsim;
+pub(crate) mod files;
+pub(crate) mod progress;
+pub(crate) mod report;
 
 use crate::error::CliError;
 use serde::Serialize;
@@ -20,7 +20,7 @@ use serde::Serialize;
 ///
 /// # Errors
 /// [`CliError::Io`] when a row cannot be serialised.
-pub fn csv_text<T: Serialize>(rows: &[T]) -> Result<String, CliError> {
+pub(crate) fn csv_text<T: Serialize>(rows: &[T]) -> Result<String, CliError> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     for row in rows {
         writer

@@ -11,7 +11,7 @@
 //! * [`run`](mod@run): [`run()`] drives the core `Simulator` over the
 //!   prepared jobs on a thread with a large stack (the kernel is one
 //!   fixed-size value) and collects metrics, optional per-job records and
-//!   the jobs the kernel refused; [`run_timed`] also times every kernel
+//!   the jobs the kernel refused; [`run::run_timed`] also times every kernel
 //!   call (a [`Latency`] histogram, [`latency`]: `replay --latency`;
 //!   untimed, a replay reads no clock per call). [`run_observed`] does the
 //!   same as [`run()`] and lets an [`ArrivalObserver`], built on the replay
@@ -20,20 +20,32 @@
 //! * [`stream`]: a replay that runs while its trace is read, used when it
 //!   saw exactly the jobs the replay would.
 
-pub mod kernels;
-pub mod latency;
+pub(crate) mod kernels;
+pub(crate) mod latency;
 pub mod policy;
-pub mod prepare;
-pub mod run;
+pub(crate) mod prepare;
+pub(crate) mod run;
 pub mod stream;
-pub mod thresholds;
+pub(crate) mod thresholds;
 
-pub use kernels::{
-    prebuild, TraceCluster, TraceKernel, TracePlan, QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY,
-};
-pub use latency::{Latency, LATENCY_BUCKETS};
-pub use prepare::{
-    kernel_job, machine_size, machine_source_words, peak_usage, prepare, prepare_synthetic,
-    scale_time, scale_time_checked, Estimates, MachineSource, Prepared, Shaping, Window,
-};
-pub use run::{run, run_observed, run_timed, ArrivalObserver, RunResult};
+pub(crate) use kernels::prebuild;
+pub(crate) use kernels::TraceCluster;
+pub use kernels::TraceKernel;
+pub use kernels::QUEUE_CAPACITY;
+pub use kernels::RUNNING_CAPACITY;
+pub use kernels::STEP_CAPACITY;
+pub(crate) use latency::Latency;
+pub(crate) use prepare::kernel_job;
+pub(crate) use prepare::machine_size;
+pub(crate) use prepare::machine_source_words;
+pub use prepare::prepare;
+pub(crate) use prepare::prepare_synthetic;
+pub use prepare::Estimates;
+pub(crate) use prepare::MachineSource;
+pub use prepare::Prepared;
+pub use prepare::Shaping;
+pub use prepare::Window;
+pub use run::run;
+pub(crate) use run::run_observed;
+pub(crate) use run::ArrivalObserver;
+pub use run::RunResult;

@@ -26,7 +26,7 @@
 pub mod compare;
 pub mod fairness;
 pub mod plot;
-pub mod sweep;
+pub(crate) mod sweep;
 pub mod thresholds;
 
 use crate::error::CliError;
@@ -44,7 +44,7 @@ use std::path::Path;
 
 /// A workload to prepare windows of: a loaded trace or the synthetic one.
 #[derive(Clone, Debug)]
-pub enum Source {
+pub(crate) enum Source {
     /// An SWF trace.
     Trace(Box<LoadedTrace>),
     /// The built-in synthetic workload.
@@ -56,7 +56,7 @@ impl Source {
     ///
     /// # Errors
     /// Reading or parsing errors, naming file, line and field.
-    pub fn load(trace: Option<&Path>, spec: SyntheticSpec) -> Result<Self, CliError> {
+    pub(crate) fn load(trace: Option<&Path>, spec: SyntheticSpec) -> Result<Self, CliError> {
         match trace {
             Some(path) => Ok(Self::Trace(Box::new(swf::load(path)?))),
             None => Ok(Self::Synthetic(spec)),
@@ -68,7 +68,7 @@ impl Source {
     /// # Errors
     /// As [`replay::prepare()`], and [`CliError::NothingToSchedule`] when the
     /// window has no job to run ([`Prepared::check_runnable`]).
-    pub fn prepare(&self, window: &Window, shaping: Shaping) -> Result<Prepared, CliError> {
+    pub(crate) fn prepare(&self, window: &Window, shaping: Shaping) -> Result<Prepared, CliError> {
         let prepared = match self {
             Self::Trace(t) => replay::prepare(t, window, shaping)?,
             Self::Synthetic(spec) => {
@@ -89,7 +89,7 @@ impl Source {
 /// capacity between the first and the last submission. Above 1 the machine
 /// cannot keep up; `None` with fewer than two distinct submit times.
 #[must_use]
-pub fn offered_load(prepared: &Prepared) -> Option<f64> {
+pub(crate) fn offered_load(prepared: &Prepared) -> Option<f64> {
     let first = prepared.jobs.iter().map(|j| j.job.submit).min()?;
     let last = prepared.jobs.iter().map(|j| j.job.submit).max()?;
     let span = u128::from(last - first) * u128::from(prepared.machine_procs);
@@ -108,43 +108,43 @@ pub fn offered_load(prepared: &Prepared) -> Option<f64> {
 
 /// What an analysis ran on: printed at the top of every report.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Scenario {
+pub(crate) struct Scenario {
     /// Trace path, or the synthetic workload's description.
-    pub trace: String,
+    pub(crate) trace: String,
     /// Processors of the one machine.
-    pub machine_procs: u32,
+    pub(crate) machine_procs: u32,
     /// Where that number came from.
-    pub machine_source: MachineSource,
+    pub(crate) machine_source: MachineSource,
     /// Window: job lines skipped.
-    pub skip: u64,
+    pub(crate) skip: u64,
     /// Window: job lines taken.
-    pub first: Option<u64>,
+    pub(crate) first: Option<u64>,
     /// The window in words.
-    pub window: String,
+    pub(crate) window: String,
     /// Estimates the scheduler saw.
-    pub estimates: Estimates,
+    pub(crate) estimates: Estimates,
     /// Load factor (submit times divided by it); `None` for a sweep.
-    pub load: Option<f64>,
+    pub(crate) load: Option<f64>,
     /// Offered load at that factor (see [`offered_load`]).
-    pub offered_load: Option<f64>,
+    pub(crate) offered_load: Option<f64>,
     /// Category bound: longest Short run time (s).
-    pub short_max: u32,
+    pub(crate) short_max: u32,
     /// Category bound: most processors of a Narrow job.
-    pub narrow_max: u32,
+    pub(crate) narrow_max: u32,
     /// Job lines in the window, skipped by reason, scheduled.
-    pub accounting: Accounting,
+    pub(crate) accounting: Accounting,
     /// Jobs compared: finished under every policy.
-    pub jobs_compared: u64,
+    pub(crate) jobs_compared: u64,
     /// Jobs finished under some policies but not all (left out of the
     /// comparison; 0 unless a replay is broken).
-    pub jobs_not_finished_by_all: u64,
+    pub(crate) jobs_not_finished_by_all: u64,
 }
 
 impl Scenario {
     /// The scenario of `prepared` whose runs refused `rejected` jobs, with
     /// `common` jobs finished by every policy.
     #[must_use]
-    pub fn new(
+    pub(crate) fn new(
         prepared: &Prepared,
         window: &Window,
         bounds: CategoryBounds,
@@ -176,7 +176,7 @@ impl Scenario {
 
     /// The scenario as report lines.
     #[must_use]
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "trace        {}", self.trace);
         let _ = writeln!(
@@ -215,36 +215,28 @@ impl Scenario {
 
 /// One policy's replay within a study.
 #[derive(Clone, Debug)]
-pub struct PolicyRun {
+pub(crate) struct PolicyRun {
     /// The policy as asked for.
-    pub choice: PolicyChoice,
-    /// The kernel policy, thresholds resolved.
-    pub policy: Policy,
+    pub(crate) choice: PolicyChoice,
     /// Its thresholds.
-    pub thresholds: ThresholdsUsed,
+    pub(crate) thresholds: ThresholdsUsed,
     /// The replay (with per-job records).
-    pub result: RunResult,
+    pub(crate) result: RunResult,
 }
 
 /// Several policies replayed on one prepared window.
 #[derive(Clone, Debug)]
-pub struct Study {
+pub(crate) struct Study {
     /// Thresholds derived from the Conservative run, when one was made.
-    pub conservative: Option<ConservativeThresholds>,
+    pub(crate) conservative: Option<ConservativeThresholds>,
     /// The runs, in the order asked for.
-    pub runs: Vec<PolicyRun>,
+    pub(crate) runs: Vec<PolicyRun>,
 }
 
 impl Study {
-    /// The run of `choice`.
-    #[must_use]
-    pub fn run(&self, choice: PolicyChoice) -> Option<&PolicyRun> {
-        self.runs.iter().find(|r| r.choice == choice)
-    }
-
     /// Jobs the kernel refused (the same under every policy: too wide).
     #[must_use]
-    pub fn rejected(&self) -> RejectedJobs {
+    pub(crate) fn rejected(&self) -> RejectedJobs {
         self.runs
             .iter()
             .map(|r| RejectedJobs::of(&r.result.rejected))
@@ -256,7 +248,7 @@ impl Study {
 /// Replays a study makes: one per choice, plus a Conservative run for
 /// thresholds when none is listed and no `reference` run is supplied.
 #[must_use]
-pub fn study_replays(
+pub(crate) fn study_replays(
     choices: &[PolicyChoice],
     options: &ThresholdOptions,
     has_reference: bool,
@@ -277,7 +269,7 @@ pub fn study_replays(
 ///
 /// # Errors
 /// Option errors ([`ThresholdOptions::check`]) and replay errors.
-pub fn run_study(
+pub(crate) fn run_study(
     prepared: &Prepared,
     choices: &[PolicyChoice],
     options: &ThresholdOptions,
@@ -320,7 +312,6 @@ pub fn run_study(
             };
             Ok(PolicyRun {
                 choice,
-                policy,
                 thresholds,
                 result,
             })
@@ -334,13 +325,13 @@ pub fn run_study(
 
 /// Metrics of several runs over the jobs every run finished.
 #[derive(Clone, Debug)]
-pub struct CommonMetrics {
+pub(crate) struct CommonMetrics {
     /// One per run, in order.
-    pub per_run: Vec<Metrics>,
+    pub(crate) per_run: Vec<Metrics>,
     /// Jobs finished by every run.
-    pub common: u64,
+    pub(crate) common: u64,
     /// Jobs finished by some runs only.
-    pub not_common: u64,
+    pub(crate) not_common: u64,
 }
 
 /// Metrics of `runs` over the jobs all of them finished (per-job records
@@ -348,7 +339,11 @@ pub struct CommonMetrics {
 /// Records are summed in each run's completion order, as the replay's own
 /// metrics are, so with nothing left out the numbers are the replay's.
 #[must_use]
-pub fn common_metrics(runs: &[&RunResult], bounds: CategoryBounds, jobs: usize) -> CommonMetrics {
+pub(crate) fn common_metrics(
+    runs: &[&RunResult],
+    bounds: CategoryBounds,
+    jobs: usize,
+) -> CommonMetrics {
     let mut seen = vec![0usize; jobs];
     for r in runs {
         for rec in r.records.as_deref().unwrap_or_default() {
@@ -381,7 +376,7 @@ pub fn common_metrics(runs: &[&RunResult], bounds: CategoryBounds, jobs: usize) 
 
 /// Records of `run` by job id (`None` where it did not finish the job).
 #[must_use]
-pub fn records_by_id(run: &RunResult, jobs: usize) -> Vec<Option<JobRecord>> {
+pub(crate) fn records_by_id(run: &RunResult, jobs: usize) -> Vec<Option<JobRecord>> {
     let mut out = vec![None; jobs];
     for rec in run.records.as_deref().unwrap_or_default() {
         if let Some(slot) = out.get_mut(rec.job.id as usize) {

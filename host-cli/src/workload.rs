@@ -7,8 +7,8 @@
 //! * [`synth`]: the built-in synthetic workload (both models together);
 //! * [`lublin_swf`]: that workload written as an SWF trace.
 
-pub mod estimates;
-pub mod lublin;
-pub mod lublin_swf;
-pub mod rng;
-pub mod synth;
+pub(crate) mod estimates;
+pub(crate) mod lublin;
+pub(crate) mod lublin_swf;
+pub(crate) mod rng;
+pub(crate) mod synth;

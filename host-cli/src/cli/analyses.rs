@@ -97,7 +97,7 @@ fn analysis_files(trace: Option<&Path>, output: &OutputArgs) -> Result<OutputFil
 ///
 /// # Errors
 /// Any [`CliError`].
-pub fn run_thresholds(args: &ThresholdsArgs) -> Result<String, CliError> {
+pub(crate) fn run_thresholds(args: &ThresholdsArgs) -> Result<String, CliError> {
     let mut files = output_files(args.trace.as_deref(), &[("--csv", args.csv.as_deref())])?;
     let source = Source::load(args.trace.as_deref(), args.synthetic.spec())?;
     let window = args.window.window();
@@ -126,7 +126,7 @@ pub fn run_thresholds(args: &ThresholdsArgs) -> Result<String, CliError> {
 ///
 /// # Errors
 /// Any [`CliError`].
-pub fn run_compare(args: &CompareArgs) -> Result<String, CliError> {
+pub(crate) fn run_compare(args: &CompareArgs) -> Result<String, CliError> {
     let files = analysis_files(args.trace.as_deref(), &args.output)?;
     let source = Source::load(args.trace.as_deref(), args.synthetic.spec())?;
     let window = args.window.window();
@@ -156,7 +156,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, CliError> {
 ///
 /// # Errors
 /// Any [`CliError`].
-pub fn run_sweep(args: &SweepArgs) -> Result<String, CliError> {
+pub(crate) fn run_sweep(args: &SweepArgs) -> Result<String, CliError> {
     let files = analysis_files(args.trace.as_deref(), &args.output)?;
     let source = Source::load(args.trace.as_deref(), args.synthetic.spec())?;
     let spec = sweep::SweepSpec {
@@ -196,7 +196,7 @@ pub fn run_sweep(args: &SweepArgs) -> Result<String, CliError> {
 ///
 /// # Errors
 /// Any [`CliError`].
-pub fn run_fairness(args: &FairnessArgs) -> Result<String, CliError> {
+pub(crate) fn run_fairness(args: &FairnessArgs) -> Result<String, CliError> {
     let mut files = analysis_files(args.trace.as_deref(), &args.output)?;
     files.add("--jobs-out", args.jobs_out.as_deref())?;
     let source = Source::load(args.trace.as_deref(), args.synthetic.spec())?;

@@ -2,7 +2,7 @@
 //! groups they share, and the parsers of option values. What the commands
 //! do with them is in the other modules of [`crate::cli`].
 
-pub mod farm;
+pub(crate) mod farm;
 
 use crate::error::CliError;
 use crate::replay::policy::{PolicyChoice, ThresholdFrom, ThresholdOptions};
@@ -17,15 +17,15 @@ use std::path::PathBuf;
 /// Replay parallel-job traces through the backfill scheduling kernel.
 #[derive(Debug, Parser)]
 #[command(name = "host-cli", version, about)]
-pub struct Cli {
+pub(crate) struct Cli {
     /// What to do.
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Replay a trace (or the built-in synthetic workload) under one policy.
     Replay(ReplayArgs),
     /// Describe a trace: header, job counts, skip reasons, category mix.
@@ -46,7 +46,7 @@ pub enum Command {
 
 /// Output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     /// Aligned text.
     Table,
     /// CSV rows with a header line.
@@ -57,7 +57,7 @@ pub enum Format {
 
 /// Layout of `replay --jobs-out`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum JobsFormat {
+pub(crate) enum JobsFormat {
     /// job_id, submit, start, end, wait, run, estimate, procs,
     /// bounded_slowdown, category, killed.
     Plain,
@@ -72,34 +72,30 @@ pub enum JobsFormat {
     Batsim,
 }
 
-/// The policy names `--policy` accepts (kept for compatibility; the same as
-/// [`PolicyChoice`]).
-pub type PolicyArg = PolicyChoice;
-
 /// Window and category options shared by every command.
 #[derive(Clone, Debug, Args)]
-pub struct WindowArgs {
+pub(crate) struct WindowArgs {
     /// Take only the first N job lines (after --skip), in file order.
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_count_u64)]
-    pub first: Option<u64>,
+    pub(crate) first: Option<u64>,
     /// Skip the first N job lines, in file order.
     #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true, value_parser = parse_count_u64)]
-    pub skip: u64,
+    pub(crate) skip: u64,
     /// Machine size, overriding the header's MaxProcs.
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_procs)]
-    pub procs: Option<u32>,
+    pub(crate) procs: Option<u32>,
     /// Longest run time (s) of a Short job.
     #[arg(long, value_name = "SECONDS", default_value_t = 3600, allow_negative_numbers = true, value_parser = parse_count_u32)]
-    pub short_max: u32,
+    pub(crate) short_max: u32,
     /// Most processors of a Narrow job (the paper used 64 for LANL-CM5).
     #[arg(long, value_name = "PROCS", default_value_t = 8, allow_negative_numbers = true, value_parser = parse_count_u32)]
-    pub narrow_max: u32,
+    pub(crate) narrow_max: u32,
 }
 
 impl WindowArgs {
     /// The window.
     #[must_use]
-    pub fn window(&self) -> Window {
+    pub(crate) fn window(&self) -> Window {
         Window {
             skip: self.skip,
             first: self.first,
@@ -109,7 +105,7 @@ impl WindowArgs {
 
     /// The category bounds.
     #[must_use]
-    pub fn bounds(&self) -> CategoryBounds {
+    pub(crate) fn bounds(&self) -> CategoryBounds {
         CategoryBounds {
             short_max: self.short_max,
             narrow_max: self.narrow_max,
@@ -119,13 +115,13 @@ impl WindowArgs {
 
 /// The synthetic workload used without TRACE.
 #[derive(Clone, Debug, Args)]
-pub struct SyntheticArgs {
+pub(crate) struct SyntheticArgs {
     /// Synthetic workload (no TRACE): number of jobs.
     #[arg(long, default_value_t = SyntheticSpec::default().jobs, allow_negative_numbers = true, value_parser = parse_count_u32)]
-    pub synthetic_jobs: u32,
+    pub(crate) synthetic_jobs: u32,
     /// Synthetic workload (no TRACE): PRNG seed.
     #[arg(long, default_value_t = SyntheticSpec::default().seed, allow_negative_numbers = true, value_parser = parse_count_u64)]
-    pub seed: u64,
+    pub(crate) seed: u64,
 }
 
 impl SyntheticArgs {
@@ -140,13 +136,13 @@ impl SyntheticArgs {
 
 /// Estimates and load.
 #[derive(Clone, Debug, Args)]
-pub struct ShapeArgs {
+pub(crate) struct ShapeArgs {
     /// Estimates the scheduler sees.
     #[arg(long, value_enum, default_value_t = Estimates::User)]
-    pub estimates: Estimates,
+    pub(crate) estimates: Estimates,
     /// Load factor: submit times are divided by F (F > 1 is heavier).
     #[arg(long, value_name = "F", default_value_t = 1.0, allow_negative_numbers = true, value_parser = parse_load)]
-    pub load: f64,
+    pub(crate) load: f64,
 }
 
 impl ShapeArgs {
@@ -162,30 +158,30 @@ impl ShapeArgs {
 /// (Selective-D), they come from a Conservative run of the same trace,
 /// window, estimates and load, as in the paper.
 #[derive(Clone, Debug, Default, Args)]
-pub struct ThresholdArgs {
+pub(crate) struct ThresholdArgs {
     /// Selective's starvation threshold, an expansion factor (e.g. 26.69).
     #[arg(long, value_name = "X", allow_negative_numbers = true, value_parser = parse_threshold)]
-    pub threshold: Option<u32>,
+    pub(crate) threshold: Option<u32>,
     /// Selective-D's thresholds for SN,SW,LN,LW (categories by --short-max / --narrow-max).
     #[arg(long, value_name = "SN,SW,LN,LW", allow_negative_numbers = true, value_parser = parse_thresholds)]
-    pub thresholds: Option<[u32; 4]>,
+    pub(crate) thresholds: Option<[u32; 4]>,
     /// Take the thresholds a run gives: `conservative` is the mean bounded
     /// slowdown of a Conservative run (overall; per category for
     /// selective-d; with user estimates over well-estimated jobs only).
     #[arg(long, value_enum, value_name = "SOURCE")]
-    pub threshold_from: Option<ThresholdFrom>,
+    pub(crate) threshold_from: Option<ThresholdFrom>,
     /// selective-scaled: the factor applied to the running mean slowdown [default: 1.5].
     #[arg(long, value_name = "F", allow_negative_numbers = true, value_parser = parse_scale)]
-    pub scale: Option<u32>,
+    pub(crate) scale: Option<u32>,
     /// selective-adaptive / selective-scaled: average only well-estimated jobs.
     #[arg(long)]
-    pub well_estimated_only: bool,
+    pub(crate) well_estimated_only: bool,
 }
 
 impl ThresholdArgs {
     /// The options in kernel units.
     #[must_use]
-    pub fn options(&self) -> ThresholdOptions {
+    pub(crate) fn options(&self) -> ThresholdOptions {
         ThresholdOptions {
             threshold: self.threshold,
             thresholds: self.thresholds,
@@ -198,36 +194,36 @@ impl ThresholdArgs {
 
 /// Output options of the analyses.
 #[derive(Clone, Debug, Args)]
-pub struct OutputArgs {
+pub(crate) struct OutputArgs {
     /// Report format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    pub(crate) format: Format,
     /// Also write the CSV rows to FILE.
     #[arg(long, value_name = "FILE.csv")]
-    pub csv: Option<PathBuf>,
+    pub(crate) csv: Option<PathBuf>,
     /// Also draw the figure to FILE (SVG).
     #[arg(long, value_name = "FILE.svg")]
-    pub svg: Option<PathBuf>,
+    pub(crate) svg: Option<PathBuf>,
 }
 
 /// `host-cli replay`.
 #[derive(Debug, Args)]
-pub struct ReplayArgs {
+pub(crate) struct ReplayArgs {
     /// SWF trace, plain or gzip. Without it, the built-in synthetic workload.
-    pub trace: Option<PathBuf>,
+    pub(crate) trace: Option<PathBuf>,
     /// Scheduling policy.
     #[arg(long, value_enum, default_value_t = PolicyChoice::Easy)]
-    pub policy: PolicyChoice,
+    pub(crate) policy: PolicyChoice,
     /// Estimates the scheduler sees.
     #[arg(long, value_enum, default_value_t = Estimates::User)]
-    pub estimates: Estimates,
+    pub(crate) estimates: Estimates,
     /// Load factor: submit times are divided by F (F > 1 is heavier).
     #[arg(long, value_name = "F", default_value_t = 1.0, allow_negative_numbers = true, value_parser = parse_load)]
-    pub load: f64,
+    pub(crate) load: f64,
     /// Write one CSV row per scheduled job to FILE, in trace order (layout:
     /// --jobs-format).
     #[arg(long, value_name = "FILE.csv")]
-    pub jobs_out: Option<PathBuf>,
+    pub(crate) jobs_out: Option<PathBuf>,
     /// Layout of --jobs-out: this tool's columns, or Batsim's jobs.csv (for
     /// evalys; scripts/evalys_gantt.py draws its Gantt chart).
     #[arg(
@@ -237,29 +233,29 @@ pub struct ReplayArgs {
         default_value_t = JobsFormat::Plain,
         requires = "jobs_out"
     )]
-    pub jobs_format: JobsFormat,
+    pub(crate) jobs_format: JobsFormat,
     /// Report format (csv: one row per set of jobs, each with the run's
     /// context, so the rows of several runs can be concatenated; json: one
     /// object, wall-clock times apart under "timings").
     #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    pub(crate) format: Format,
     /// Time every kernel call (two clock reads each) and report a histogram
     /// of call times with the slowest call: the worst case a firmware host
     /// must budget for. Off by default: an untimed replay reads no clock
     /// per call.
     #[arg(long)]
-    pub latency: bool,
+    pub(crate) latency: bool,
     /// Synthetic workload: number of jobs.
     #[arg(long, default_value_t = SyntheticSpec::default().jobs, allow_negative_numbers = true, value_parser = parse_count_u32)]
-    pub synthetic_jobs: u32,
+    pub(crate) synthetic_jobs: u32,
     /// PRNG seed: the synthetic workload's [default: 1] and, under
     /// cons-rs, the random search's [default: 0]. With the synthetic
     /// workload and cons-rs, one seed sets both.
     #[arg(long, allow_negative_numbers = true, value_parser = parse_count_u64)]
-    pub seed: Option<u64>,
+    pub(crate) seed: Option<u64>,
     /// Selective thresholds.
     #[command(flatten)]
-    pub thresholds: ThresholdArgs,
+    pub(crate) thresholds: ThresholdArgs,
     /// dpsa-p / dpsa-n / dpsa-w: search nodes per scheduling pass (0: the
     /// greedy set, so dpsa-p is EASY) [default: 100000]. Measured in a
     /// release build on a 2-core machine shared with other replays
@@ -268,68 +264,68 @@ pub struct ReplayArgs {
     /// stopped by the budget (the report counts them); CEA-Curie, the
     /// heaviest trace, in 4-30 s.
     #[arg(long, value_name = "N")]
-    pub dpsa_nodes: Option<u32>,
+    pub(crate) dpsa_nodes: Option<u32>,
     /// cons-rs: iterations of each random search [default: 4 per queued
     /// job when the search starts, the paper's simulator's budget].
     #[arg(long, value_name = "N")]
-    pub rs_iterations: Option<u32>,
+    pub(crate) rs_iterations: Option<u32>,
     /// conservative: never compress the plan (reservations made at arrival
     /// stay where they are: the CONS+RS paper's baseline).
     #[arg(long)]
-    pub no_compression: bool,
+    pub(crate) no_compression: bool,
     /// Window and categories.
     #[command(flatten)]
-    pub window: WindowArgs,
+    pub(crate) window: WindowArgs,
     /// Replay a farm: FARM.toml describes machines and license pools, and
     /// TRACE is then its job list (CSV); see `docs/farm.md`.
     #[arg(long, value_name = "FARM.toml")]
-    pub farm: Option<PathBuf>,
+    pub(crate) farm: Option<PathBuf>,
     /// Flexible-backfilling heuristics (bf-unmod, bf-mod).
     #[command(flatten)]
-    pub heuristics: HeuristicsArgs,
+    pub(crate) heuristics: HeuristicsArgs,
 }
 
 /// `host-cli info`.
 #[derive(Debug, Args)]
-pub struct InfoArgs {
+pub(crate) struct InfoArgs {
     /// SWF trace, plain or gzip.
-    pub trace: PathBuf,
+    pub(crate) trace: PathBuf,
     /// Report format (csv: one row per category, each with the trace's
     /// context; json: one object, the read time apart under "timings").
     #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    pub(crate) format: Format,
     /// Window and categories.
     #[command(flatten)]
-    pub window: WindowArgs,
+    pub(crate) window: WindowArgs,
 }
 
 /// `host-cli thresholds`.
 #[derive(Debug, Args)]
-pub struct ThresholdsArgs {
+pub(crate) struct ThresholdsArgs {
     /// SWF trace, plain or gzip. Without it, the built-in synthetic workload.
-    pub trace: Option<PathBuf>,
+    pub(crate) trace: Option<PathBuf>,
     /// Estimates and load.
     #[command(flatten)]
-    pub shape: ShapeArgs,
+    pub(crate) shape: ShapeArgs,
     /// Report format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    pub(crate) format: Format,
     /// Also write the CSV rows to FILE.
     #[arg(long, value_name = "FILE.csv")]
-    pub csv: Option<PathBuf>,
+    pub(crate) csv: Option<PathBuf>,
     /// Synthetic workload.
     #[command(flatten)]
-    pub synthetic: SyntheticArgs,
+    pub(crate) synthetic: SyntheticArgs,
     /// Window and categories.
     #[command(flatten)]
-    pub window: WindowArgs,
+    pub(crate) window: WindowArgs,
 }
 
 /// `host-cli compare`.
 #[derive(Debug, Args)]
-pub struct CompareArgs {
+pub(crate) struct CompareArgs {
     /// SWF trace, plain or gzip. Without it, the built-in synthetic workload.
-    pub trace: Option<PathBuf>,
+    pub(crate) trace: Option<PathBuf>,
     /// Policies to replay, comma-separated.
     #[arg(
         long,
@@ -337,30 +333,30 @@ pub struct CompareArgs {
         value_delimiter = ',',
         default_value = "conservative,easy,selective,selective-d"
     )]
-    pub policies: Vec<PolicyChoice>,
+    pub(crate) policies: Vec<PolicyChoice>,
     /// The policy the others are compared against (added to --policies if missing).
     #[arg(long, value_enum, default_value_t = PolicyChoice::Conservative)]
-    pub baseline: PolicyChoice,
+    pub(crate) baseline: PolicyChoice,
     /// Estimates and load.
     #[command(flatten)]
-    pub shape: ShapeArgs,
+    pub(crate) shape: ShapeArgs,
     /// Selective thresholds.
     #[command(flatten)]
-    pub thresholds: ThresholdArgs,
+    pub(crate) thresholds: ThresholdArgs,
     /// Output.
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub(crate) output: OutputArgs,
     /// Synthetic workload.
     #[command(flatten)]
-    pub synthetic: SyntheticArgs,
+    pub(crate) synthetic: SyntheticArgs,
     /// Window and categories.
     #[command(flatten)]
-    pub window: WindowArgs,
+    pub(crate) window: WindowArgs,
 }
 
 /// A set of jobs for the sweep's table and figure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SetArg {
+pub(crate) enum SetArg {
     /// Every job.
     All,
     /// Short narrow.
@@ -376,7 +372,7 @@ pub enum SetArg {
 impl SetArg {
     /// The report label.
     #[must_use]
-    pub const fn label(self) -> &'static str {
+    pub(crate) const fn label(self) -> &'static str {
         match self {
             Self::All => "all",
             Self::Sn => "SN",
@@ -389,9 +385,9 @@ impl SetArg {
 
 /// `host-cli sweep`.
 #[derive(Debug, Args)]
-pub struct SweepArgs {
+pub(crate) struct SweepArgs {
     /// SWF trace, plain or gzip. Without it, the built-in synthetic workload.
-    pub trace: Option<PathBuf>,
+    pub(crate) trace: Option<PathBuf>,
     /// Load factors, comma-separated (submit times are divided by each).
     #[arg(
         long,
@@ -401,7 +397,7 @@ pub struct SweepArgs {
         allow_negative_numbers = true,
         value_parser = parse_load
     )]
-    pub loads: Vec<f64>,
+    pub(crate) loads: Vec<f64>,
     /// Policies to replay, comma-separated.
     #[arg(
         long,
@@ -409,35 +405,35 @@ pub struct SweepArgs {
         value_delimiter = ',',
         default_value = "conservative,easy,selective,selective-d"
     )]
-    pub policies: Vec<PolicyChoice>,
+    pub(crate) policies: Vec<PolicyChoice>,
     /// The policy the others are compared against (added to --policies if missing).
     #[arg(long, value_enum, default_value_t = PolicyChoice::Conservative)]
-    pub baseline: PolicyChoice,
+    pub(crate) baseline: PolicyChoice,
     /// Estimates the scheduler sees.
     #[arg(long, value_enum, default_value_t = Estimates::User)]
-    pub estimates: Estimates,
+    pub(crate) estimates: Estimates,
     /// The set of jobs the table and the figure show (CSV and JSON have all).
     #[arg(long, value_enum, default_value_t = SetArg::All)]
-    pub set: SetArg,
+    pub(crate) set: SetArg,
     /// Selective thresholds (derived per load when from a Conservative run).
     #[command(flatten)]
-    pub thresholds: ThresholdArgs,
+    pub(crate) thresholds: ThresholdArgs,
     /// Output.
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub(crate) output: OutputArgs,
     /// Synthetic workload.
     #[command(flatten)]
-    pub synthetic: SyntheticArgs,
+    pub(crate) synthetic: SyntheticArgs,
     /// Window and categories.
     #[command(flatten)]
-    pub window: WindowArgs,
+    pub(crate) window: WindowArgs,
 }
 
 /// `host-cli fairness`.
 #[derive(Debug, Args)]
-pub struct FairnessArgs {
+pub(crate) struct FairnessArgs {
     /// SWF trace, plain or gzip. Without it, the built-in synthetic workload.
-    pub trace: Option<PathBuf>,
+    pub(crate) trace: Option<PathBuf>,
     /// Policies to judge, comma-separated.
     #[arg(
         long,
@@ -445,39 +441,39 @@ pub struct FairnessArgs {
         value_delimiter = ',',
         default_value = "easy,selective,selective-d,sjf-easy"
     )]
-    pub policies: Vec<PolicyChoice>,
+    pub(crate) policies: Vec<PolicyChoice>,
     /// Estimates and load.
     #[command(flatten)]
-    pub shape: ShapeArgs,
+    pub(crate) shape: ShapeArgs,
     /// Selective thresholds.
     #[command(flatten)]
-    pub thresholds: ThresholdArgs,
+    pub(crate) thresholds: ThresholdArgs,
     /// Output.
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub(crate) output: OutputArgs,
     /// Write one CSV row per job (fair start, fair slowdown, each policy's
     /// start, bounded slowdown and bucket) to FILE.
     #[arg(long, value_name = "FILE.csv")]
-    pub jobs_out: Option<PathBuf>,
+    pub(crate) jobs_out: Option<PathBuf>,
     /// Synthetic workload.
     #[command(flatten)]
-    pub synthetic: SyntheticArgs,
+    pub(crate) synthetic: SyntheticArgs,
     /// Window and categories.
     #[command(flatten)]
-    pub window: WindowArgs,
+    pub(crate) window: WindowArgs,
 }
 
 /// `host-cli generate`.
 #[derive(Debug, Args)]
-pub struct GenerateArgs {
+pub(crate) struct GenerateArgs {
     /// The workload model.
     #[command(subcommand)]
-    pub model: GenerateModel,
+    pub(crate) model: GenerateModel,
 }
 
 /// The models `generate` can write.
 #[derive(Debug, Subcommand)]
-pub enum GenerateModel {
+pub(crate) enum GenerateModel {
     /// Lublin-Feitelson batch jobs with Tsafrir-Etsion-Feitelson estimates
     /// (the built-in workload of `replay`).
     Lublin(LublinArgs),
@@ -488,24 +484,24 @@ pub enum GenerateModel {
 
 /// `host-cli generate lublin`.
 #[derive(Debug, Args)]
-pub struct LublinArgs {
+pub(crate) struct LublinArgs {
     /// Number of jobs.
     #[arg(long, value_name = "N", default_value_t = SyntheticSpec::default().jobs)]
-    pub jobs: u32,
+    pub(crate) jobs: u32,
     /// Machine size (processors).
     #[arg(long, value_name = "P", default_value_t = SyntheticSpec::default().procs,
           value_parser = clap::value_parser!(u32).range(1..))]
-    pub procs: u32,
+    pub(crate) procs: u32,
     /// PRNG seed.
     #[arg(long, value_name = "S", default_value_t = SyntheticSpec::default().seed)]
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Arrival rate relative to the published model: inter-arrival times
     /// are divided by F (F > 1 is heavier; the day keeps 24 hours).
     #[arg(long, value_name = "F", default_value_t = 1.0)]
-    pub load: f64,
+    pub(crate) load: f64,
     /// Write to FILE instead of standard output.
     #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
 }
 
 impl LublinArgs {
@@ -513,7 +509,7 @@ impl LublinArgs {
     ///
     /// # Errors
     /// [`CliError::Usage`] for a load that is not a positive number.
-    pub fn spec(&self) -> Result<SyntheticSpec, CliError> {
+    pub(crate) fn spec(&self) -> Result<SyntheticSpec, CliError> {
         if !(self.load.is_finite() && self.load > 0.0) {
             return Err(CliError::Usage(format!(
                 "--load must be a positive number, got {}",
@@ -533,7 +529,7 @@ impl LublinArgs {
 ///
 /// # Errors
 /// A message saying what the text is not.
-pub fn parse_count_u64(text: &str) -> Result<u64, String> {
+pub(crate) fn parse_count_u64(text: &str) -> Result<u64, String> {
     text.trim()
         .parse()
         .map_err(|_| format!("`{text}` is not a whole number from 0 to {}", u64::MAX))
@@ -543,7 +539,7 @@ pub fn parse_count_u64(text: &str) -> Result<u64, String> {
 ///
 /// # Errors
 /// A message saying what the text is not.
-pub fn parse_count_u32(text: &str) -> Result<u32, String> {
+pub(crate) fn parse_count_u32(text: &str) -> Result<u32, String> {
     text.trim()
         .parse()
         .map_err(|_| format!("`{text}` is not a whole number from 0 to {}", u32::MAX))
@@ -553,7 +549,7 @@ pub fn parse_count_u32(text: &str) -> Result<u32, String> {
 ///
 /// # Errors
 /// A message saying what the text is not.
-pub fn parse_procs(text: &str) -> Result<u32, String> {
+pub(crate) fn parse_procs(text: &str) -> Result<u32, String> {
     match text.trim().parse::<u32>() {
         Ok(p) if p > 0 => Ok(p),
         _ => Err(format!(
@@ -567,7 +563,7 @@ pub fn parse_procs(text: &str) -> Result<u32, String> {
 ///
 /// # Errors
 /// A message saying what the text is not.
-pub fn parse_load(text: &str) -> Result<f64, String> {
+pub(crate) fn parse_load(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(f) if f.is_finite() && f > 0.0 => Ok(f),
         _ => Err(format!(

@@ -63,7 +63,7 @@ fn parse_ratio_range(text: &str) -> Result<(u32, u32), CliError> {
 ///
 /// # Errors
 /// Bad options, a replay error or a file that cannot be written.
-pub fn run_study(args: &FarmStudyArgs) -> Result<String, CliError> {
+pub(crate) fn run_study(args: &FarmStudyArgs) -> Result<String, CliError> {
     let mut policies = Vec::new();
     for name in &args.policies {
         let policy = Policy::from_name(name.trim())

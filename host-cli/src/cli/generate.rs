@@ -14,7 +14,7 @@ use crate::workload::lublin_swf::{command_line, lublin_swf};
 ///
 /// # Errors
 /// A bad option, the estimate model failing, or writing the file.
-pub fn run(args: &GenerateArgs) -> Result<String, CliError> {
+pub(crate) fn run(args: &GenerateArgs) -> Result<String, CliError> {
     match &args.model {
         GenerateModel::Farm(a) => run_generate(a),
         GenerateModel::Lublin(a) => {
@@ -45,7 +45,7 @@ pub fn run(args: &GenerateArgs) -> Result<String, CliError> {
 ///
 /// # Errors
 /// Bad parameters ([`CliError::Usage`]) or a file that cannot be written.
-pub fn run_generate(args: &GenerateFarmArgs) -> Result<String, CliError> {
+pub(crate) fn run_generate(args: &GenerateFarmArgs) -> Result<String, CliError> {
     let spec = args.spec.spec();
     spec.validate().map_err(CliError::Usage)?;
     let mut files = OutputFiles::new(&[]);

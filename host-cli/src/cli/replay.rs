@@ -27,7 +27,7 @@ const LARGE_TRACE_BYTES: u64 = 1 << 20;
 ///
 /// # Errors
 /// Any [`CliError`].
-pub fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
+pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     if let Some(farm) = &args.farm {
         return run_farm_replay(args, farm);
     }
@@ -187,7 +187,7 @@ fn run_farm_replay(args: &ReplayArgs, farm: &Path) -> Result<String, CliError> {
 ///
 /// # Errors
 /// [`CliError::Usage`] naming the file, line and field of a bad input.
-pub fn load(farm: &Path, jobs: &Path) -> Result<farm_replay::PreparedFarm, CliError> {
+pub(crate) fn load(farm: &Path, jobs: &Path) -> Result<farm_replay::PreparedFarm, CliError> {
     let workload =
         farm_format::read_workload(farm, jobs).map_err(|e| CliError::Usage(e.to_string()))?;
     let name = format!("{} + {}", farm.display(), jobs.display());
@@ -196,17 +196,17 @@ pub fn load(farm: &Path, jobs: &Path) -> Result<farm_replay::PreparedFarm, CliEr
 
 /// What `host-cli replay --farm` does with its options.
 #[derive(Clone, Debug)]
-pub struct ReplayRequest<'a> {
+pub(crate) struct ReplayRequest<'a> {
     /// The farm description.
-    pub farm: &'a Path,
+    pub(crate) farm: &'a Path,
     /// The job list.
-    pub jobs: Option<&'a Path>,
+    pub(crate) jobs: Option<&'a Path>,
     /// The policy (heuristics already applied).
-    pub policy: Policy,
+    pub(crate) policy: Policy,
     /// Category bounds of the standard metrics.
-    pub bounds: CategoryBounds,
+    pub(crate) bounds: CategoryBounds,
     /// Per-job CSV output.
-    pub jobs_out: Option<&'a Path>,
+    pub(crate) jobs_out: Option<&'a Path>,
 }
 
 /// `host-cli replay --farm FARM.toml JOBS.csv`: replays, writes the
@@ -215,7 +215,7 @@ pub struct ReplayRequest<'a> {
 ///
 /// # Errors
 /// Bad input, a replay error or an output file that cannot be written.
-pub fn replay_farm(
+pub(crate) fn replay_farm(
     request: &ReplayRequest<'_>,
 ) -> Result<(farm_report::FarmReport, OutputFiles), CliError> {
     let started = Instant::now();
@@ -262,7 +262,7 @@ pub fn replay_farm(
 ///
 /// # Errors
 /// Any [`CliError`].
-pub fn run_info(args: &InfoArgs) -> Result<String, CliError> {
+pub(crate) fn run_info(args: &InfoArgs) -> Result<String, CliError> {
     let started = Instant::now();
     let shaping = Shaping {
         estimates: Estimates::User,
@@ -292,7 +292,7 @@ pub fn run_info(args: &InfoArgs) -> Result<String, CliError> {
 ///
 /// # Errors
 /// Reading, parsing or option errors.
-pub fn load_prepared(
+pub(crate) fn load_prepared(
     trace: Option<&PathBuf>,
     window: &WindowArgs,
     shaping: Shaping,
@@ -306,7 +306,7 @@ pub fn load_prepared(
 ///
 /// # Errors
 /// As [`load_prepared`].
-pub fn load_prepared_tapped(
+pub(crate) fn load_prepared_tapped(
     trace: Option<&PathBuf>,
     window: &WindowArgs,
     shaping: Shaping,

@@ -10,33 +10,33 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 /// One policy's line: per x, the mean and the half-width of its 95%
 /// confidence interval.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Line {
+pub(crate) struct Line {
     /// Policy name (legend and colour).
-    pub name: String,
+    pub(crate) name: String,
     /// `(mean, ci95)` per x position, `None` where there is no value.
-    pub points: Vec<Option<(f64, f64)>>,
+    pub(crate) points: Vec<Option<(f64, f64)>>,
 }
 
 /// One panel.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Panel {
+pub(crate) struct Panel {
     /// Title.
-    pub title: String,
+    pub(crate) title: String,
     /// X axis description.
-    pub x_label: String,
+    pub(crate) x_label: String,
     /// Y axis description.
-    pub y_label: String,
+    pub(crate) y_label: String,
     /// X labels, evenly spaced.
-    pub xs: Vec<String>,
+    pub(crate) xs: Vec<String>,
     /// Lines.
-    pub lines: Vec<Line>,
+    pub(crate) lines: Vec<Line>,
     /// Logarithmic y axis.
-    pub log_y: bool,
+    pub(crate) log_y: bool,
 }
 
 /// The colour of a farm policy (others: [`crate::studies::plot::color`]).
 #[must_use]
-pub fn color(name: &str, index: usize) -> RGBColor {
+pub(crate) fn color(name: &str, index: usize) -> RGBColor {
     match name {
         "fcfs" => RGBColor(0x33, 0x33, 0x33),
         "bf-fcfs" | "easy" => RGBColor(0x00, 0x72, 0xB2),
@@ -62,7 +62,7 @@ const HEIGHT: u32 = 460;
 ///
 /// # Errors
 /// A message if drawing fails.
-pub fn chart(title: &str, subtitle: &str, panels: &[Panel]) -> Result<String, String> {
+pub(crate) fn chart(title: &str, subtitle: &str, panels: &[Panel]) -> Result<String, String> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, HEADER + HEIGHT)).into_drawing_area();

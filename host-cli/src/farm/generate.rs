@@ -114,7 +114,7 @@ impl FarmSpec {
     ///
     /// # Errors
     /// A message naming the first bad parameter.
-    pub fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), String> {
         let range = |name: &str, (lo, hi): (u32, u32), min: u32| {
             if lo > hi {
                 Err(format!("{name}: the range {lo}-{hi} is empty"))
@@ -168,7 +168,7 @@ impl FarmSpec {
 
     /// The parameters as one line (for file headers).
     #[must_use]
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let margin = match self.margin_kind {
             MarginKind::Absolute => "",
             MarginKind::Percent => "% of the estimate",

@@ -35,81 +35,81 @@ use std::fmt::Write as _;
 
 /// What to run.
 #[derive(Clone, Debug, PartialEq)]
-pub struct StudySpec {
+pub(crate) struct StudySpec {
     /// The generator's parameters (its mean, license ratio and seed are
     /// replaced by the grid's).
-    pub base: FarmSpec,
+    pub(crate) base: FarmSpec,
     /// Inter-arrival means of the grid.
-    pub means: Vec<f64>,
+    pub(crate) means: Vec<f64>,
     /// Repetitions per setting.
-    pub repetitions: u32,
+    pub(crate) repetitions: u32,
     /// Policies.
-    pub policies: Vec<Policy>,
+    pub(crate) policies: Vec<Policy>,
     /// License ratio ranges of the sweep (empty: no sweep).
-    pub license_ratios: Vec<(u32, u32)>,
+    pub(crate) license_ratios: Vec<(u32, u32)>,
     /// Inter-arrival mean of the sweep.
-    pub license_mean: f64,
+    pub(crate) license_mean: f64,
 }
 
 /// One replay's numbers.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct StudyRow {
+pub(crate) struct StudyRow {
     /// `grid` or `licenses`.
-    pub experiment: String,
+    pub(crate) experiment: String,
     /// Mean inter-arrival time.
-    pub mean_interarrival: f64,
+    pub(crate) mean_interarrival: f64,
     /// License ratio range, `LO-HI` percent.
-    pub license_ratio: String,
+    pub(crate) license_ratio: String,
     /// Repetition (0-based).
-    pub repetition: u32,
+    pub(crate) repetition: u32,
     /// Generator seed.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Policy.
-    pub policy: String,
+    pub(crate) policy: String,
     /// Offered load: estimated CPU-time of the jobs over the farm's CPUs
     /// times the last submit time.
-    pub offered_load: f64,
+    pub(crate) offered_load: f64,
     /// Jobs replayed.
-    pub jobs: u64,
+    pub(crate) jobs: u64,
     /// Jobs no machine can run (not replayed).
-    pub skipped: u64,
+    pub(crate) skipped: u64,
     /// The paper's system usage, percent.
-    pub system_usage: Option<f64>,
+    pub(crate) system_usage: Option<f64>,
     /// System usage against the CPUs jobs ask for, percent.
-    pub system_usage_cpus: Option<f64>,
+    pub(crate) system_usage_cpus: Option<f64>,
     /// Utilisation, percent.
-    pub utilisation: f64,
+    pub(crate) utilisation: f64,
     /// Deadline jobs replayed.
-    pub deadline_jobs: u64,
+    pub(crate) deadline_jobs: u64,
     /// Of those, missed.
-    pub missed_deadlines: u64,
+    pub(crate) missed_deadlines: u64,
     /// Missed, percent of the deadline jobs.
-    pub missed_percent: Option<f64>,
+    pub(crate) missed_percent: Option<f64>,
     /// Mean slowdown (unbounded).
-    pub mean_slowdown: f64,
+    pub(crate) mean_slowdown: f64,
     /// Mean bounded slowdown.
-    pub mean_bounded_slowdown: f64,
+    pub(crate) mean_bounded_slowdown: f64,
     /// Mean wait.
-    pub mean_wait: f64,
+    pub(crate) mean_wait: f64,
     /// License usage, percent.
-    pub license_usage: Option<f64>,
+    pub(crate) license_usage: Option<f64>,
     /// BF_MOD's reservation hand-overs.
-    pub handovers: u64,
+    pub(crate) handovers: u64,
     /// Longest queue.
-    pub max_queue: u64,
+    pub(crate) max_queue: u64,
     /// Last end minus first submit.
-    pub span: u64,
+    pub(crate) span: u64,
 }
 
 /// How a metric is read from a replay's row.
-pub type MetricReader = fn(&StudyRow) -> Option<f64>;
+pub(crate) type MetricReader = fn(&StudyRow) -> Option<f64>;
 
 /// A labelled setting (an inter-arrival mean, a license ratio) and the test
 /// picking its summary rows.
 type Setting<'a> = (String, Box<dyn Fn(&SummaryRow) -> bool + 'a>);
 
 /// The metrics a summary covers: CSV column stem and how to read it.
-pub const METRICS: [(&str, MetricReader); 10] = [
+pub(crate) const METRICS: [(&str, MetricReader); 10] = [
     ("missed_percent", |r| r.missed_percent),
     ("system_usage", |r| r.system_usage),
     ("system_usage_cpus", |r| r.system_usage_cpus),
@@ -129,7 +129,7 @@ pub const METRICS: [(&str, MetricReader); 10] = [
 /// Mean and 95% confidence half-width (normal approximation,
 /// `1.96 * sd / sqrt(n)`) of `values`; `None` when empty.
 #[must_use]
-pub fn mean_ci(values: &[f64]) -> Option<(f64, f64)> {
+pub(crate) fn mean_ci(values: &[f64]) -> Option<(f64, f64)> {
     if values.is_empty() {
         return None;
     }
@@ -145,26 +145,26 @@ pub fn mean_ci(values: &[f64]) -> Option<(f64, f64)> {
 
 /// One setting x policy, summarised over its repetitions.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SummaryRow {
+pub(crate) struct SummaryRow {
     /// `grid` or `licenses`.
-    pub experiment: String,
+    pub(crate) experiment: String,
     /// Mean inter-arrival time.
-    pub mean_interarrival: f64,
+    pub(crate) mean_interarrival: f64,
     /// License ratio range.
-    pub license_ratio: String,
+    pub(crate) license_ratio: String,
     /// Policy.
-    pub policy: String,
+    pub(crate) policy: String,
     /// Repetitions.
-    pub repetitions: u64,
+    pub(crate) repetitions: u64,
     /// Per metric of [`METRICS`]: `(name, mean, ci95)`.
     #[serde(skip)]
-    pub values: Vec<(String, Option<(f64, f64)>)>,
+    pub(crate) values: Vec<(String, Option<(f64, f64)>)>,
 }
 
 impl SummaryRow {
     /// The mean and confidence half-width of metric `name`.
     #[must_use]
-    pub fn get(&self, name: &str) -> Option<(f64, f64)> {
+    pub(crate) fn get(&self, name: &str) -> Option<(f64, f64)> {
         self.values
             .iter()
             .find(|(n, _)| n == name)
@@ -174,18 +174,18 @@ impl SummaryRow {
 
 /// Everything a study produced.
 #[derive(Clone, Debug, PartialEq)]
-pub struct StudyResults {
+pub(crate) struct StudyResults {
     /// What ran.
-    pub spec: StudySpec,
+    pub(crate) spec: StudySpec,
     /// The grid's replays, by mean, repetition, policy.
-    pub grid: Vec<StudyRow>,
+    pub(crate) grid: Vec<StudyRow>,
     /// The license sweep's replays, by ratio, repetition, policy.
-    pub licenses: Vec<StudyRow>,
+    pub(crate) licenses: Vec<StudyRow>,
 }
 
 /// The text of a license ratio range.
 #[must_use]
-pub fn ratio_text((lo, hi): (u32, u32)) -> String {
+pub(crate) fn ratio_text((lo, hi): (u32, u32)) -> String {
     format!("{lo}-{hi}")
 }
 
@@ -250,7 +250,7 @@ fn replay_setting(
 ///
 /// # Errors
 /// A generator or replay error.
-pub fn run(spec: &StudySpec) -> Result<StudyResults, CliError> {
+pub(crate) fn run(spec: &StudySpec) -> Result<StudyResults, CliError> {
     let mut tasks: Vec<(&str, FarmSpec, u32)> = Vec::new();
     for &mean in &spec.means {
         for r in 0..spec.repetitions {
@@ -306,7 +306,7 @@ pub fn run(spec: &StudySpec) -> Result<StudyResults, CliError> {
 
 /// Summaries per (mean, ratio, policy) in first-seen order.
 #[must_use]
-pub fn summarise(rows: &[StudyRow]) -> Vec<SummaryRow> {
+pub(crate) fn summarise(rows: &[StudyRow]) -> Vec<SummaryRow> {
     let mut keys: Vec<(String, u64, String, String)> = Vec::new();
     for r in rows {
         let key = (
@@ -358,7 +358,7 @@ fn round(v: f64) -> f64 {
 ///
 /// # Errors
 /// [`CliError::Io`] when writing fails.
-pub fn summary_csv(rows: &[SummaryRow]) -> Result<String, CliError> {
+pub(crate) fn summary_csv(rows: &[SummaryRow]) -> Result<String, CliError> {
     let fail = |e: &dyn std::fmt::Display| {
         CliError::Io("csv".into(), std::io::Error::other(e.to_string()))
     };
@@ -425,7 +425,7 @@ fn rounded(rows: &[StudyRow]) -> Vec<StudyRow> {
 /// The names of the CSV files [`csv_files`] makes, in its order (the
 /// license files only with a license sweep).
 #[must_use]
-pub fn csv_names(license_sweep: bool) -> Vec<&'static str> {
+pub(crate) fn csv_names(license_sweep: bool) -> Vec<&'static str> {
     let mut names = vec!["farm-grid.csv", "farm-grid-summary.csv"];
     if license_sweep {
         names.extend(["farm-licenses.csv", "farm-licenses-summary.csv"]);
@@ -435,7 +435,7 @@ pub fn csv_names(license_sweep: bool) -> Vec<&'static str> {
 
 /// The names of the figures [`figures()`] draws, in its order.
 #[must_use]
-pub fn figure_names(license_sweep: bool) -> Vec<&'static str> {
+pub(crate) fn figure_names(license_sweep: bool) -> Vec<&'static str> {
     let mut names = vec![
         "farm-fig1a-deadlines.svg",
         "farm-fig1b-usage.svg",
@@ -451,7 +451,7 @@ pub fn figure_names(license_sweep: bool) -> Vec<&'static str> {
 ///
 /// # Errors
 /// [`CliError::Io`] when writing fails.
-pub fn csv_files(results: &StudyResults) -> Result<Vec<(String, String)>, CliError> {
+pub(crate) fn csv_files(results: &StudyResults) -> Result<Vec<(String, String)>, CliError> {
     let mut files = vec![
         ("farm-grid.csv".to_owned(), to_csv(&rounded(&results.grid))?),
         (
@@ -522,7 +522,7 @@ fn panel(
 ///
 /// # Errors
 /// [`CliError::Usage`] when drawing fails.
-pub fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, CliError> {
+pub(crate) fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, CliError> {
     let spec = &results.spec;
     let grid = summarise(&results.grid);
     let means: Vec<Setting<'_>> = spec
@@ -708,7 +708,7 @@ fn metric_table(
 
 /// The study's tables as text.
 #[must_use]
-pub fn tables(results: &StudyResults, seconds: f64) -> String {
+pub(crate) fn tables(results: &StudyResults, seconds: f64) -> String {
     let spec = &results.spec;
     let grid = summarise(&results.grid);
     let means: Vec<Setting<'_>> = spec

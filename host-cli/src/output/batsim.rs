@@ -39,22 +39,16 @@ use std::io::Write;
 
 /// A set of processor ids as disjoint, ascending, inclusive ranges.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct IdSet(pub Vec<(u32, u32)>);
+pub(crate) struct IdSet(pub(crate) Vec<(u32, u32)>);
 
 impl IdSet {
     /// How many ids.
     #[must_use]
-    pub fn len(&self) -> u64 {
+    pub(crate) fn len(&self) -> u64 {
         self.0
             .iter()
             .map(|&(a, b)| u64::from(b) - u64::from(a) + 1)
             .sum()
-    }
-
-    /// Whether it holds no id.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
     }
 }
 
@@ -144,7 +138,7 @@ impl FreeIds {
 /// # Errors
 /// [`CliError::Io`] (a bug: the schedule uses more processors than the
 /// machine has at some instant), naming the job and time.
-pub fn assign_processors(records: &[JobRecord], procs: u32) -> Result<Vec<IdSet>, CliError> {
+pub(crate) fn assign_processors(records: &[JobRecord], procs: u32) -> Result<Vec<IdSet>, CliError> {
     let mut order: Vec<usize> = (0..records.len()).collect();
     order.sort_by_key(|&i| {
         let r = &records[i];
@@ -180,47 +174,47 @@ pub fn assign_processors(records: &[JobRecord], procs: u32) -> Result<Vec<IdSet>
 
 /// One row of Batsim's `jobs.csv`.
 #[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct BatsimRow {
+pub(crate) struct BatsimRow {
     /// The trace's job number.
-    pub job_id: u64,
+    pub(crate) job_id: u64,
     /// The trace's name.
-    pub workload_name: String,
+    pub(crate) workload_name: String,
     /// The run time, as a delay profile's name.
-    pub profile: String,
+    pub(crate) profile: String,
     /// Submit time (s).
-    pub submission_time: Time,
+    pub(crate) submission_time: Time,
     /// Processors.
-    pub requested_number_of_resources: u32,
+    pub(crate) requested_number_of_resources: u32,
     /// The estimate the scheduler saw (s): Batsim's walltime.
-    pub requested_time: Time,
+    pub(crate) requested_time: Time,
     /// 1, or 0 for a job killed at its estimate.
-    pub success: u8,
+    pub(crate) success: u8,
     /// `COMPLETED_SUCCESSFULLY` or `COMPLETED_WALLTIME_REACHED`.
-    pub final_state: &'static str,
+    pub(crate) final_state: &'static str,
     /// Start (s).
-    pub starting_time: Time,
+    pub(crate) starting_time: Time,
     /// `finish_time - starting_time` (s).
-    pub execution_time: Time,
+    pub(crate) execution_time: Time,
     /// End (s).
-    pub finish_time: Time,
+    pub(crate) finish_time: Time,
     /// `starting_time - submission_time` (s).
-    pub waiting_time: Time,
+    pub(crate) waiting_time: Time,
     /// `finish_time - submission_time` (s).
-    pub turnaround_time: Time,
+    pub(crate) turnaround_time: Time,
     /// `turnaround_time / execution_time`; empty when it ran 0 s.
-    pub stretch: Option<f64>,
+    pub(crate) stretch: Option<f64>,
     /// Processor ids, e.g. `0-3 8`.
-    pub allocated_resources: String,
+    pub(crate) allocated_resources: String,
     /// -1: no energy model.
-    pub consumed_energy: i8,
+    pub(crate) consumed_energy: i8,
     /// Empty.
-    pub metadata: &'static str,
+    pub(crate) metadata: &'static str,
 }
 
 /// The workload name of a trace: its file name without `.gz` and `.swf`,
 /// or `lublin` for the built-in workload (whose report name is a sentence).
 #[must_use]
-pub fn workload_name(trace: &str) -> String {
+pub(crate) fn workload_name(trace: &str) -> String {
     let name = std::path::Path::new(trace)
         .file_name()
         .map_or_else(|| trace.to_owned(), |n| n.to_string_lossy().into_owned());
@@ -239,7 +233,7 @@ pub fn workload_name(trace: &str) -> String {
 /// # Errors
 /// I/O errors, and an error if processors cannot be assigned (see
 /// [`assign_processors`]).
-pub fn write_jobs<W: Write>(
+pub(crate) fn write_jobs<W: Write>(
     out: W,
     prepared: &Prepared,
     records: &[JobRecord],

@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 
 /// Writing the report to stdout failed for a reason other than a closed pipe.
 #[derive(Debug)]
-pub struct StdoutError(pub io::Error);
+pub(crate) struct StdoutError(pub(crate) io::Error);
 
 impl std::fmt::Display for StdoutError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -45,7 +45,7 @@ impl std::error::Error for StdoutError {}
 ///
 /// # Errors
 /// [`StdoutError`] for any other write error (a full disk, say).
-pub fn write_all_or_closed(out: &mut impl Write, bytes: &[u8]) -> Result<bool, StdoutError> {
+pub(crate) fn write_all_or_closed(out: &mut impl Write, bytes: &[u8]) -> Result<bool, StdoutError> {
     match out.write_all(bytes).and_then(|()| out.flush()) {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(false),
@@ -58,13 +58,13 @@ pub fn write_all_or_closed(out: &mut impl Write, bytes: &[u8]) -> Result<bool, S
 ///
 /// # Errors
 /// As [`write_all_or_closed`].
-pub fn write_stdout(bytes: &[u8]) -> Result<bool, StdoutError> {
+pub(crate) fn write_stdout(bytes: &[u8]) -> Result<bool, StdoutError> {
     write_all_or_closed(&mut io::stdout().lock(), bytes)
 }
 
 /// Writes one line to stderr, ignoring failure (there is nowhere left to
 /// report it); unlike `eprintln!`, never panics.
-pub fn warn(line: &str) {
+pub(crate) fn warn(line: &str) {
     let mut err = io::stderr().lock();
     let _ = writeln!(err, "{line}");
 }
@@ -98,7 +98,7 @@ struct Output {
 /// written after it, and renamed into place together (see the module
 /// docs). Dropping it without [`commit`](Self::commit) removes every
 /// temporary file.
-pub struct OutputFiles {
+pub(crate) struct OutputFiles {
     inputs: Vec<(PathBuf, String)>,
     outputs: Vec<Output>,
 }
@@ -146,7 +146,7 @@ impl OutputFiles {
     /// No outputs yet; `inputs` (the trace, when one is read) may not be
     /// named as outputs.
     #[must_use]
-    pub fn new(inputs: &[&Path]) -> Self {
+    pub(crate) fn new(inputs: &[&Path]) -> Self {
         Self {
             inputs: inputs
                 .iter()
@@ -162,7 +162,11 @@ impl OutputFiles {
     /// [`CliError::Usage`] naming the option and path when the path is a
     /// directory, an input, another output's path, or in a directory that
     /// does not exist or does not take a new file.
-    pub fn add(&mut self, option: &'static str, path: Option<&Path>) -> Result<(), CliError> {
+    pub(crate) fn add(
+        &mut self,
+        option: &'static str,
+        path: Option<&Path>,
+    ) -> Result<(), CliError> {
         let Some(path) = path else {
             return Ok(());
         };
@@ -254,7 +258,7 @@ impl OutputFiles {
 
     /// Whether an output was given with `option`.
     #[must_use]
-    pub fn wants(&self, option: &str) -> bool {
+    pub(crate) fn wants(&self, option: &str) -> bool {
         self.outputs.iter().any(|o| o.option == option)
     }
 
@@ -265,7 +269,7 @@ impl OutputFiles {
     /// # Errors
     /// What `write` returns, or [`CliError::Io`] naming the path when
     /// flushing or syncing fails.
-    pub fn write_with(
+    pub(crate) fn write_with(
         &mut self,
         option: &str,
         write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
@@ -303,7 +307,7 @@ impl OutputFiles {
     ///
     /// # Errors
     /// As [`write_with`](Self::write_with).
-    pub fn write(&mut self, option: &str, bytes: &[u8]) -> Result<(), CliError> {
+    pub(crate) fn write(&mut self, option: &str, bytes: &[u8]) -> Result<(), CliError> {
         self.write_with(option, |w| w.write_all(bytes))
     }
 
@@ -313,7 +317,7 @@ impl OutputFiles {
     /// # Errors
     /// [`CliError::Io`] when an output was never written (a bug) or a
     /// rename fails; the files not yet renamed are removed.
-    pub fn commit(self) -> Result<(), CliError> {
+    pub(crate) fn commit(self) -> Result<(), CliError> {
         if let Some(o) = self.outputs.iter().find(|o| !o.written) {
             return Err(CliError::Io(
                 o.shown.clone(),

@@ -11,7 +11,7 @@
 //! only when stderr is a terminal, and only for phases of at least
 //! [`VISIBLE_FROM`] jobs (smaller ones are over in a fraction of a second
 //! in a release build, and a bar that flashes by helps nobody). Otherwise a
-//! bar is hidden but still counts, so [`recording`] can show tests which
+//! bar is hidden but still counts, so `recording` can show tests which
 //! phases ran and that each counted to its end.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -20,7 +20,7 @@ use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Phases with fewer jobs (summed over their replays) get no visible bar.
-pub const VISIBLE_FROM: u64 = 20_000;
+pub(crate) const VISIBLE_FROM: u64 = 20_000;
 
 static SHOW: AtomicBool = AtomicBool::new(false);
 
@@ -29,25 +29,26 @@ thread_local! {
 }
 
 /// Lets bars be drawn from now on, if stderr is a terminal.
-pub fn show_on_terminal() {
+pub(crate) fn show_on_terminal() {
     SHOW.store(std::io::stderr().is_terminal(), Ordering::Relaxed);
 }
 
 /// A phase that went through [`phase`], as [`recording`] saw it.
+#[cfg(test)]
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PhaseRecord {
+pub(crate) struct PhaseRecord {
     /// The bar's label.
-    pub label: String,
+    pub(crate) label: String,
     /// Jobs the phase was to replay.
-    pub total: u64,
+    pub(crate) total: u64,
     /// Jobs it counted.
-    pub done: u64,
+    pub(crate) done: u64,
 }
 
 /// A bar for a phase that replays `total` jobs (summed over its replays),
 /// labelled `label`; call [`finish`] when the phase ends.
 #[must_use]
-pub fn phase(label: &str, total: u64) -> ProgressBar {
+pub(crate) fn phase(label: &str, total: u64) -> ProgressBar {
     bar(label, total, total >= VISIBLE_FROM)
 }
 
@@ -56,7 +57,7 @@ pub fn phase(label: &str, total: u64) -> ProgressBar {
 /// arrive ([`ProgressBar::inc_length`]). Drawn only when `large`, the
 /// caller's guess that it will reach [`VISIBLE_FROM`] jobs.
 #[must_use]
-pub fn growing_phase(label: &str, large: bool) -> ProgressBar {
+pub(crate) fn growing_phase(label: &str, large: bool) -> ProgressBar {
     bar(label, 0, large)
 }
 
@@ -88,14 +89,15 @@ fn bar(label: &str, total: u64, large: bool) -> ProgressBar {
 }
 
 /// Ends a phase: its bar disappears from the terminal.
-pub fn finish(bar: &ProgressBar) {
+pub(crate) fn finish(bar: &ProgressBar) {
     bar.finish_and_clear();
 }
 
 /// Runs `f` and returns what it returned with the phases it started on
 /// this thread (for tests: which bars a command shows, and how far each
 /// counted).
-pub fn recording<T>(f: impl FnOnce() -> T) -> (T, Vec<PhaseRecord>) {
+#[cfg(test)]
+pub(crate) fn recording<T>(f: impl FnOnce() -> T) -> (T, Vec<PhaseRecord>) {
     RECORD.with(|r| *r.borrow_mut() = Some(Vec::new()));
     let out = f();
     let phases = RECORD

@@ -11,21 +11,21 @@ use std::io::Write;
 
 /// One row of the metrics table.
 #[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct MetricsRow {
+pub(crate) struct MetricsRow {
     /// `all` or a category label (SN, SW, LN, LW).
-    pub set: String,
+    pub(crate) set: String,
     /// Jobs in the set.
-    pub jobs: u64,
+    pub(crate) jobs: u64,
     /// Mean wait (s).
-    pub mean_wait: f64,
+    pub(crate) mean_wait: f64,
     /// Mean bounded slowdown (10 s bound).
-    pub mean_bounded_slowdown: f64,
+    pub(crate) mean_bounded_slowdown: f64,
     /// Mean turnaround (s).
-    pub mean_turnaround: f64,
+    pub(crate) mean_turnaround: f64,
     /// Worst bounded slowdown.
-    pub worst_bounded_slowdown: f64,
+    pub(crate) worst_bounded_slowdown: f64,
     /// Jobs killed at their estimate.
-    pub killed: u64,
+    pub(crate) killed: u64,
 }
 
 impl MetricsRow {
@@ -44,22 +44,22 @@ impl MetricsRow {
 
 /// Job lines of the window not run, by reason (stable keys in JSON).
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
-pub struct SkippedJobs {
+pub(crate) struct SkippedJobs {
     /// No submit time (field 2 is -1).
-    pub no_submit_time: u64,
+    pub(crate) no_submit_time: u64,
     /// No run time (field 4 is -1).
-    pub no_run_time: u64,
+    pub(crate) no_run_time: u64,
     /// No processor count (fields 8 and 5 not positive).
-    pub no_processors: u64,
+    pub(crate) no_processors: u64,
     /// Wider than the machine.
-    pub wider_than_machine: u64,
+    pub(crate) wider_than_machine: u64,
 }
 
 impl SkippedJobs {
     /// The job-line counts of `skipped` (partial-execution lines are not
     /// jobs and are counted apart).
     #[must_use]
-    pub const fn of(skipped: &SkipCounts) -> Self {
+    pub(crate) const fn of(skipped: &SkipCounts) -> Self {
         Self {
             no_submit_time: skipped.no_submit_time,
             no_run_time: skipped.no_run_time,
@@ -70,7 +70,7 @@ impl SkippedJobs {
 
     /// `(reason in words, count)` in check order.
     #[must_use]
-    pub const fn labelled(&self) -> [(&'static str, u64); 4] {
+    pub(crate) const fn labelled(&self) -> [(&'static str, u64); 4] {
         [
             (SkipReason::NoSubmitTime.label(), self.no_submit_time),
             (SkipReason::NoRunTime.label(), self.no_run_time),
@@ -83,8 +83,9 @@ impl SkippedJobs {
     }
 
     /// All of them.
+    #[cfg(test)]
     #[must_use]
-    pub const fn total(&self) -> u64 {
+    pub(crate) const fn total(&self) -> u64 {
         self.no_submit_time + self.no_run_time + self.no_processors + self.wider_than_machine
     }
 }
@@ -92,19 +93,19 @@ impl SkippedJobs {
 /// Jobs the kernel refused at submission, by its reason (stable keys in
 /// JSON); the replay goes on without them.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
-pub struct RejectedJobs {
+pub(crate) struct RejectedJobs {
     /// No machine can ever run the job (too wide).
-    pub unrunnable: u64,
+    pub(crate) unrunnable: u64,
     /// The job asks for no processors or has a zero estimate.
-    pub invalid: u64,
+    pub(crate) invalid: u64,
     /// Any other refusal the replay went on after (none today).
-    pub other: u64,
+    pub(crate) other: u64,
 }
 
 impl RejectedJobs {
     /// Counts the refusals of a replay by reason.
     #[must_use]
-    pub fn of(rejected: &[(JobId, KernelError)]) -> Self {
+    pub(crate) fn of(rejected: &[(JobId, KernelError)]) -> Self {
         let mut out = Self::default();
         for (_, e) in rejected {
             match e {
@@ -118,7 +119,7 @@ impl RejectedJobs {
 
     /// `(reason in words, count)`.
     #[must_use]
-    pub const fn labelled(&self) -> [(&'static str, u64); 3] {
+    pub(crate) const fn labelled(&self) -> [(&'static str, u64); 3] {
         [
             ("no machine can run it", self.unrunnable),
             ("no processors or a zero estimate", self.invalid),
@@ -128,7 +129,7 @@ impl RejectedJobs {
 
     /// All of them.
     #[must_use]
-    pub const fn total(&self) -> u64 {
+    pub(crate) const fn total(&self) -> u64 {
         self.unrunnable + self.invalid + self.other
     }
 }
@@ -137,135 +138,135 @@ impl RejectedJobs {
 /// window is scheduled, skipped or rejected (`jobs_in_window = scheduled +
 /// skipped.total() + rejected_by_kernel.total()` after a replay).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
-pub struct Accounting {
+pub(crate) struct Accounting {
     /// Data lines in the file.
-    pub records_read: u64,
+    pub(crate) records_read: u64,
     /// Job lines in the window.
-    pub jobs_in_window: u64,
+    pub(crate) jobs_in_window: u64,
     /// Partial-execution lines in the window (not jobs).
-    pub partial_execution_lines: u64,
+    pub(crate) partial_execution_lines: u64,
     /// Job lines not run, by reason.
-    pub skipped: SkippedJobs,
+    pub(crate) skipped: SkippedJobs,
     /// Jobs the kernel refused, by reason.
-    pub rejected_by_kernel: RejectedJobs,
+    pub(crate) rejected_by_kernel: RejectedJobs,
     /// Jobs scheduled and finished.
-    pub scheduled: u64,
+    pub(crate) scheduled: u64,
     /// Jobs out of submit order in the file (sorted before the replay).
-    pub out_of_order: u64,
+    pub(crate) out_of_order: u64,
     /// Runnable jobs without a requested time (field 9): their user
     /// estimate is their run time, so `--estimates user` equals `exact` for
     /// them.
     #[serde(default)]
-    pub no_requested_time: u64,
+    pub(crate) no_requested_time: u64,
 }
 
 /// The report of one replay.
 #[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct ReplayReport {
+pub(crate) struct ReplayReport {
     /// Trace name.
-    pub trace: String,
+    pub(crate) trace: String,
     /// Policy.
-    pub policy: String,
+    pub(crate) policy: String,
     /// `user` or `exact`.
-    pub estimates: String,
+    pub(crate) estimates: String,
     /// Load factor.
-    pub load: f64,
+    pub(crate) load: f64,
     /// Machine processors.
-    pub machine_procs: u32,
+    pub(crate) machine_procs: u32,
     /// Where the machine size came from.
-    pub machine_source: MachineSource,
+    pub(crate) machine_source: MachineSource,
     /// Window: skipped job lines.
-    pub skip: u64,
+    pub(crate) skip: u64,
     /// Window: job lines taken.
-    pub first: Option<u64>,
+    pub(crate) first: Option<u64>,
     /// Category bounds: short run time limit (s).
-    pub short_max: u32,
+    pub(crate) short_max: u32,
     /// Category bounds: narrow processor limit.
-    pub narrow_max: u32,
+    pub(crate) narrow_max: u32,
     /// What was read and what became of it.
-    pub accounting: Accounting,
+    pub(crate) accounting: Accounting,
     /// Overall, then SN, SW, LN, LW.
-    pub metrics: Vec<MetricsRow>,
+    pub(crate) metrics: Vec<MetricsRow>,
     /// Utilisation over first submit to last end.
-    pub utilisation: f64,
+    pub(crate) utilisation: f64,
     /// Longest wait queue.
-    pub max_queue: usize,
+    pub(crate) max_queue: usize,
     /// Waiting jobs the replay kernel could hold: 8,192, or more when the
     /// window needed a larger kernel (see [`crate::replay`]).
-    pub kernel_queue_capacity: usize,
+    pub(crate) kernel_queue_capacity: usize,
     /// Kernel calls.
-    pub kernel_calls: u64,
+    pub(crate) kernel_calls: u64,
     /// Selective: the thresholds used and where they came from.
-    pub thresholds: Option<crate::replay::thresholds::ThresholdsUsed>,
+    pub(crate) thresholds: Option<crate::replay::thresholds::ThresholdsUsed>,
     /// Selective thresholds taken from a Conservative run: that run's means.
-    pub conservative_thresholds: Option<crate::replay::thresholds::ConservativeThresholds>,
+    pub(crate) conservative_thresholds: Option<crate::replay::thresholds::ConservativeThresholds>,
     /// DPSA's search statistics: under a DPSA policy, or when any is nonzero.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub dpsa: Option<DpsaStats>,
+    pub(crate) dpsa: Option<DpsaStats>,
     /// CONS+RS's random-search statistics: under CONS+RS only.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cons_rs: Option<ConsRsStats>,
+    pub(crate) cons_rs: Option<ConsRsStats>,
     /// Wall-clock measurements: the only part of the report that differs
     /// between two runs of the same command.
-    pub timings: ReplayTimings,
+    pub(crate) timings: ReplayTimings,
 }
 
 /// The wall-clock part of a replay report.
 #[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct ReplayTimings {
+pub(crate) struct ReplayTimings {
     /// Reading and preparing the trace (s).
-    pub read_seconds: f64,
+    pub(crate) read_seconds: f64,
     /// The Conservative pre-run that gave Selective its thresholds (s),
     /// when one ran.
-    pub prerun_seconds: Option<f64>,
+    pub(crate) prerun_seconds: Option<f64>,
     /// The replay itself (s).
-    pub replay_seconds: f64,
+    pub(crate) replay_seconds: f64,
     /// The replay ran while the trace was read, so `replay_seconds`
     /// overlaps `read_seconds` (and includes waiting for lines).
-    pub replay_while_reading: bool,
+    pub(crate) replay_while_reading: bool,
     /// Everything, reading included (s).
-    pub total_seconds: f64,
+    pub(crate) total_seconds: f64,
     /// Slowest single kernel call of the replay (µs), when every call was
     /// timed (`--latency`; `null` otherwise).
-    pub slowest_call_us: Option<f64>,
+    pub(crate) slowest_call_us: Option<f64>,
     /// Which call that was (`submit`, `complete`, `schedule`).
-    pub slowest_call: Option<String>,
+    pub(crate) slowest_call: Option<String>,
     /// The histogram of kernel call times, with `--latency`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub latency: Option<LatencyReport>,
+    pub(crate) latency: Option<LatencyReport>,
 }
 
 /// How long the kernel calls of a replay took (`replay --latency`).
 #[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct LatencyReport {
+pub(crate) struct LatencyReport {
     /// Calls timed.
-    pub calls: u64,
+    pub(crate) calls: u64,
     /// Upper bounds (µs) of the median, 99th and 99.9th percentile call
     /// times: the power-of-two bucket each falls in, capped at the slowest.
-    pub p50_below_us: f64,
+    pub(crate) p50_below_us: f64,
     /// See `p50_below_us`.
-    pub p99_below_us: f64,
+    pub(crate) p99_below_us: f64,
     /// See `p50_below_us`.
-    pub p999_below_us: f64,
+    pub(crate) p999_below_us: f64,
     /// The non-empty buckets, fastest first.
-    pub buckets: Vec<LatencyBucket>,
+    pub(crate) buckets: Vec<LatencyBucket>,
 }
 
 /// One bucket of a [`LatencyReport`].
 #[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct LatencyBucket {
+pub(crate) struct LatencyBucket {
     /// Calls at least this long (µs)...
-    pub from_us: u64,
+    pub(crate) from_us: u64,
     /// ...and shorter than this (µs); `null` for the open last bucket.
-    pub below_us: Option<u64>,
+    pub(crate) below_us: Option<u64>,
     /// How many.
-    pub calls: u64,
+    pub(crate) calls: u64,
 }
 
 impl LatencyReport {
     /// The report of `latency`.
     #[must_use]
-    pub fn of(latency: &crate::replay::Latency) -> Self {
+    pub(crate) fn of(latency: &crate::replay::Latency) -> Self {
         let buckets = latency
             .buckets
             .iter()
@@ -289,36 +290,36 @@ impl LatencyReport {
 
 /// Wall-clock times of the phases of `host-cli replay` (s).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Phases {
+pub(crate) struct Phases {
     /// Reading and preparing the trace.
-    pub read: f64,
+    pub(crate) read: f64,
     /// The Conservative pre-run, when one ran.
-    pub prerun: Option<f64>,
+    pub(crate) prerun: Option<f64>,
     /// Everything.
-    pub total: f64,
+    pub(crate) total: f64,
 }
 
 /// What DPSA's subset search did over a replay.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
-pub struct DpsaStats {
+pub(crate) struct DpsaStats {
     /// The node budget per pass (`None` for a policy without one).
-    pub budget: Option<u32>,
+    pub(crate) budget: Option<u32>,
     /// Passes that searched (the greedy set was not provably optimal).
-    pub searches: u64,
+    pub(crate) searches: u64,
     /// Search nodes visited, over all passes.
-    pub nodes: u64,
+    pub(crate) nodes: u64,
     /// Searches stopped by the budget (their start set is the best found, not
     /// necessarily the optimum).
-    pub budget_hits: u64,
+    pub(crate) budget_hits: u64,
     /// Passes with more candidates than one search considers (the rest were
     /// backfilled greedily).
-    pub overflows: u64,
+    pub(crate) overflows: u64,
 }
 
 impl DpsaStats {
     /// The statistics of a run, when the policy is DPSA or any is nonzero.
     #[must_use]
-    pub fn of(result: &RunResult) -> Option<Self> {
+    pub(crate) fn of(result: &RunResult) -> Option<Self> {
         let c = &result.counters;
         let budget = match result.policy {
             backfill_core::Policy::Dpsa { nodes, .. } => Some(nodes),
@@ -337,7 +338,7 @@ impl DpsaStats {
 
     /// The report line's text.
     #[must_use]
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let budget = self
             .budget
             .map_or_else(String::new, |b| format!("budget {b} nodes/pass; "));
@@ -359,36 +360,36 @@ impl DpsaStats {
 
 /// What CONS+RS's random search did over a replay.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
-pub struct ConsRsStats {
+pub(crate) struct ConsRsStats {
     /// The PRNG seed.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Iterations per search: `per_queued_job` times the queue length when
     /// the search starts, or `fixed`.
-    pub per_queued_job: Option<u32>,
+    pub(crate) per_queued_job: Option<u32>,
     /// A fixed number of iterations per search (`--rs-iterations`).
-    pub fixed: Option<u32>,
+    pub(crate) fixed: Option<u32>,
     /// Searches run (one per instant with an early completion and jobs
     /// waiting).
-    pub searches: u64,
+    pub(crate) searches: u64,
     /// Iterations run, over all searches.
-    pub iterations: u64,
+    pub(crate) iterations: u64,
     /// Moves kept: the objective improved strictly and every job kept its
     /// guarantee.
-    pub accepted: u64,
+    pub(crate) accepted: u64,
     /// Moves undone because a job would have started after its guarantee.
-    pub rejected_guarantee: u64,
+    pub(crate) rejected_guarantee: u64,
     /// Moves undone because the objective did not improve.
-    pub rejected_objective: u64,
+    pub(crate) rejected_objective: u64,
     /// Iterations that found no gap before the chosen job's reservation.
-    pub no_gap: u64,
+    pub(crate) no_gap: u64,
     /// Iterations skipped because too many queued jobs overlapped the gap.
-    pub too_crowded: u64,
+    pub(crate) too_crowded: u64,
 }
 
 impl ConsRsStats {
     /// The statistics of a CONS+RS run; `None` for other policies.
     #[must_use]
-    pub fn of(result: &RunResult) -> Option<Self> {
+    pub(crate) fn of(result: &RunResult) -> Option<Self> {
         let backfill_core::Policy::ConsRs(params) = result.policy else {
             return None;
         };
@@ -413,7 +414,7 @@ impl ConsRsStats {
 
     /// The report line's text.
     #[must_use]
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let budget = match (self.per_queued_job, self.fixed) {
             (Some(k), _) => format!("{k} x queue length"),
             (None, Some(n)) => format!("{n}"),
@@ -436,7 +437,7 @@ impl ConsRsStats {
 
 /// Builds the report of a replay.
 #[must_use]
-pub fn replay_report(
+pub(crate) fn replay_report(
     prepared: &Prepared,
     result: &RunResult,
     bounds: CategoryBounds,
@@ -501,7 +502,11 @@ fn accounting(prepared: &Prepared, result: &RunResult) -> Accounting {
 /// The accounting of a prepared window whose replays refused `rejected`
 /// jobs and scheduled `scheduled`.
 #[must_use]
-pub fn accounting_of(prepared: &Prepared, rejected: RejectedJobs, scheduled: u64) -> Accounting {
+pub(crate) fn accounting_of(
+    prepared: &Prepared,
+    rejected: RejectedJobs,
+    scheduled: u64,
+) -> Accounting {
     Accounting {
         records_read: prepared.records_read,
         jobs_in_window: prepared.jobs_in_window,
@@ -520,7 +525,7 @@ pub fn accounting_of(prepared: &Prepared, rejected: RejectedJobs, scheduled: u64
 
 /// The window in words: `whole trace`, `first 5000 jobs`, ...
 #[must_use]
-pub fn window_text(skip: u64, first: Option<u64>) -> String {
+pub(crate) fn window_text(skip: u64, first: Option<u64>) -> String {
     match (skip, first) {
         (0, None) => "whole trace".to_owned(),
         (s, None) => format!("jobs after the first {s}"),
@@ -531,14 +536,14 @@ pub fn window_text(skip: u64, first: Option<u64>) -> String {
 
 /// Where the machine size came from, in words.
 #[must_use]
-pub const fn machine_source_text(source: MachineSource) -> &'static str {
+pub(crate) const fn machine_source_text(source: MachineSource) -> &'static str {
     crate::replay::machine_source_words(source)
 }
 
 /// The accounting as report lines: what was read, what was skipped and
 /// why, what was scheduled (every job line of the window is one of these).
 #[must_use]
-pub fn accounting_text(a: &Accounting) -> String {
+pub(crate) fn accounting_text(a: &Accounting) -> String {
     accounting_lines(a, "data lines read", "scheduled", false)
 }
 
@@ -590,7 +595,7 @@ fn accounting_lines(a: &Accounting, read: &str, outcome: &str, every_reason: boo
 
 /// Formats a replay report as a plain-text table.
 #[must_use]
-pub fn replay_table(r: &ReplayReport) -> String {
+pub(crate) fn replay_table(r: &ReplayReport) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "trace        {}", r.trace);
     let _ = writeln!(
@@ -696,49 +701,49 @@ pub fn replay_table(r: &ReplayReport) -> String {
 /// in every row so that the rows of several runs can be concatenated
 /// (numbers rounded to 4 decimals, as the analyses' CSV files are).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct ReplayCsvRow {
+pub(crate) struct ReplayCsvRow {
     /// Trace.
-    pub trace: String,
+    pub(crate) trace: String,
     /// Window in words.
-    pub window: String,
+    pub(crate) window: String,
     /// Machine processors.
-    pub machine_procs: u32,
+    pub(crate) machine_procs: u32,
     /// Policy.
-    pub policy: String,
+    pub(crate) policy: String,
     /// `user` or `exact`.
-    pub estimates: String,
+    pub(crate) estimates: String,
     /// Load factor.
-    pub load: f64,
+    pub(crate) load: f64,
     /// Thresholds used (values only; `-` for none).
-    pub thresholds: String,
+    pub(crate) thresholds: String,
     /// Where they came from: none, given, conservative,
     /// default-conservative, adaptive.
-    pub threshold_source: crate::replay::thresholds::ThresholdSource,
+    pub(crate) threshold_source: crate::replay::thresholds::ThresholdSource,
     /// Category bound: longest Short run time (s).
-    pub short_max: u32,
+    pub(crate) short_max: u32,
     /// Category bound: most processors of a Narrow job.
-    pub narrow_max: u32,
+    pub(crate) narrow_max: u32,
     /// `all`, SN, SW, LN or LW.
-    pub set: String,
+    pub(crate) set: String,
     /// Jobs in the set.
-    pub jobs: u64,
+    pub(crate) jobs: u64,
     /// Mean wait (s).
-    pub mean_wait: f64,
+    pub(crate) mean_wait: f64,
     /// Mean bounded slowdown.
-    pub mean_bounded_slowdown: f64,
+    pub(crate) mean_bounded_slowdown: f64,
     /// Mean turnaround (s).
-    pub mean_turnaround: f64,
+    pub(crate) mean_turnaround: f64,
     /// Worst bounded slowdown.
-    pub worst_bounded_slowdown: f64,
+    pub(crate) worst_bounded_slowdown: f64,
     /// Jobs killed at their estimate.
-    pub killed: u64,
+    pub(crate) killed: u64,
     /// Utilisation of the whole replay.
-    pub utilisation: f64,
+    pub(crate) utilisation: f64,
 }
 
 /// The CSV rows of a replay report: one per set (all, SN, SW, LN, LW).
 #[must_use]
-pub fn replay_csv_rows(r: &ReplayReport) -> Vec<ReplayCsvRow> {
+pub(crate) fn replay_csv_rows(r: &ReplayReport) -> Vec<ReplayCsvRow> {
     let (thresholds, source) = r.thresholds.as_ref().map_or_else(
         || {
             (
@@ -775,40 +780,40 @@ pub fn replay_csv_rows(r: &ReplayReport) -> Vec<ReplayCsvRow> {
 
 /// One row of `--jobs-out`.
 #[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct JobRow {
+pub(crate) struct JobRow {
     /// The trace's job number.
-    pub job_id: u64,
+    pub(crate) job_id: u64,
     /// Submit time (after load scaling).
-    pub submit: u32,
+    pub(crate) submit: u32,
     /// Start time.
-    pub start: u32,
+    pub(crate) start: u32,
     /// End time.
-    pub end: u32,
+    pub(crate) end: u32,
     /// Wait (s).
-    pub wait: u32,
+    pub(crate) wait: u32,
     /// Effective run time (s).
-    pub run: u32,
+    pub(crate) run: u32,
     /// Estimate the scheduler saw (s).
-    pub estimate: u32,
+    pub(crate) estimate: u32,
     /// Processors.
-    pub procs: u32,
+    pub(crate) procs: u32,
     /// Bounded slowdown.
-    pub bounded_slowdown: f64,
+    pub(crate) bounded_slowdown: f64,
     /// SN, SW, LN or LW.
-    pub category: &'static str,
+    pub(crate) category: &'static str,
     /// Whether it was killed at its estimate (ran longer than it asked for).
-    pub killed: bool,
+    pub(crate) killed: bool,
     /// The start its first reservation guaranteed (the kernel's guarantee,
     /// the first `reserved` report for the job); empty when it never had a
     /// reservation (started at once, or a policy without them).
-    pub guarantee: Option<u32>,
+    pub(crate) guarantee: Option<u32>,
 }
 
 /// Writes one CSV row per scheduled job, in trace order (by job id).
 ///
 /// # Errors
 /// I/O errors (CSV errors as [`std::io::Error`]s).
-pub fn write_jobs_csv<W: Write>(
+pub(crate) fn write_jobs_csv<W: Write>(
     out: W,
     prepared: &Prepared,
     records: &[JobRecord],
@@ -844,7 +849,7 @@ pub fn write_jobs_csv<W: Write>(
 
 /// A CSV error as an I/O error (an I/O error stays itself).
 #[must_use]
-pub fn csv_io(e: csv::Error) -> std::io::Error {
+pub(crate) fn csv_io(e: csv::Error) -> std::io::Error {
     match e.into_kind() {
         csv::ErrorKind::Io(e) => e,
         other => std::io::Error::other(format!("{other:?}")),
@@ -853,71 +858,71 @@ pub fn csv_io(e: csv::Error) -> std::io::Error {
 
 /// What `host-cli info` reports.
 #[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct InfoReport {
+pub(crate) struct InfoReport {
     /// Trace name.
-    pub trace: String,
+    pub(crate) trace: String,
     /// Header fields.
-    pub header: SwfHeader,
+    pub(crate) header: SwfHeader,
     /// Machine size used for the too-wide rule.
-    pub machine_procs: u32,
+    pub(crate) machine_procs: u32,
     /// Where it came from.
-    pub machine_source: MachineSource,
+    pub(crate) machine_source: MachineSource,
     /// Window.
-    pub skip: u64,
+    pub(crate) skip: u64,
     /// Window.
-    pub first: Option<u64>,
+    pub(crate) first: Option<u64>,
     /// Counts.
-    pub accounting: Accounting,
+    pub(crate) accounting: Accounting,
     /// Runnable jobs counted in the category table.
-    pub jobs_counted: u64,
+    pub(crate) jobs_counted: u64,
     /// Category bounds.
-    pub short_max: u32,
+    pub(crate) short_max: u32,
     /// Category bounds.
-    pub narrow_max: u32,
+    pub(crate) narrow_max: u32,
     /// Percent of counted jobs per category (SN, SW, LN, LW).
-    pub categories: Vec<(String, u64, f64)>,
+    pub(crate) categories: Vec<(String, u64, f64)>,
     /// Wall-clock measurements (the only part that differs between runs).
-    pub timings: InfoTimings,
+    pub(crate) timings: InfoTimings,
 }
 
 /// The wall-clock part of the `info` report.
 #[derive(Clone, Copy, Debug, Serialize, PartialEq)]
-pub struct InfoTimings {
+pub(crate) struct InfoTimings {
     /// Reading and preparing the trace (s).
-    pub read_seconds: f64,
+    pub(crate) read_seconds: f64,
 }
 
 /// One row of `info --format csv`: a category, with the trace's context in
 /// every row (percent rounded to 4 decimals).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct InfoCsvRow {
+pub(crate) struct InfoCsvRow {
     /// Trace.
-    pub trace: String,
+    pub(crate) trace: String,
     /// Window in words.
-    pub window: String,
+    pub(crate) window: String,
     /// Machine processors.
-    pub machine_procs: u32,
+    pub(crate) machine_procs: u32,
     /// Where that came from.
-    pub machine_source: MachineSource,
+    pub(crate) machine_source: MachineSource,
     /// Job lines in the window.
-    pub jobs_in_window: u64,
+    pub(crate) jobs_in_window: u64,
     /// Runnable jobs (counted in the categories).
-    pub jobs_counted: u64,
+    pub(crate) jobs_counted: u64,
     /// Category bound: longest Short run time (s).
-    pub short_max: u32,
+    pub(crate) short_max: u32,
     /// Category bound: most processors of a Narrow job.
-    pub narrow_max: u32,
+    pub(crate) narrow_max: u32,
     /// SN, SW, LN or LW.
-    pub set: String,
+    pub(crate) set: String,
     /// Jobs in it.
-    pub jobs: u64,
+    pub(crate) jobs: u64,
     /// Percent of the counted jobs.
-    pub percent: f64,
+    pub(crate) percent: f64,
 }
 
 /// The CSV rows of an `info` report: one per category.
 #[must_use]
-pub fn info_csv_rows(r: &InfoReport) -> Vec<InfoCsvRow> {
+pub(crate) fn info_csv_rows(r: &InfoReport) -> Vec<InfoCsvRow> {
     r.categories
         .iter()
         .map(|(set, jobs, percent)| InfoCsvRow {
@@ -938,7 +943,7 @@ pub fn info_csv_rows(r: &InfoReport) -> Vec<InfoCsvRow> {
 
 /// Builds the `info` report from a prepared trace.
 #[must_use]
-pub fn info_report(
+pub(crate) fn info_report(
     prepared: &Prepared,
     header: &SwfHeader,
     bounds: CategoryBounds,
@@ -985,7 +990,7 @@ pub fn info_report(
 /// Formats the `info` report as text; the category table follows the
 /// selective-reservation paper's Tables 3-6 (percent, two decimals).
 #[must_use]
-pub fn info_table(r: &InfoReport) -> String {
+pub(crate) fn info_table(r: &InfoReport) -> String {
     let mut out = String::new();
     let h = &r.header;
     let _ = writeln!(out, "trace        {}", r.trace);

@@ -9,9 +9,9 @@
 //! up to 4,096 jobs it cannot fill. A larger window that does fill it (a
 //! long queue under a heavy `--load`, or more than 4,096 small jobs at once
 //! on a large machine) is replayed again, from the start, on
-//! [`DeepTraceKernel`] (16,384 of each, 2.4 MB), then if need be on
-//! [`MediumTraceKernel`] (262,144 of each, 37 MB), and if that fills too and
-//! the window is larger still, on [`LargeTraceKernel`] (1,048,576 of each,
+//! a kernel of [`DEEP_QUEUE_CAPACITY`] (16,384 of each, 2.4 MB), then if need be on
+//! one of [`MEDIUM_QUEUE_CAPACITY`] (262,144 of each, 37 MB), and if that fills too and
+//! the window is larger still, on one of [`LARGE_QUEUE_CAPACITY`] (1,048,576 of each,
 //! 150 MB). The kernel is deterministic and its capacity changes nothing
 //! else, so the schedule is the one a kernel of unbounded size would give.
 //! Only a window of more than 1,048,576 jobs with more than that many
@@ -27,7 +27,7 @@
 //! first replay of that size takes it and [`Simulator::reset`]s it for the
 //! trace's machine and the policy, in place.
 
-use backfill_core::{Cluster, Kernel, Plan, Policy, Simulator};
+use backfill_core::{Cluster, Kernel, Policy, Simulator};
 use std::any::Any;
 use std::sync::Mutex;
 use std::thread::JoinHandle;
@@ -40,37 +40,27 @@ pub const RUNNING_CAPACITY: usize = 1 << 12;
 pub const STEP_CAPACITY: usize = 2 * QUEUE_CAPACITY + RUNNING_CAPACITY + 8;
 /// The kernel type trace replays start on: one machine, no licenses.
 pub type TraceKernel = Kernel<QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY>;
-/// A plan of [`TraceKernel`]'s shape (about 0.4 MB: build it on the replay
-/// thread, or boxed there, never on a small stack).
-pub type TracePlan = Plan<STEP_CAPACITY, 1, 0>;
 /// The cluster type of every replay kernel.
-pub type TraceCluster = Cluster<1, 0>;
+pub(crate) type TraceCluster = Cluster<1, 0>;
 /// Waiting jobs the second replay kernel can hold (see the module docs).
-pub const DEEP_QUEUE_CAPACITY: usize = 1 << 14;
+pub(crate) const DEEP_QUEUE_CAPACITY: usize = 1 << 14;
 /// Running jobs the second replay kernel can hold.
-pub const DEEP_RUNNING_CAPACITY: usize = 1 << 14;
+pub(crate) const DEEP_RUNNING_CAPACITY: usize = 1 << 14;
 /// Profile steps of the second kernel (`2Q + R + 8`, as [`STEP_CAPACITY`]).
-pub const DEEP_STEP_CAPACITY: usize = 2 * DEEP_QUEUE_CAPACITY + DEEP_RUNNING_CAPACITY + 8;
-/// The kernel a replay moves to when [`TraceKernel`] fills up.
-pub type DeepTraceKernel = Kernel<DEEP_QUEUE_CAPACITY, DEEP_RUNNING_CAPACITY, DEEP_STEP_CAPACITY>;
+pub(crate) const DEEP_STEP_CAPACITY: usize = 2 * DEEP_QUEUE_CAPACITY + DEEP_RUNNING_CAPACITY + 8;
 /// Waiting jobs the middle replay kernel can hold (see the module docs).
-pub const MEDIUM_QUEUE_CAPACITY: usize = 1 << 18;
+pub(crate) const MEDIUM_QUEUE_CAPACITY: usize = 1 << 18;
 /// Running jobs the middle replay kernel can hold.
-pub const MEDIUM_RUNNING_CAPACITY: usize = 1 << 18;
+pub(crate) const MEDIUM_RUNNING_CAPACITY: usize = 1 << 18;
 /// Profile steps of the middle kernel (`2Q + R + 8`, as [`STEP_CAPACITY`]).
-pub const MEDIUM_STEP_CAPACITY: usize = 2 * MEDIUM_QUEUE_CAPACITY + MEDIUM_RUNNING_CAPACITY + 8;
-/// The kernel a replay moves to when [`DeepTraceKernel`] fills up.
-pub type MediumTraceKernel =
-    Kernel<MEDIUM_QUEUE_CAPACITY, MEDIUM_RUNNING_CAPACITY, MEDIUM_STEP_CAPACITY>;
+pub(crate) const MEDIUM_STEP_CAPACITY: usize =
+    2 * MEDIUM_QUEUE_CAPACITY + MEDIUM_RUNNING_CAPACITY + 8;
 /// Waiting jobs the largest replay kernel can hold (see the module docs).
-pub const LARGE_QUEUE_CAPACITY: usize = 1 << 20;
+pub(crate) const LARGE_QUEUE_CAPACITY: usize = 1 << 20;
 /// Running jobs the larger replay kernel can hold.
-pub const LARGE_RUNNING_CAPACITY: usize = 1 << 20;
+pub(crate) const LARGE_RUNNING_CAPACITY: usize = 1 << 20;
 /// Profile steps of the largest kernel (`2Q + R + 8`, as [`STEP_CAPACITY`]).
-pub const LARGE_STEP_CAPACITY: usize = 2 * LARGE_QUEUE_CAPACITY + LARGE_RUNNING_CAPACITY + 8;
-/// The kernel a replay moves to when [`MediumTraceKernel`] fills up.
-pub type LargeTraceKernel =
-    Kernel<LARGE_QUEUE_CAPACITY, LARGE_RUNNING_CAPACITY, LARGE_STEP_CAPACITY>;
+pub(crate) const LARGE_STEP_CAPACITY: usize = 2 * LARGE_QUEUE_CAPACITY + LARGE_RUNNING_CAPACITY + 8;
 
 /// A simulator being built on a thread of its own (boxed as `Any`, so that
 /// any size fits; see [`simulator_from`]).
@@ -83,7 +73,7 @@ static PREBUILT: Mutex<Option<Building>> = Mutex::new(None);
 /// Starts building a [`TraceKernel`] (with its simulator) on a thread of its
 /// own, for the next replay of that size to take instead of building one
 /// (see the module docs). Without a thread, that replay builds its own.
-pub fn prebuild() {
+pub(crate) fn prebuild() {
     let spawned = build_in_background::<QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY>();
     if let (Ok(handle), Ok(mut slot)) = (spawned, PREBUILT.lock()) {
         *slot = Some(handle);

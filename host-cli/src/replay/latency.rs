@@ -5,17 +5,17 @@ use std::time::Duration;
 
 /// Buckets of a [`Latency`] histogram: bucket 0 holds calls under 1 µs,
 /// bucket `k` calls of `[2^(k-1), 2^k)` µs, the last everything longer.
-pub const LATENCY_BUCKETS: usize = 28;
+pub(crate) const LATENCY_BUCKETS: usize = 28;
 
 /// How long the kernel calls of one replay took: a histogram with
 /// power-of-two bounds in microseconds, and the slowest call. What a
 /// firmware integrator sizes a timer by.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Latency {
+pub(crate) struct Latency {
     /// Calls per bucket (see [`LATENCY_BUCKETS`]).
-    pub buckets: [u64; LATENCY_BUCKETS],
+    pub(crate) buckets: [u64; LATENCY_BUCKETS],
     /// The slowest call: how long, and which.
-    pub slowest: (Duration, Option<Call>),
+    pub(crate) slowest: (Duration, Option<Call>),
 }
 
 impl Default for Latency {
@@ -29,7 +29,7 @@ impl Default for Latency {
 
 impl Latency {
     /// Counts one call that took `took`.
-    pub fn add(&mut self, took: Duration, call: Call) {
+    pub(crate) fn add(&mut self, took: Duration, call: Call) {
         let micros = took.as_micros();
         // 0 µs -> bucket 0; [2^(k-1), 2^k) µs -> bucket k.
         let bucket = (u128::BITS - micros.leading_zeros()) as usize;
@@ -43,13 +43,13 @@ impl Latency {
 
     /// Calls counted.
     #[must_use]
-    pub fn calls(&self) -> u64 {
+    pub(crate) fn calls(&self) -> u64 {
         self.buckets.iter().sum()
     }
 
     /// The lower bound (µs, inclusive) of bucket `k`.
     #[must_use]
-    pub fn bucket_from_us(k: usize) -> u64 {
+    pub(crate) fn bucket_from_us(k: usize) -> u64 {
         if k == 0 {
             0
         } else {
@@ -60,7 +60,7 @@ impl Latency {
     /// The upper bound (µs, exclusive) of bucket `k`; `None` for the last,
     /// which is open.
     #[must_use]
-    pub fn bucket_below_us(k: usize) -> Option<u64> {
+    pub(crate) fn bucket_below_us(k: usize) -> Option<u64> {
         (k + 1 < LATENCY_BUCKETS).then(|| 1u64 << k)
     }
 
@@ -68,7 +68,7 @@ impl Latency {
     /// `[0, 1]`): the bound of the bucket it falls in; the slowest call
     /// when that is the open last bucket.
     #[must_use]
-    pub fn quantile_below_us(&self, q: f64) -> f64 {
+    pub(crate) fn quantile_below_us(&self, q: f64) -> f64 {
         let calls = self.calls();
         let rank = ((q.clamp(0.0, 1.0) * calls as f64).ceil() as u64).max(1);
         let mut seen = 0;

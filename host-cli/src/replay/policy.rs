@@ -87,7 +87,7 @@ impl PolicyChoice {
 
     /// Whether the threshold adapts to completed jobs.
     #[must_use]
-    pub const fn is_adaptive(self) -> bool {
+    pub(crate) const fn is_adaptive(self) -> bool {
         matches!(self, Self::SelectiveAdaptive | Self::SelectiveScaled)
     }
 
@@ -120,34 +120,34 @@ impl std::fmt::Display for PolicyChoice {
 
 /// Where thresholds may be taken from (`--threshold-from`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum ThresholdFrom {
+pub(crate) enum ThresholdFrom {
     /// A Conservative run of the same trace, window, estimates and load.
     Conservative,
 }
 
 /// The threshold options of the command line, in kernel units.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ThresholdOptions {
+pub(crate) struct ThresholdOptions {
     /// `--threshold`: Selective's threshold, thousandths.
-    pub threshold: Option<u32>,
+    pub(crate) threshold: Option<u32>,
     /// `--thresholds`: Selective-D's SN, SW, LN, LW, thousandths.
-    pub thresholds: Option<[u32; 4]>,
+    pub(crate) thresholds: Option<[u32; 4]>,
     /// `--threshold-from`, when given.
-    pub from: Option<ThresholdFrom>,
+    pub(crate) from: Option<ThresholdFrom>,
     /// `--scale`: the scaled-adaptive factor, thousandths (default 1500).
-    pub scale: Option<u32>,
+    pub(crate) scale: Option<u32>,
     /// `--well-estimated-only`: adaptive means over well-estimated jobs only.
-    pub well_estimated_only: bool,
+    pub(crate) well_estimated_only: bool,
 }
 
 /// The paper's scaled-adaptive factor, 1.5, in thousandths.
-pub const DEFAULT_SCALE: u32 = 1500;
+pub(crate) const DEFAULT_SCALE: u32 = 1500;
 
 impl ThresholdOptions {
     /// Whether some Selective variant in `choices` takes its thresholds from
     /// a Conservative run.
     #[must_use]
-    pub fn needs_conservative(&self, choices: &[PolicyChoice]) -> bool {
+    pub(crate) fn needs_conservative(&self, choices: &[PolicyChoice]) -> bool {
         choices.iter().any(|c| match c {
             PolicyChoice::Selective => self.threshold.is_none(),
             PolicyChoice::SelectiveD => self.thresholds.is_none(),
@@ -161,7 +161,7 @@ impl ThresholdOptions {
     /// # Errors
     /// [`CliError::Usage`] naming the option and the policies it applies
     /// to, or the options that clash.
-    pub fn check(&self, choices: &[PolicyChoice]) -> Result<(), CliError> {
+    pub(crate) fn check(&self, choices: &[PolicyChoice]) -> Result<(), CliError> {
         let has = |c: PolicyChoice| choices.contains(&c);
         let unused = |option: &str, applies: &str| {
             Err(CliError::Usage(format!(
@@ -226,7 +226,7 @@ impl ThresholdOptions {
     /// # Errors
     /// [`CliError::Usage`] when thresholds from a Conservative run are needed
     /// but `derived` is `None` (a bug in the caller).
-    pub fn resolve(
+    pub(crate) fn resolve(
         &self,
         choice: PolicyChoice,
         bounds: CategoryBounds,
@@ -358,15 +358,15 @@ impl ThresholdOptions {
 /// The replay options of the search policies and of the no-compression
 /// baseline.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SearchOptions {
+pub(crate) struct SearchOptions {
     /// `--dpsa-nodes`.
-    pub dpsa_nodes: Option<u32>,
+    pub(crate) dpsa_nodes: Option<u32>,
     /// `--seed`, which under cons-rs seeds the random search.
-    pub rs_seed: Option<u64>,
+    pub(crate) rs_seed: Option<u64>,
     /// `--rs-iterations`.
-    pub rs_iterations: Option<u32>,
+    pub(crate) rs_iterations: Option<u32>,
     /// `--no-compression`.
-    pub no_compression: bool,
+    pub(crate) no_compression: bool,
 }
 
 impl SearchOptions {
@@ -375,7 +375,7 @@ impl SearchOptions {
     ///
     /// # Errors
     /// [`CliError::Usage`] naming the option and the policies it applies to.
-    pub fn check(&self, choice: PolicyChoice) -> Result<(), CliError> {
+    pub(crate) fn check(&self, choice: PolicyChoice) -> Result<(), CliError> {
         let unused = |option: &str, applies: &str| {
             Err(CliError::Usage(format!(
                 "{option} applies to {applies}, not {choice}"
@@ -399,7 +399,7 @@ impl SearchOptions {
 
     /// `policy` with these options applied (after [`SearchOptions::check`]).
     #[must_use]
-    pub fn apply(&self, policy: Policy) -> Policy {
+    pub(crate) fn apply(&self, policy: Policy) -> Policy {
         match policy {
             Policy::Dpsa { .. } => self
                 .dpsa_nodes

@@ -24,7 +24,7 @@ pub enum Estimates {
 impl Estimates {
     /// `user` or `exact`.
     #[must_use]
-    pub const fn name(self) -> &'static str {
+    pub(crate) const fn name(self) -> &'static str {
         match self {
             Self::User => "user",
             Self::Exact => "exact",
@@ -35,7 +35,7 @@ impl Estimates {
 /// Where the machine size came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum MachineSource {
+pub(crate) enum MachineSource {
     /// `--procs`.
     Option,
     /// The header's `MaxProcs`.
@@ -78,28 +78,28 @@ pub struct Prepared {
     /// Processors of the one machine.
     pub machine_procs: u32,
     /// Where that number came from.
-    pub machine_source: MachineSource,
+    pub(crate) machine_source: MachineSource,
     /// Data lines in the whole file.
-    pub records_read: u64,
+    pub(crate) records_read: u64,
     /// Job lines (data lines other than partial-execution ones) in the
     /// whole file: what the window selects from.
-    pub job_lines: u64,
+    pub(crate) job_lines: u64,
     /// Comment (header) lines in the file.
-    pub comment_lines: u64,
+    pub(crate) comment_lines: u64,
     /// The window asked for.
-    pub window: Window,
+    pub(crate) window: Window,
     /// Job lines in the window (partial-execution lines excluded).
     pub jobs_in_window: u64,
     /// Window jobs not run, by reason.
     pub skipped: SkipCounts,
     /// Jobs that were out of submit order in the file (now sorted).
-    pub out_of_order: u64,
+    pub(crate) out_of_order: u64,
     /// The jobs as read, in replay order; index = kernel job id.
-    pub trace_jobs: Vec<TraceJob>,
+    pub(crate) trace_jobs: Vec<TraceJob>,
     /// The kernel input, same order.
     pub jobs: Vec<SimJob>,
     /// Estimates used.
-    pub shaping: Shaping,
+    pub(crate) shaping: Shaping,
 }
 
 /// The machine size for a trace: `--procs`, else `MaxProcs`, else
@@ -110,7 +110,7 @@ pub struct Prepared {
 /// `MaxProcs` entry (or, with no `MaxProcs` at all, the `MaxNodes` entry)
 /// is there but is not a machine size (`0`, `banana`): the fallback would
 /// silently replay on another machine.
-pub fn machine_size(
+pub(crate) fn machine_size(
     trace: &LoadedTrace,
     window: &Window,
 ) -> Result<Option<(u32, MachineSource)>, CliError> {
@@ -154,7 +154,7 @@ pub fn machine_size(
 /// processors (field 5, else field 8) over `[submit + wait, submit + wait +
 /// run)`. Lines without those fields do not count.
 #[must_use]
-pub fn peak_usage(trace: &LoadedTrace) -> u32 {
+pub(crate) fn peak_usage(trace: &LoadedTrace) -> u32 {
     let mut events: Vec<(i64, i64)> = Vec::new();
     for (_, r) in &trace.records {
         let procs = if r.allocated_procs > 0 {
@@ -232,7 +232,7 @@ pub fn prepare(
 ///
 /// # Errors
 /// [`CliError::Usage`] for a bad load factor.
-pub fn prepare_synthetic(
+pub(crate) fn prepare_synthetic(
     spec: &crate::workload::synth::SyntheticSpec,
     window: &Window,
     shaping: Shaping,
@@ -266,7 +266,7 @@ pub fn prepare_synthetic(
 /// kernel gets it under `shaping`, with the field its estimate comes from
 /// (9 or 4); `None` past 2^32 jobs. The caller checks that the estimate
 /// fits the replay clock.
-pub fn kernel_job(index: usize, t: &TraceJob, shaping: Shaping) -> Option<(SimJob, usize)> {
+pub(crate) fn kernel_job(index: usize, t: &TraceJob, shaping: Shaping) -> Option<(SimJob, usize)> {
     let id = JobId::try_from(index).ok()?;
     let (estimate, field) = match shaping.estimates {
         Estimates::User if t.requested_time.is_some_and(|r| r > 0) => (t.estimate, 9),
@@ -338,7 +338,7 @@ impl Prepared {
     /// or header-only file, only partial-execution lines, `--first 0`, or
     /// `--skip` past the last job line.
     #[must_use]
-    pub fn why_no_job_lines(&self) -> Option<String> {
+    pub(crate) fn why_no_job_lines(&self) -> Option<String> {
         if self.jobs_in_window > 0 {
             return None;
         }
@@ -374,7 +374,7 @@ impl Prepared {
     /// [`why_no_job_lines`](Self::why_no_job_lines), or every job line of the window skipped
     /// (with the count per reason).
     #[must_use]
-    pub fn why_nothing_to_schedule(&self) -> Option<String> {
+    pub(crate) fn why_nothing_to_schedule(&self) -> Option<String> {
         if let Some(why) = self.why_no_job_lines() {
             return Some(why);
         }
@@ -401,7 +401,7 @@ impl Prepared {
     ///
     /// # Errors
     /// [`CliError::NothingToSchedule`] saying why.
-    pub fn check_runnable(&self) -> Result<(), CliError> {
+    pub(crate) fn check_runnable(&self) -> Result<(), CliError> {
         self.why_nothing_to_schedule().map_or(Ok(()), |why| {
             Err(CliError::NothingToSchedule {
                 trace: self.name.clone(),
@@ -416,7 +416,7 @@ impl Prepared {
     ///
     /// # Errors
     /// [`CliError::NothingToSchedule`] saying why.
-    pub fn check_job_lines(&self) -> Result<(), CliError> {
+    pub(crate) fn check_job_lines(&self) -> Result<(), CliError> {
         self.why_no_job_lines().map_or(Ok(()), |why| {
             Err(CliError::NothingToSchedule {
                 trace: self.name.clone(),
@@ -428,7 +428,7 @@ impl Prepared {
 
 /// Where the machine size came from, in words.
 #[must_use]
-pub const fn machine_source_words(source: MachineSource) -> &'static str {
+pub(crate) const fn machine_source_words(source: MachineSource) -> &'static str {
     match source {
         MachineSource::Option => "--procs",
         MachineSource::MaxProcs => "header MaxProcs",
@@ -440,7 +440,7 @@ pub const fn machine_source_words(source: MachineSource) -> &'static str {
 
 /// `submit / load`, rounded down; `None` past [`Time::MAX`].
 #[must_use]
-pub fn scale_time_checked(submit: Time, load: f64) -> Option<Time> {
+pub(crate) fn scale_time_checked(submit: Time, load: f64) -> Option<Time> {
     if (load - 1.0).abs() < f64::EPSILON {
         return Some(submit);
     }
@@ -452,7 +452,7 @@ pub fn scale_time_checked(submit: Time, load: f64) -> Option<Time> {
 /// replay refuses a load that would saturate: see
 /// [`scale_time_checked`]).
 #[must_use]
-pub fn scale_time(submit: Time, load: f64) -> Time {
+pub(crate) fn scale_time(submit: Time, load: f64) -> Time {
     if (load - 1.0).abs() < f64::EPSILON {
         return submit;
     }

@@ -22,26 +22,26 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Debug)]
 pub struct RunResult {
     /// Policy replayed.
-    pub policy: Policy,
+    pub(crate) policy: Policy,
     /// Metrics overall and per category.
-    pub metrics: Metrics,
+    pub(crate) metrics: Metrics,
     /// Replay totals.
     pub outcome: Outcome,
     /// Per-job records in completion order, when asked for.
-    pub records: Option<Vec<JobRecord>>,
+    pub(crate) records: Option<Vec<JobRecord>>,
     /// Jobs the kernel refused for what they are (no machine can run
     /// them, no processors or a zero estimate), with the kernel's reason;
     /// the replay went on without them.
-    pub rejected: Vec<(JobId, KernelError)>,
+    pub(crate) rejected: Vec<(JobId, KernelError)>,
     /// Waiting jobs the kernel had room for (see the module docs).
-    pub queue_capacity: usize,
+    pub(crate) queue_capacity: usize,
     /// Wall time of the replay (kernel and loop, not parsing).
-    pub wall: Duration,
+    pub(crate) wall: Duration,
     /// The replay ran while the trace was read ([`crate::replay::stream`]): `wall`
     /// then includes waiting for lines.
-    pub while_reading: bool,
+    pub(crate) while_reading: bool,
     /// How long each kernel call took, when they were timed ([`run_timed`]).
-    pub latency: Option<Latency>,
+    pub(crate) latency: Option<Latency>,
     /// What the search-based policies did (DPSA searches, nodes, budget hits).
     pub counters: Counters,
 }
@@ -110,7 +110,7 @@ impl Sink for HostSink<'_> {
 
 /// Looks at the kernel as each job arrives, on the replay thread (see
 /// [`run_observed`] and `Simulator::run_with`).
-pub trait ArrivalObserver {
+pub(crate) trait ArrivalObserver {
     /// Called just before `job` is submitted at `job.submit`, after the
     /// completions at that instant, with the kernel the replay runs on
     /// (of [`TraceKernel`](super::TraceKernel)'s capacities or larger: see the module docs).
@@ -151,7 +151,7 @@ pub fn run(
 ///
 /// # Errors
 /// As [`run`].
-pub fn run_timed(
+pub(crate) fn run_timed(
     prepared: &Prepared,
     policy: Policy,
     bounds: CategoryBounds,
@@ -169,7 +169,7 @@ pub fn run_timed(
 
 /// [`run_timed`] after a replay that ran while the trace was read did not
 /// count ([`crate::replay::stream`]); `first_kernel_filled` when it stopped because
-/// [`TraceKernel`] filled up, so the replay starts on the next size.
+/// [`TraceKernel`](super::TraceKernel) filled up, so the replay starts on the next size.
 ///
 /// # Errors
 /// As [`run`].
@@ -201,7 +201,7 @@ pub(crate) struct RunOptions {
     pub(crate) keep_records: bool,
     /// Every kernel call's duration.
     pub(crate) latency: bool,
-    /// The window is known to fill [`TraceKernel`]: start on the next size.
+    /// The window is known to fill [`TraceKernel`](super::TraceKernel): start on the next size.
     pub(crate) first_kernel_filled: bool,
 }
 
@@ -212,7 +212,7 @@ pub(crate) struct RunOptions {
 ///
 /// # Errors
 /// As [`run`].
-pub fn run_observed<A, F>(
+pub(crate) fn run_observed<A, F>(
     prepared: &Prepared,
     policy: Policy,
     bounds: CategoryBounds,
@@ -392,7 +392,7 @@ pub(crate) struct Setup<'a> {
 
 /// Replays `jobs` (about `expected` of them) as `setup` says, on this
 /// thread, on a simulator of `Q` waiting jobs, `R` running jobs and `B`
-/// profile steps (the one [`prebuild`] built, when it is of that size).
+/// profile steps (the one [`prebuild`](super::prebuild) built, when it is of that size).
 /// Returns the simulator and the result, or the error with the jobs the
 /// progress bar was told of.
 pub(crate) fn replay_jobs<const Q: usize, const R: usize, const B: usize, I, A>(

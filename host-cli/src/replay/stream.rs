@@ -45,31 +45,31 @@ struct Early {
 
 /// A replay running while its trace is read ([`start`]).
 #[derive(Debug)]
-pub struct Streamed {
+pub(crate) struct Streamed {
     handle: JoinHandle<Early>,
 }
 
-/// What an early replay replays: everything [`replay::run_timed`] takes but
+/// What an early replay replays: everything [`run_timed`](super::run::run_timed) takes but
 /// the prepared jobs.
 #[derive(Clone, Debug)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// The trace's name, for conversion errors (which only end the early
     /// replay: `prepare` reports them).
-    pub name: String,
+    pub(crate) name: String,
     /// The window.
-    pub window: Window,
+    pub(crate) window: Window,
     /// Estimates and load.
-    pub shaping: Shaping,
+    pub(crate) shaping: Shaping,
     /// The policy, resolved as the replay will run it.
-    pub policy: Policy,
+    pub(crate) policy: Policy,
     /// Job categories for the metrics.
-    pub bounds: CategoryBounds,
+    pub(crate) bounds: CategoryBounds,
     /// Keep every job's record (`--jobs-out`).
-    pub keep_records: bool,
+    pub(crate) keep_records: bool,
     /// Time every kernel call (`--latency`).
-    pub latency: bool,
+    pub(crate) latency: bool,
     /// The progress bar; its length grows as jobs arrive.
-    pub progress: Option<indicatif::ProgressBar>,
+    pub(crate) progress: Option<indicatif::ProgressBar>,
 }
 
 /// Starts replaying, on a thread of its own, the data lines the returned
@@ -77,7 +77,7 @@ pub struct Plan {
 ///
 /// # Errors
 /// The error of spawning the thread.
-pub fn start(plan: Plan) -> std::io::Result<(Streamed, Tap)> {
+pub(crate) fn start(plan: Plan) -> std::io::Result<(Streamed, Tap)> {
     let (to, from) = channel();
     let stack = stack_for::<QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY>();
     let handle = std::thread::Builder::new()
@@ -89,7 +89,7 @@ pub fn start(plan: Plan) -> std::io::Result<(Streamed, Tap)> {
 
 /// Whether an early replay counts ([`Streamed::finish`]).
 #[derive(Debug)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// It replayed exactly the prepared jobs: its result.
     Counts(Box<RunResult>),
     /// It must run again; `filled` when it stopped on the first kernel
@@ -108,8 +108,8 @@ impl Verdict {
     /// `progress` from the start.
     ///
     /// # Errors
-    /// As [`replay::run_timed`].
-    pub fn into_result(
+    /// As [`run_timed`](super::run::run_timed).
+    pub(crate) fn into_result(
         self,
         prepared: &Prepared,
         policy: Policy,
@@ -141,7 +141,7 @@ impl Streamed {
     /// machine (see the module docs). Call it after reading ended (the tap
     /// is gone), or it waits for that.
     #[must_use]
-    pub fn finish(self, prepared: &Prepared) -> Verdict {
+    pub(crate) fn finish(self, prepared: &Prepared) -> Verdict {
         let Ok(early) = self.handle.join() else {
             return Verdict::Again { filled: false };
         };
@@ -349,7 +349,8 @@ impl Iterator for Feed<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::replay::{prepare, run_timed, Estimates};
+    use crate::replay::run::run_timed;
+    use crate::replay::{prepare, Estimates};
     use crate::swf::load_tapped;
     use std::fmt::Write as _;
 

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 /// # Errors
 /// A message naming the text when it is not such a number or does not fit
 /// in `u32` thousandths.
-pub fn parse_milli(text: &str) -> Result<u32, String> {
+pub(crate) fn parse_milli(text: &str) -> Result<u32, String> {
     let t = text.trim();
     let (int, frac) = t.split_once('.').unwrap_or((t, ""));
     let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
@@ -58,7 +58,7 @@ pub fn parse_milli(text: &str) -> Result<u32, String> {
 ///
 /// # Errors
 /// As [`parse_milli`], or when the value is below 1.
-pub fn parse_threshold(text: &str) -> Result<u32, String> {
+pub(crate) fn parse_threshold(text: &str) -> Result<u32, String> {
     let milli = parse_milli(text)?;
     if milli < 1000 {
         return Err(format!(
@@ -72,7 +72,7 @@ pub fn parse_threshold(text: &str) -> Result<u32, String> {
 ///
 /// # Errors
 /// A message naming the category whose value is bad, or the count.
-pub fn parse_thresholds(text: &str) -> Result<[u32; 4], String> {
+pub(crate) fn parse_thresholds(text: &str) -> Result<[u32; 4], String> {
     let parts: Vec<&str> = text.split(',').collect();
     if parts.len() != 4 {
         return Err(format!(
@@ -91,7 +91,7 @@ pub fn parse_thresholds(text: &str) -> Result<[u32; 4], String> {
 ///
 /// # Errors
 /// As [`parse_milli`], or when the value is 0.
-pub fn parse_scale(text: &str) -> Result<u32, String> {
+pub(crate) fn parse_scale(text: &str) -> Result<u32, String> {
     let milli = parse_milli(text)?;
     if milli == 0 {
         return Err(format!("scale `{text}` must be positive"));
@@ -102,21 +102,21 @@ pub fn parse_scale(text: &str) -> Result<u32, String> {
 /// Thousandths as text: `26690` is `26.69`, `26695` is `26.695`, `1500` is
 /// `1.50` (at least two decimals).
 #[must_use]
-pub fn milli_text(milli: u32) -> String {
+pub(crate) fn milli_text(milli: u32) -> String {
     let s = format!("{}.{:03}", milli / 1000, milli % 1000);
     s.strip_suffix('0').map_or_else(|| s.clone(), str::to_owned)
 }
 
 /// Thousandths as a float (for JSON and CSV).
 #[must_use]
-pub fn milli_f64(milli: u32) -> f64 {
+pub(crate) fn milli_f64(milli: u32) -> f64 {
     f64::from(milli) / 1000.0
 }
 
 /// A mean slowdown as thousandths, rounded to nearest, at least 1000 (an
 /// expansion factor is never below 1) and saturating.
 #[must_use]
-pub fn to_milli(mean: f64) -> u32 {
+pub(crate) fn to_milli(mean: f64) -> u32 {
     let m = (mean * 1000.0).round();
     if m.is_nan() || m <= 1000.0 {
         1000
@@ -133,40 +133,40 @@ pub fn to_milli(mean: f64) -> u32 {
 /// Whether a finished job counts as well estimated: effective run time at
 /// least half its estimate (a job killed at its estimate ran all of it).
 #[must_use]
-pub fn well_estimated(record: &JobRecord) -> bool {
+pub(crate) fn well_estimated(record: &JobRecord) -> bool {
     u64::from(record.run()) * 2 >= u64::from(record.slot.duration)
 }
 
 /// Mean bounded slowdown of one set of a Conservative run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SetMean {
+pub(crate) struct SetMean {
     /// `all` or a category label.
-    pub set: String,
+    pub(crate) set: String,
     /// Jobs of the set that were counted (well estimated, with user estimates).
-    pub jobs: u64,
+    pub(crate) jobs: u64,
     /// Jobs of the set in the run.
-    pub jobs_in_set: u64,
+    pub(crate) jobs_in_set: u64,
     /// Their mean bounded slowdown; `None` without jobs.
-    pub mean_bounded_slowdown: Option<f64>,
+    pub(crate) mean_bounded_slowdown: Option<f64>,
     /// The mean over every job of the set, for reference.
-    pub mean_all_jobs: Option<f64>,
+    pub(crate) mean_all_jobs: Option<f64>,
 }
 
 /// Thresholds derived from a Conservative run (Tables 7 and 8 of the paper).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ConservativeThresholds {
+pub(crate) struct ConservativeThresholds {
     /// Estimates the run used.
-    pub estimates: Estimates,
+    pub(crate) estimates: Estimates,
     /// Whether only well-estimated jobs were averaged (user estimates).
-    pub well_estimated_only: bool,
+    pub(crate) well_estimated_only: bool,
     /// Every job.
-    pub overall: SetMean,
+    pub(crate) overall: SetMean,
     /// SN, SW, LN, LW.
-    pub categories: Vec<SetMean>,
+    pub(crate) categories: Vec<SetMean>,
     /// Category bounds used.
-    pub bounds_short_max: u32,
+    pub(crate) bounds_short_max: u32,
     /// Category bounds used.
-    pub bounds_narrow_max: u32,
+    pub(crate) bounds_narrow_max: u32,
 }
 
 fn set_mean(set: &str, records: &[&JobRecord], well_only: bool) -> SetMean {
@@ -199,7 +199,7 @@ impl ConservativeThresholds {
     /// Derives the thresholds from a Conservative run's per-job records (in
     /// completion order, as the replay sums them).
     #[must_use]
-    pub fn from_records(
+    pub(crate) fn from_records(
         records: &[JobRecord],
         estimates: Estimates,
         bounds: CategoryBounds,
@@ -228,7 +228,7 @@ impl ConservativeThresholds {
 
     /// Selective's threshold, thousandths: the overall mean (1.0 without jobs).
     #[must_use]
-    pub fn fixed(&self) -> u32 {
+    pub(crate) fn fixed(&self) -> u32 {
         self.overall.mean_bounded_slowdown.map_or(1000, to_milli)
     }
 
@@ -236,7 +236,7 @@ impl ConservativeThresholds {
     /// without counted jobs gets the overall threshold (listed in the second
     /// value).
     #[must_use]
-    pub fn per_category(&self) -> ([u32; 4], Vec<String>) {
+    pub(crate) fn per_category(&self) -> ([u32; 4], Vec<String>) {
         let mut out = [self.fixed(); 4];
         let mut fallback = Vec::new();
         for (slot, set) in out.iter_mut().zip(&self.categories) {
@@ -250,7 +250,7 @@ impl ConservativeThresholds {
 
     /// What the means were taken over, in words.
     #[must_use]
-    pub fn basis_text(&self) -> String {
+    pub(crate) fn basis_text(&self) -> String {
         if self.well_estimated_only {
             format!(
                 "mean bounded slowdown of a Conservative run, over its {} well-estimated jobs \
@@ -270,7 +270,7 @@ impl ConservativeThresholds {
 /// (rows S, L; columns N, W) of Selective-D thresholds, then the overall
 /// (Selective) threshold, then the job counts behind each mean.
 #[must_use]
-pub fn grid_text(t: &ConservativeThresholds) -> String {
+pub(crate) fn grid_text(t: &ConservativeThresholds) -> String {
     use std::fmt::Write as _;
     let (per, fallback) = t.per_category();
     let cell = |i: usize| format!("{:.3}", milli_f64(per[i]));
@@ -334,30 +334,30 @@ pub enum ThresholdSource {
 
 /// The thresholds a policy ran with, for reports.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ThresholdsUsed {
+pub(crate) struct ThresholdsUsed {
     /// How they were chosen.
-    pub source: ThresholdSource,
+    pub(crate) source: ThresholdSource,
     /// Selective's threshold (expansion factor).
-    pub overall: Option<f64>,
+    pub(crate) overall: Option<f64>,
     /// Selective-D's thresholds for SN, SW, LN, LW.
-    pub per_category: Option<[f64; 4]>,
+    pub(crate) per_category: Option<[f64; 4]>,
     /// Adaptive variants: the factor applied to the running mean.
-    pub scale: Option<f64>,
+    pub(crate) scale: Option<f64>,
     /// Adaptive variants: whether only well-estimated jobs are averaged.
-    pub well_estimated_only: Option<bool>,
+    pub(crate) well_estimated_only: Option<bool>,
     /// Categories that had no counted Conservative job and use the overall threshold.
-    pub fallback: Vec<String>,
+    pub(crate) fallback: Vec<String>,
     /// The values alone: `9.30`, `SN 9.033 SW 36.436 LN 1.82 LW 2.842`,
     /// `adaptive x1.50`; `-` for none.
-    pub values: String,
+    pub(crate) values: String,
     /// In words.
-    pub text: String,
+    pub(crate) text: String,
 }
 
 impl ThresholdsUsed {
     /// No thresholds (a policy without them).
     #[must_use]
-    pub fn none() -> Self {
+    pub(crate) fn none() -> Self {
         Self {
             source: ThresholdSource::None,
             overall: None,

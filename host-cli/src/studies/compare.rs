@@ -18,36 +18,36 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
 /// The three metrics compared: field name, label, short label.
-pub const METRICS: [(&str, &str); 3] = [
+pub(crate) const METRICS: [(&str, &str); 3] = [
     ("mean_bounded_slowdown", "mean bounded slowdown"),
     ("mean_turnaround", "mean turnaround (s)"),
     ("worst_bounded_slowdown", "worst bounded slowdown"),
 ];
 
 /// The sets of jobs, in report order.
-pub const SETS: [&str; 5] = ["all", "SN", "SW", "LN", "LW"];
+pub(crate) const SETS: [&str; 5] = ["all", "SN", "SW", "LN", "LW"];
 
 /// One set of jobs under one policy.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SetMetrics {
+pub(crate) struct SetMetrics {
     /// `all`, SN, SW, LN or LW.
-    pub set: String,
+    pub(crate) set: String,
     /// Jobs in the set.
-    pub jobs: u64,
+    pub(crate) jobs: u64,
     /// Mean wait (s).
-    pub mean_wait: f64,
+    pub(crate) mean_wait: f64,
     /// Mean bounded slowdown.
-    pub mean_bounded_slowdown: f64,
+    pub(crate) mean_bounded_slowdown: f64,
     /// Mean turnaround (s).
-    pub mean_turnaround: f64,
+    pub(crate) mean_turnaround: f64,
     /// Worst bounded slowdown.
-    pub worst_bounded_slowdown: f64,
+    pub(crate) worst_bounded_slowdown: f64,
     /// Percent change of the mean bounded slowdown against the baseline.
-    pub mean_bounded_slowdown_change_pct: Option<f64>,
+    pub(crate) mean_bounded_slowdown_change_pct: Option<f64>,
     /// Percent change of the mean turnaround against the baseline.
-    pub mean_turnaround_change_pct: Option<f64>,
+    pub(crate) mean_turnaround_change_pct: Option<f64>,
     /// Percent change of the worst bounded slowdown against the baseline.
-    pub worst_bounded_slowdown_change_pct: Option<f64>,
+    pub(crate) worst_bounded_slowdown_change_pct: Option<f64>,
 }
 
 impl SetMetrics {
@@ -71,7 +71,7 @@ impl SetMetrics {
 
     /// Metric `index` of [`METRICS`]: (absolute value, percent change).
     #[must_use]
-    pub fn metric(&self, index: usize) -> (f64, Option<f64>) {
+    pub(crate) fn metric(&self, index: usize) -> (f64, Option<f64>) {
         match index {
             0 => (
                 self.mean_bounded_slowdown,
@@ -88,46 +88,46 @@ impl SetMetrics {
 
 /// One policy's results on the compared jobs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PolicyResult {
+pub(crate) struct PolicyResult {
     /// Policy name.
-    pub policy: String,
+    pub(crate) policy: String,
     /// Its thresholds (Selective variants).
-    pub thresholds: ThresholdsUsed,
+    pub(crate) thresholds: ThresholdsUsed,
     /// Utilisation of the whole replay.
-    pub utilisation: f64,
+    pub(crate) utilisation: f64,
     /// Jobs killed at their estimate.
-    pub killed: u64,
+    pub(crate) killed: u64,
     /// all, SN, SW, LN, LW.
-    pub sets: Vec<SetMetrics>,
+    pub(crate) sets: Vec<SetMetrics>,
 }
 
 impl PolicyResult {
     /// The set labelled `set`.
     #[must_use]
-    pub fn set(&self, set: &str) -> Option<&SetMetrics> {
+    pub(crate) fn set(&self, set: &str) -> Option<&SetMetrics> {
         self.sets.iter().find(|s| s.set == set)
     }
 }
 
 /// The policies of a study compared at one load.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Comparison {
+pub(crate) struct Comparison {
     /// Load factor.
-    pub load: f64,
+    pub(crate) load: f64,
     /// Offered load at that factor.
-    pub offered_load: Option<f64>,
+    pub(crate) offered_load: Option<f64>,
     /// The baseline policy.
-    pub baseline: String,
+    pub(crate) baseline: String,
     /// Every policy, the baseline included, in the order asked for.
-    pub policies: Vec<PolicyResult>,
+    pub(crate) policies: Vec<PolicyResult>,
     /// Thresholds derived from the Conservative run, when used.
-    pub conservative_thresholds: Option<ConservativeThresholds>,
+    pub(crate) conservative_thresholds: Option<ConservativeThresholds>,
 }
 
 impl Comparison {
     /// The result of `policy`.
     #[must_use]
-    pub fn policy(&self, policy: &str) -> Option<&PolicyResult> {
+    pub(crate) fn policy(&self, policy: &str) -> Option<&PolicyResult> {
         self.policies.iter().find(|p| p.policy == policy)
     }
 }
@@ -136,7 +136,7 @@ impl Comparison {
 ///
 /// # Errors
 /// [`CliError::Usage`] when `baseline` was not run.
-pub fn comparison(
+pub(crate) fn comparison(
     prepared: &Prepared,
     study: &Study,
     baseline: PolicyChoice,
@@ -188,18 +188,18 @@ pub fn comparison(
 
 /// What `host-cli compare` reports.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CompareReport {
+pub(crate) struct CompareReport {
     /// What ran.
-    pub scenario: Scenario,
+    pub(crate) scenario: Scenario,
     /// The results.
-    pub comparison: Comparison,
+    pub(crate) comparison: Comparison,
 }
 
 /// Runs the comparison report of `study` on `prepared`.
 ///
 /// # Errors
 /// As [`comparison`].
-pub fn report(
+pub(crate) fn report(
     prepared: &Prepared,
     window: &Window,
     study: &Study,
@@ -223,7 +223,7 @@ pub fn report(
 
 /// Lines naming each Selective variant's thresholds (nothing if none).
 #[must_use]
-pub fn thresholds_text(c: &Comparison) -> String {
+pub(crate) fn thresholds_text(c: &Comparison) -> String {
     let mut out = String::new();
     for p in c.policies.iter().filter(|p| {
         p.thresholds.overall.is_some()
@@ -238,7 +238,7 @@ pub fn thresholds_text(c: &Comparison) -> String {
 /// The comparison as two tables: percent changes against the baseline,
 /// then absolute values.
 #[must_use]
-pub fn comparison_text(c: &Comparison, jobs: u64) -> String {
+pub(crate) fn comparison_text(c: &Comparison, jobs: u64) -> String {
     let mut out = String::new();
     let head = |out: &mut String, first: &str| {
         let _ = write!(out, "{first:<24} {:<20}", "policy");
@@ -311,7 +311,7 @@ pub fn comparison_text(c: &Comparison, jobs: u64) -> String {
 
 /// `host-cli compare` as text.
 #[must_use]
-pub fn table(r: &CompareReport) -> String {
+pub(crate) fn table(r: &CompareReport) -> String {
     let mut out = r.scenario.text();
     out.push_str(&thresholds_text(&r.comparison));
     if let Some(t) = &r.comparison.conservative_thresholds {
@@ -371,7 +371,7 @@ pub struct CsvRow {
 /// The CSV rows of one comparison: policies x sets (values rounded to 4
 /// decimals).
 #[must_use]
-pub fn csv_rows(s: &Scenario, c: &Comparison) -> Vec<CsvRow> {
+pub(crate) fn csv_rows(s: &Scenario, c: &Comparison) -> Vec<CsvRow> {
     let mut rows = Vec::new();
     for p in &c.policies {
         for m in &p.sets {
@@ -403,7 +403,7 @@ pub fn csv_rows(s: &Scenario, c: &Comparison) -> Vec<CsvRow> {
 
 /// A short description of the scenario for figure subtitles.
 #[must_use]
-pub fn subtitle(s: &Scenario, load: Option<f64>) -> String {
+pub(crate) fn subtitle(s: &Scenario, load: Option<f64>) -> String {
     let name = std::path::Path::new(&s.trace)
         .file_name()
         .map_or_else(|| s.trace.clone(), |n| n.to_string_lossy().into_owned());
@@ -421,7 +421,7 @@ pub fn subtitle(s: &Scenario, load: Option<f64>) -> String {
 ///
 /// # Errors
 /// [`CliError::Io`] if drawing fails.
-pub fn svg(r: &CompareReport) -> Result<String, CliError> {
+pub(crate) fn svg(r: &CompareReport) -> Result<String, CliError> {
     let c = &r.comparison;
     let others: Vec<&PolicyResult> = c
         .policies

@@ -40,20 +40,20 @@ use std::any::Any;
 use std::fmt::Write as _;
 
 /// The ratio buckets, in order.
-pub const BUCKETS: [&str; 5] = ["<=1", "1-1.5", "1.5-2", "2-4", ">4"];
+pub(crate) const BUCKETS: [&str; 5] = ["<=1", "1-1.5", "1.5-2", "2-4", ">4"];
 
 /// A run-time class: jobs whose trace run time is at most `max_runtime`
 /// seconds (and above the previous class's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RunClass {
+pub(crate) struct RunClass {
     /// Label.
-    pub label: &'static str,
+    pub(crate) label: &'static str,
     /// Longest run time (s) in the class; `None` for the last.
-    pub max_runtime: Option<u32>,
+    pub(crate) max_runtime: Option<u32>,
 }
 
 /// The run-time classes of Figure 7's kind.
-pub const CLASSES: [RunClass; 5] = [
+pub(crate) const CLASSES: [RunClass; 5] = [
     RunClass {
         label: "<=10m",
         max_runtime: Some(600),
@@ -78,7 +78,7 @@ pub const CLASSES: [RunClass; 5] = [
 
 /// The index in [`CLASSES`] of a job that ran `runtime` seconds.
 #[must_use]
-pub fn class_of(runtime: u32) -> usize {
+pub(crate) fn class_of(runtime: u32) -> usize {
     CLASSES
         .iter()
         .position(|c| c.max_runtime.is_none_or(|m| runtime <= m))
@@ -90,7 +90,7 @@ pub fn class_of(runtime: u32) -> usize {
 /// the ratio of its bounded slowdown to its fair slowdown,
 /// `(wait + R) / (fair_wait + R)` with `R = max(run, 10)`, compared exactly.
 #[must_use]
-pub fn bucket(wait: u32, fair_wait: u32, run: u32) -> usize {
+pub(crate) fn bucket(wait: u32, fair_wait: u32, run: u32) -> usize {
     let r = u64::from(run.max(SLOWDOWN_BOUND));
     // ratio <= k  <=>  2 (wait + R) <= 2k (fair_wait + R)
     let num = 2 * (u64::from(wait) + r);
@@ -103,20 +103,20 @@ pub fn bucket(wait: u32, fair_wait: u32, run: u32) -> usize {
 
 /// `(fair_wait + max(run, 10)) / max(run, 10)`.
 #[must_use]
-pub fn fair_slowdown(fair_wait: u32, run: u32) -> f64 {
+pub(crate) fn fair_slowdown(fair_wait: u32, run: u32) -> f64 {
     let r = f64::from(run.max(SLOWDOWN_BOUND));
     (f64::from(fair_wait) + r) / r
 }
 
 /// Jobs per bucket.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct BucketCounts {
+pub(crate) struct BucketCounts {
     /// Jobs counted.
-    pub jobs: u64,
+    pub(crate) jobs: u64,
     /// Jobs per bucket ([`BUCKETS`] order).
-    pub counts: [u64; 5],
+    pub(crate) counts: [u64; 5],
     /// Percent of `jobs` per bucket.
-    pub shares_pct: [f64; 5],
+    pub(crate) shares_pct: [f64; 5],
 }
 
 impl BucketCounts {
@@ -141,67 +141,67 @@ impl BucketCounts {
 
     /// Percent of jobs treated unfairly (ratio above 1).
     #[must_use]
-    pub fn unfair_pct(&self) -> f64 {
+    pub(crate) fn unfair_pct(&self) -> f64 {
         self.shares_pct.iter().skip(1).sum()
     }
 }
 
 /// One policy's fairness.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct FairnessPolicy {
+pub(crate) struct FairnessPolicy {
     /// Policy name.
-    pub policy: String,
+    pub(crate) policy: String,
     /// Its thresholds.
-    pub thresholds: ThresholdsUsed,
+    pub(crate) thresholds: ThresholdsUsed,
     /// Mean bounded slowdown of the counted jobs.
-    pub mean_bounded_slowdown: f64,
+    pub(crate) mean_bounded_slowdown: f64,
     /// Every counted job.
-    pub overall: BucketCounts,
+    pub(crate) overall: BucketCounts,
     /// Per run-time class ([`CLASSES`] order).
-    pub by_class: Vec<BucketCounts>,
+    pub(crate) by_class: Vec<BucketCounts>,
 }
 
 /// What `host-cli fairness` reports.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct FairnessReport {
+pub(crate) struct FairnessReport {
     /// What ran.
-    pub scenario: Scenario,
+    pub(crate) scenario: Scenario,
     /// Bucket labels.
-    pub buckets: Vec<String>,
+    pub(crate) buckets: Vec<String>,
     /// Run-time class labels.
-    pub classes: Vec<String>,
+    pub(crate) classes: Vec<String>,
     /// Jobs per run-time class (counted jobs).
-    pub class_jobs: Vec<u64>,
+    pub(crate) class_jobs: Vec<u64>,
     /// Jobs with a fair start that every policy finished: the ones counted.
-    pub jobs_counted: u64,
+    pub(crate) jobs_counted: u64,
     /// Jobs the fair-start computation failed for (a kernel error), left out.
-    pub jobs_without_fair_start: u64,
+    pub(crate) jobs_without_fair_start: u64,
     /// The errors, by trace job number (at most 20 shown).
-    pub fair_start_errors: Vec<String>,
+    pub(crate) fair_start_errors: Vec<String>,
     /// Mean fair slowdown of the counted jobs.
-    pub mean_fair_slowdown: f64,
+    pub(crate) mean_fair_slowdown: f64,
     /// Per policy.
-    pub policies: Vec<FairnessPolicy>,
+    pub(crate) policies: Vec<FairnessPolicy>,
     /// Thresholds derived from the Conservative run, when used.
-    pub conservative_thresholds: Option<ConservativeThresholds>,
+    pub(crate) conservative_thresholds: Option<ConservativeThresholds>,
 }
 
 /// Collects fair-start times as jobs arrive on an FCFS-Conservative kernel.
-pub struct FairStarts {
+pub(crate) struct FairStarts {
     /// A scratch plan of the replay kernel's shape (`Plan<B, 1, 0>` for the
     /// kernel's `B`), built on the replay thread at the first arrival.
     scratch: Option<Box<dyn Any + Send>>,
     /// Fair start per kernel job id.
-    pub starts: Vec<Option<Time>>,
+    pub(crate) starts: Vec<Option<Time>>,
     /// Jobs whose fair start could not be computed.
-    pub errors: Vec<(JobId, KernelError)>,
+    pub(crate) errors: Vec<(JobId, KernelError)>,
 }
 
 impl FairStarts {
     /// An empty collector for `jobs` jobs on `cluster` (its scratch plan is
     /// built at the first arrival, on the replay thread's large stack).
     #[must_use]
-    pub fn new(_cluster: &TraceCluster, jobs: usize) -> Self {
+    pub(crate) fn new(_cluster: &TraceCluster, jobs: usize) -> Self {
         Self {
             scratch: None,
             starts: vec![None; jobs],
@@ -247,7 +247,7 @@ impl ArrivalObserver for FairStarts {
 ///
 /// # Errors
 /// Replay errors.
-pub fn fair_starts(
+pub(crate) fn fair_starts(
     prepared: &Prepared,
     bounds: CategoryBounds,
     progress: Option<&indicatif::ProgressBar>,
@@ -265,13 +265,13 @@ pub fn fair_starts(
 
 /// Per-job fairness data, for `--jobs-out`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct JobFairness {
+pub(crate) struct JobFairness {
     /// Kernel job id.
-    pub id: JobId,
+    pub(crate) id: JobId,
     /// Fair start.
-    pub fair_start: Time,
+    pub(crate) fair_start: Time,
     /// Per policy: (start, bounded slowdown, bucket).
-    pub per_policy: Vec<(Time, f64, usize)>,
+    pub(crate) per_policy: Vec<(Time, f64, usize)>,
 }
 
 /// Replays the fair-start reference and every policy, and counts buckets.
@@ -279,7 +279,7 @@ pub struct JobFairness {
 /// # Errors
 /// Option and replay errors.
 #[allow(clippy::too_many_arguments)]
-pub fn run(
+pub(crate) fn run(
     prepared: &Prepared,
     window: &Window,
     choices: &[PolicyChoice],
@@ -401,7 +401,7 @@ pub fn run(
 /// The report as text: Table 9 (overall shares), then Figure 7 (shares by
 /// run-time class).
 #[must_use]
-pub fn table(r: &FairnessReport) -> String {
+pub(crate) fn table(r: &FairnessReport) -> String {
     let mut out = r.scenario.text();
     for p in &r.policies {
         if p.thresholds.text != "-" {
@@ -543,7 +543,7 @@ fn csv_row(r: &FairnessReport, policy: &str, class: &str, c: &BucketCounts) -> C
 
 /// CSV rows: per policy, `all` then each run-time class.
 #[must_use]
-pub fn csv_rows(r: &FairnessReport) -> Vec<CsvRow> {
+pub(crate) fn csv_rows(r: &FairnessReport) -> Vec<CsvRow> {
     let mut rows = Vec::new();
     for p in &r.policies {
         rows.push(csv_row(r, &p.policy, "all", &p.overall));
@@ -560,7 +560,7 @@ pub fn csv_rows(r: &FairnessReport) -> Vec<CsvRow> {
 ///
 /// # Errors
 /// CSV errors.
-pub fn jobs_csv(
+pub(crate) fn jobs_csv(
     prepared: &Prepared,
     report: &FairnessReport,
     jobs: &[JobFairness],
@@ -629,7 +629,7 @@ pub fn jobs_csv(
 ///
 /// # Errors
 /// [`CliError::Io`] if drawing fails.
-pub fn svg(r: &FairnessReport) -> Result<String, CliError> {
+pub(crate) fn svg(r: &FairnessReport) -> Result<String, CliError> {
     let mut categories = vec![format!("all\n{} jobs", r.jobs_counted)];
     categories.extend(
         r.classes

@@ -39,28 +39,28 @@ pub struct BarPanel {
 
 /// A line chart panel.
 #[derive(Clone, Debug, PartialEq)]
-pub struct LinePanel {
+pub(crate) struct LinePanel {
     /// Panel title.
-    pub title: String,
+    pub(crate) title: String,
     /// X axis description.
-    pub x_label: String,
+    pub(crate) x_label: String,
     /// Y axis description.
-    pub y_label: String,
+    pub(crate) y_label: String,
     /// X positions.
-    pub xs: Vec<f64>,
+    pub(crate) xs: Vec<f64>,
     /// One line per series.
-    pub series: Vec<Series>,
+    pub(crate) series: Vec<Series>,
 }
 
 /// A stacked bar chart panel: one bar per category, layers stacked bottom-up.
 #[derive(Clone, Debug, PartialEq)]
-pub struct StackPanel {
+pub(crate) struct StackPanel {
     /// Panel title.
-    pub title: String,
+    pub(crate) title: String,
     /// Bar labels.
-    pub categories: Vec<String>,
+    pub(crate) categories: Vec<String>,
     /// Layers, bottom first; one value per category.
-    pub layers: Vec<Series>,
+    pub(crate) layers: Vec<Series>,
 }
 
 const WIDTH: u32 = 1100;
@@ -77,7 +77,7 @@ const BAR_CAP: f64 = 300.0;
 
 /// The colour of a policy (or of the `index`-th unknown series).
 #[must_use]
-pub fn color(name: &str, index: usize) -> RGBColor {
+pub(crate) fn color(name: &str, index: usize) -> RGBColor {
     match name {
         "conservative" => RGBColor(0x99, 0x99, 0x99),
         "easy" => RGBColor(0x00, 0x72, 0xB2),
@@ -381,7 +381,7 @@ fn load_text(v: f64) -> String {
 ///
 /// # Errors
 /// A message if drawing fails.
-pub fn lines(title: &str, subtitle: &str, panels: &[LinePanel]) -> Result<String, String> {
+pub(crate) fn lines(title: &str, subtitle: &str, panels: &[LinePanel]) -> Result<String, String> {
     let height = HEADER + 470;
     let mut svg = String::new();
     {
@@ -468,7 +468,7 @@ fn line_panel(area: &Area<'_>, panel: &LinePanel) -> Result<(), String> {
 ///
 /// # Errors
 /// A message if drawing fails.
-pub fn stacked_bars(
+pub(crate) fn stacked_bars(
     title: &str,
     subtitle: &str,
     y_label: &str,

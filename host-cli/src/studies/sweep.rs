@@ -19,39 +19,39 @@ use std::fmt::Write as _;
 
 /// What `host-cli sweep` reports.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SweepReport {
+pub(crate) struct SweepReport {
     /// What ran (its load is `None`; see each comparison).
-    pub scenario: Scenario,
+    pub(crate) scenario: Scenario,
     /// Baseline policy.
-    pub baseline: String,
+    pub(crate) baseline: String,
     /// One comparison per load, in the order given.
-    pub comparisons: Vec<Comparison>,
+    pub(crate) comparisons: Vec<Comparison>,
 }
 
 /// The sweep's parameters.
 #[derive(Clone, Debug, PartialEq)]
-pub struct SweepSpec {
+pub(crate) struct SweepSpec {
     /// Window.
-    pub window: Window,
+    pub(crate) window: Window,
     /// Estimates.
-    pub estimates: Estimates,
+    pub(crate) estimates: Estimates,
     /// Load factors.
-    pub loads: Vec<f64>,
+    pub(crate) loads: Vec<f64>,
     /// Policies.
-    pub choices: Vec<PolicyChoice>,
+    pub(crate) choices: Vec<PolicyChoice>,
     /// Threshold options.
-    pub options: ThresholdOptions,
+    pub(crate) options: ThresholdOptions,
     /// Baseline.
-    pub baseline: PolicyChoice,
+    pub(crate) baseline: PolicyChoice,
     /// Category bounds.
-    pub bounds: CategoryBounds,
+    pub(crate) bounds: CategoryBounds,
 }
 
 /// Replays a sweep: every load, every policy.
 ///
 /// # Errors
 /// Option, preparation and replay errors.
-pub fn run(
+pub(crate) fn run(
     source: &Source,
     spec: &SweepSpec,
     progress: Option<&indicatif::ProgressBar>,
@@ -99,7 +99,7 @@ pub fn run(
 /// The sweep for one set of jobs as text: per metric, a load x policy table
 /// of absolute values with the percent change against the baseline.
 #[must_use]
-pub fn table(r: &SweepReport, set: &str) -> String {
+pub(crate) fn table(r: &SweepReport, set: &str) -> String {
     let mut out = r.scenario.text();
     for c in &r.comparisons {
         let t = compare::thresholds_text(c);
@@ -156,7 +156,7 @@ pub fn table(r: &SweepReport, set: &str) -> String {
 
 /// Every comparison's CSV rows (loads x policies x sets).
 #[must_use]
-pub fn csv_rows(r: &SweepReport) -> Vec<CsvRow> {
+pub(crate) fn csv_rows(r: &SweepReport) -> Vec<CsvRow> {
     r.comparisons
         .iter()
         .flat_map(|c| compare::csv_rows(&r.scenario, c))
@@ -168,7 +168,7 @@ pub fn csv_rows(r: &SweepReport) -> Vec<CsvRow> {
 ///
 /// # Errors
 /// [`CliError::Io`] if drawing fails.
-pub fn svg(r: &SweepReport, set: &str) -> Result<String, CliError> {
+pub(crate) fn svg(r: &SweepReport, set: &str) -> Result<String, CliError> {
     let xs: Vec<f64> = r.comparisons.iter().map(|c| c.load).collect();
     let policies: Vec<String> = r
         .comparisons

@@ -12,15 +12,15 @@ use serde::{Deserialize, Serialize};
 
 /// What `host-cli thresholds` reports.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ThresholdsReport {
+pub(crate) struct ThresholdsReport {
     /// What ran.
-    pub scenario: Scenario,
+    pub(crate) scenario: Scenario,
     /// The Conservative run's means and the thresholds they give.
-    pub thresholds: ConservativeThresholds,
+    pub(crate) thresholds: ConservativeThresholds,
     /// Selective's threshold (expansion factor, rounded to thousandths).
-    pub selective: f64,
+    pub(crate) selective: f64,
     /// Selective-D's thresholds, SN, SW, LN, LW.
-    pub selective_d: [f64; 4],
+    pub(crate) selective_d: [f64; 4],
 }
 
 /// One CSV row of `host-cli thresholds`.
@@ -52,7 +52,7 @@ pub struct ThresholdsCsvRow {
 /// The thresholds report of `prepared`'s window from its Conservative
 /// replay `run` (with per-job records) at load factor `load`.
 #[must_use]
-pub fn report(
+pub(crate) fn report(
     prepared: &Prepared,
     window: &Window,
     bounds: CategoryBounds,
@@ -84,7 +84,7 @@ pub fn report(
 
 /// The CSV rows of a thresholds report: overall, then per category.
 #[must_use]
-pub fn csv_rows(report: &ThresholdsReport) -> Vec<ThresholdsCsvRow> {
+pub(crate) fn csv_rows(report: &ThresholdsReport) -> Vec<ThresholdsCsvRow> {
     let s = &report.scenario;
     std::iter::once((&report.thresholds.overall, report.selective))
         .chain(report.thresholds.categories.iter().zip(report.selective_d))
@@ -106,7 +106,7 @@ pub fn csv_rows(report: &ThresholdsReport) -> Vec<ThresholdsCsvRow> {
 /// A thresholds report as text: the scenario, then the grid of means and
 /// thresholds.
 #[must_use]
-pub fn table(report: &ThresholdsReport) -> String {
+pub(crate) fn table(report: &ThresholdsReport) -> String {
     let mut out = report.scenario.text();
     out.push('\n');
     out.push_str(&grid_text(&report.thresholds));

@@ -61,20 +61,20 @@ const MIN: u32 = 60;
 /// Seconds in an hour.
 const HOUR: u32 = 3600;
 /// Number of head (most popular) estimates.
-pub const TOP: usize = 20;
+pub(crate) const TOP: usize = 20;
 /// Percent of jobs using a head estimate (`binsiz_head_sum`).
-pub const HEAD_PERCENT: f64 = 89.0;
+pub(crate) const HEAD_PERCENT: f64 = 89.0;
 /// Head sizes `a e^(b r) + c` percent for popularity ranks `r = 2..20`
 /// (`binsiz_head_params`).
-pub const HEAD_SIZE_PARAMS: [f64; 3] = [14.0491, -0.177_531, 0.462_513];
+pub(crate) const HEAD_SIZE_PARAMS: [f64; 3] = [14.0491, -0.177_531, 0.462_513];
 /// Tail sizes `a r^b` for ranks `r >= 21`, before scaling
 /// (`binsiz_tail_params`).
-pub const TAIL_SIZE_PARAMS: [f64; 2] = [795.6, -2.267];
+pub(crate) const TAIL_SIZE_PARAMS: [f64; 2] = [795.6, -2.267];
 /// Tail times' parameter `a = 1 + p K^q` (`bintim_param`).
-pub const TAIL_TIME_PARAMS: [f64; 2] = [12.1039, -0.6026];
+pub(crate) const TAIL_TIME_PARAMS: [f64; 2] = [12.1039, -0.6026];
 /// Points of the piecewise-linear number of distinct estimates as a
 /// function of the number of jobs (`BINUM_LINEAR`).
-pub const BINNUM_LINEAR: [(u32, u32); 7] = [
+pub(crate) const BINNUM_LINEAR: [(u32, u32); 7] = [
     (0, 0),
     (20, 10),
     (200, 20),
@@ -86,7 +86,7 @@ pub const BINNUM_LINEAR: [(u32, u32); 7] = [
 
 /// The 15 estimates among the top 20 of all four logs studied
 /// (`EST_JOINT`), in the reference code's order.
-pub const JOINT_ESTIMATES: [u32; 15] = [
+pub(crate) const JOINT_ESTIMATES: [u32; 15] = [
     5 * MIN,
     15 * MIN,
     10 * MIN,
@@ -146,16 +146,16 @@ const TIME_RANK_TO_POPULARITY: [[usize; 4]; TOP] = [
 
 /// One bin of the estimate histogram.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Bin {
+pub(crate) struct Bin {
     /// The estimate, seconds.
-    pub time: u32,
+    pub(crate) time: u32,
     /// Jobs given this estimate.
-    pub jobs: u32,
+    pub(crate) jobs: u32,
 }
 
 /// Why estimates could not be assigned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EstimateError {
+pub(crate) enum EstimateError {
     /// The largest estimate is below one hour (the model needs at least
     /// one, and 20 head estimates).
     MaxTooSmall(u32),
@@ -195,7 +195,7 @@ impl std::error::Error for EstimateError {}
 
 /// The number of distinct estimates `K` for `jobs` jobs (the linear model).
 #[must_use]
-pub fn bin_count(jobs: u32) -> u32 {
+pub(crate) fn bin_count(jobs: u32) -> u32 {
     let (last_jobs, last_bins) = BINNUM_LINEAR[BINNUM_LINEAR.len() - 1];
     if jobs > last_jobs {
         return last_bins;
@@ -220,7 +220,7 @@ pub fn bin_count(jobs: u32) -> u32 {
 /// # Errors
 /// [`EstimateError::MaxTooSmall`] if `max_est` is below an hour or leaves
 /// fewer than 20 head estimates.
-pub fn head_times(max_est: u32) -> Result<Vec<u32>, EstimateError> {
+pub(crate) fn head_times(max_est: u32) -> Result<Vec<u32>, EstimateError> {
     if max_est < HOUR {
         return Err(EstimateError::MaxTooSmall(max_est));
     }
@@ -246,7 +246,7 @@ pub fn head_times(max_est: u32) -> Result<Vec<u32>, EstimateError> {
 /// The head sizes (percent) by popularity rank, most popular first
 /// (`gen_head_binsiz`).
 #[must_use]
-pub fn head_sizes() -> Vec<f64> {
+pub(crate) fn head_sizes() -> Vec<f64> {
     let [a, b, c] = HEAD_SIZE_PARAMS;
     let mut v: Vec<f64> = (2..=TOP)
         .map(|rank| a * libm::exp(b * rank as f64) + c)
@@ -259,7 +259,7 @@ pub fn head_sizes() -> Vec<f64> {
 
 /// The popularity rank (1-based) of each head time rank
 /// (`gen_head_timrnk_poprnk_map`, without user bins).
-pub fn head_ranks(rng: &mut SplitMix64) -> [usize; TOP] {
+pub(crate) fn head_ranks(rng: &mut SplitMix64) -> [usize; TOP] {
     // The last time rank at which each popularity rank appears in a log.
     let mut due = [0usize; TOP + 1];
     for (time_rank, row) in TIME_RANK_TO_POPULARITY.iter().enumerate() {
@@ -319,7 +319,7 @@ fn tail_times(max_est: u32, binnum: u32, head: &BTreeSet<u32>, count: usize) -> 
 /// The tail sizes (percent), largest first, summing to 11%
 /// (`gen_tail_binsiz`).
 #[must_use]
-pub fn tail_sizes(count: usize) -> Vec<f64> {
+pub(crate) fn tail_sizes(count: usize) -> Vec<f64> {
     let [a, b] = TAIL_SIZE_PARAMS;
     let v: Vec<f64> = (0..count)
         .map(|i| a * libm::pow((TOP + 1 + i) as f64, b))
@@ -335,7 +335,11 @@ pub fn tail_sizes(count: usize) -> Vec<f64> {
 ///
 /// # Errors
 /// [`EstimateError::MaxTooSmall`].
-pub fn histogram(jobs: u32, max_est: u32, rng: &mut SplitMix64) -> Result<Vec<Bin>, EstimateError> {
+pub(crate) fn histogram(
+    jobs: u32,
+    max_est: u32,
+    rng: &mut SplitMix64,
+) -> Result<Vec<Bin>, EstimateError> {
     let binnum = bin_count(jobs);
     let times = head_times(max_est)?;
     let sizes = head_sizes();
@@ -434,7 +438,7 @@ fn adjust(mut counts: BTreeMap<u32, u32>, jobs: u32) -> BTreeMap<u32, u32> {
 /// # Errors
 /// [`EstimateError::Uncovered`] when the bins cannot cover the run times;
 /// the bins' jobs must sum to `runtimes.len()`.
-pub fn assign(
+pub(crate) fn assign(
     bins: &[Bin],
     runtimes: &mut [u32],
     rng: &mut SplitMix64,

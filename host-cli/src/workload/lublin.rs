@@ -13,7 +13,7 @@
 //! first. This module generates the **batch stream only** ([`BATCH`]): a
 //! batch scheduler with run-time estimates sees batch jobs, and the
 //! estimate model ([`crate::workload::estimates`]) was fitted to batch logs.
-//! [`INTERACTIVE`] holds the other published set for reference.
+//! The other published set (interactive jobs, `*_ACTIVE` there) is not used.
 //!
 //! A job is drawn in three steps, as `m_lublin99.c` does:
 //!
@@ -60,7 +60,7 @@
 //! a 128-processor machine (mean work about 163,000 processor-seconds a
 //! job, one job every 3,517 s).
 //!
-//! **Checked against the reference code's output.** With [`TYPELESS`] on
+//! **Checked against the reference code's output.** With `TYPELESS` (the test's parameters) on
 //! 256 processors this generator reproduces `lublin_256.swf` (10,000 jobs
 //! that `m_lublin99.c` wrote for RLScheduler): the two-sample
 //! Kolmogorov-Smirnov distances of inter-arrival times, run times and
@@ -69,71 +69,71 @@
 use crate::workload::rng::{gamma_cdf, SplitMix64};
 
 /// Half-hour buckets in a day.
-pub const BUCKETS: usize = 48;
+pub(crate) const BUCKETS: usize = 48;
 /// Seconds in a bucket.
-pub const SECONDS_IN_BUCKET: f64 = 1800.0;
+pub(crate) const SECONDS_IN_BUCKET: f64 = 1800.0;
 /// The hour the cyclic day starts at (`CYCLIC_DAY_START`).
-pub const CYCLIC_DAY_START: usize = 11;
+pub(crate) const CYCLIC_DAY_START: usize = 11;
 /// Log run times above this are drawn again (`TOO_MUCH_TIME`).
-pub const TOO_MUCH_TIME: f64 = 12.0;
+pub(crate) const TOO_MUCH_TIME: f64 = 12.0;
 /// Log inter-arrival times above this are drawn again
 /// (`TOO_MUCH_ARRIVE_TIME`).
-pub const TOO_MUCH_ARRIVE_TIME: f64 = 13.0;
+pub(crate) const TOO_MUCH_ARRIVE_TIME: f64 = 13.0;
 /// The model's longest run time, `floor(e^12)` seconds (the `MaxRuntime`
 /// `m_lublin99.c` writes in its SWF header).
-pub const MAX_RUNTIME: u32 = 162_754;
+pub(crate) const MAX_RUNTIME: u32 = 162_754;
 
 /// One published parameter set of the model (one job type).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct JobTypeParams {
+pub(crate) struct JobTypeParams {
     /// Probability that a job is serial (`SERIAL_PROB`).
-    pub serial_prob: f64,
+    pub(crate) serial_prob: f64,
     /// Probability that a job is parallel with a power-of-two size
     /// (`POW2_PROB`).
-    pub pow2_prob: f64,
+    pub(crate) pow2_prob: f64,
     /// log2 of the smallest parallel size (`ULOW`).
-    pub u_low: f64,
+    pub(crate) u_low: f64,
     /// The two-stage uniform's middle point for 128 processors (`UMED`).
-    pub u_med: f64,
+    pub(crate) u_med: f64,
     /// log2 of the largest size for 128 processors (`UHI`).
-    pub u_hi: f64,
+    pub(crate) u_hi: f64,
     /// Probability of the two-stage uniform's lower stage (`UPROB`).
-    pub u_prob: f64,
+    pub(crate) u_prob: f64,
     /// Shape of the short run-time gamma (`A1`).
-    pub a1: f64,
+    pub(crate) a1: f64,
     /// Scale of the short run-time gamma (`B1`).
-    pub b1: f64,
+    pub(crate) b1: f64,
     /// Shape of the long run-time gamma (`A2`).
-    pub a2: f64,
+    pub(crate) a2: f64,
     /// Scale of the long run-time gamma (`B2`).
-    pub b2: f64,
+    pub(crate) b2: f64,
     /// Slope of the short gamma's probability in the size (`PA`).
-    pub pa: f64,
+    pub(crate) pa: f64,
     /// Intercept of the short gamma's probability (`PB`).
-    pub pb: f64,
+    pub(crate) pb: f64,
     /// Shape of the rush-hour log inter-arrival gamma (`AARR`).
-    pub aarr: f64,
+    pub(crate) aarr: f64,
     /// Scale of the log inter-arrival gamma (`BARR`).
-    pub barr: f64,
+    pub(crate) barr: f64,
     /// Shape of the daily-cycle gamma (`ANUM`).
-    pub anum: f64,
+    pub(crate) anum: f64,
     /// Scale of the daily-cycle gamma, in half hours (`BNUM`).
-    pub bnum: f64,
+    pub(crate) bnum: f64,
     /// Arrive-rush-to-all ratio: `aarr` is multiplied by it (`ARAR`).
-    pub arar: f64,
+    pub(crate) arar: f64,
 }
 
 impl JobTypeParams {
     /// The shape of the log inter-arrival gamma actually used,
     /// `aarr * arar`.
     #[must_use]
-    pub fn arrival_shape(&self) -> f64 {
+    pub(crate) fn arrival_shape(&self) -> f64 {
         self.aarr * self.arar
     }
 }
 
 /// The batch-job parameters of `m_lublin99.c` (`*_BATCH`).
-pub const BATCH: JobTypeParams = JobTypeParams {
+pub(crate) const BATCH: JobTypeParams = JobTypeParams {
     serial_prob: 0.2927,
     pow2_prob: 0.6686,
     u_low: 1.2,
@@ -153,31 +153,10 @@ pub const BATCH: JobTypeParams = JobTypeParams {
     arar: 1.0519,
 };
 
-/// The interactive-job parameters of `m_lublin99.c` (`*_ACTIVE`), for
-/// reference; the generator uses [`BATCH`].
-pub const INTERACTIVE: JobTypeParams = JobTypeParams {
-    serial_prob: 0.1541,
-    pow2_prob: 0.625,
-    u_low: 1.0,
-    u_med: 3.0,
-    u_hi: 5.5,
-    u_prob: 0.705,
-    a1: 3.8351,
-    b1: 0.6605,
-    a2: 7.073,
-    b2: 0.6856,
-    pa: -0.0118,
-    pb: 0.9156,
-    aarr: 6.5510,
-    barr: 0.6621,
-    anum: 8.9186,
-    bnum: 3.6680,
-    arar: 0.9797,
-};
-
+#[cfg(test)]
 /// The typeless ("whole sample") parameters of `m_lublin99.c`, used there
 /// when `INCLUDE_JOBS_TYPE` is 0; for reference.
-pub const TYPELESS: JobTypeParams = JobTypeParams {
+pub(crate) const TYPELESS: JobTypeParams = JobTypeParams {
     serial_prob: 0.244,
     pow2_prob: 0.576,
     u_low: 0.8,
@@ -199,7 +178,7 @@ pub const TYPELESS: JobTypeParams = JobTypeParams {
 
 /// How a job's size was drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SizeKind {
+pub(crate) enum SizeKind {
     /// Serial: one processor.
     Serial,
     /// Parallel, the log2 size rounded to an integer.
@@ -210,22 +189,22 @@ pub enum SizeKind {
 
 /// One drawn job, before conversion to whole seconds.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Draw {
+pub(crate) struct Draw {
     /// Arrival, seconds from the start (midnight of day 0).
-    pub submit: f64,
+    pub(crate) submit: f64,
     /// Processors.
-    pub nodes: u32,
+    pub(crate) nodes: u32,
     /// How the size was drawn.
-    pub kind: SizeKind,
+    pub(crate) kind: SizeKind,
     /// `ln(run time)`, at most [`TOO_MUCH_TIME`].
-    pub log_runtime: f64,
+    pub(crate) log_runtime: f64,
 }
 
 impl Draw {
     /// The run time in whole seconds, `floor(e^log_runtime)`, as
     /// `m_lublin99.c` converts it (at least 1).
     #[must_use]
-    pub fn runtime(&self) -> u32 {
+    pub(crate) fn runtime(&self) -> u32 {
         let t = libm::floor(libm::exp(self.log_runtime));
         // 1 <= t <= e^12 < u32::MAX.
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
@@ -236,21 +215,21 @@ impl Draw {
 
 /// The model for one machine size and arrival rate.
 #[derive(Clone, Debug, PartialEq)]
-pub struct LublinModel {
+pub(crate) struct LublinModel {
     /// The published parameter set in use.
-    pub params: JobTypeParams,
+    pub(crate) params: JobTypeParams,
     /// Processors.
-    pub procs: u32,
+    pub(crate) procs: u32,
     /// log2 of the smallest parallel size, for this machine.
-    pub u_low: f64,
+    pub(crate) u_low: f64,
     /// The two-stage uniform's middle point, for this machine.
-    pub u_med: f64,
+    pub(crate) u_med: f64,
     /// log2 of the largest size, for this machine.
-    pub u_hi: f64,
+    pub(crate) u_hi: f64,
     /// Inter-arrival times are divided by this (> 1 is heavier).
-    pub rate: f64,
+    pub(crate) rate: f64,
     /// The 48 bucket weights, averaging 1 (index 0 is 00:00-00:30).
-    pub weights: [f64; BUCKETS],
+    pub(crate) weights: [f64; BUCKETS],
 }
 
 impl LublinModel {
@@ -258,14 +237,14 @@ impl LublinModel {
     /// with inter-arrival times divided by `rate` (positive and finite,
     /// else 1).
     #[must_use]
-    pub fn new(procs: u32, rate: f64) -> Self {
+    pub(crate) fn new(procs: u32, rate: f64) -> Self {
         Self::with_params(BATCH, procs, rate)
     }
 
     /// The model with another published parameter set (sizes mapped to
     /// `procs` as for [`BATCH`], with the set's own `u_hi - u_med`).
     #[must_use]
-    pub fn with_params(params: JobTypeParams, procs: u32, rate: f64) -> Self {
+    pub(crate) fn with_params(params: JobTypeParams, procs: u32, rate: f64) -> Self {
         let procs = procs.max(1);
         let u_hi = libm::log2(f64::from(procs));
         let u_low = params.u_low.min(u_hi);
@@ -287,7 +266,7 @@ impl LublinModel {
     }
 
     /// Draws `n` jobs in arrival order from `rng`.
-    pub fn draw_jobs(&self, n: usize, rng: &mut SplitMix64) -> Vec<Draw> {
+    pub(crate) fn draw_jobs(&self, n: usize, rng: &mut SplitMix64) -> Vec<Draw> {
         let mut arrivals = Arrivals::new(self, rng);
         let mut out = Vec::with_capacity(n);
         for _ in 0..n {
@@ -308,7 +287,7 @@ impl LublinModel {
     }
 
     /// A size (`calc_number_of_nodes`).
-    pub fn draw_size(&self, rng: &mut SplitMix64) -> (u32, SizeKind) {
+    pub(crate) fn draw_size(&self, rng: &mut SplitMix64) -> (u32, SizeKind) {
         let p = &self.params;
         let u = rng.next_f64();
         if u <= p.serial_prob {
@@ -335,7 +314,7 @@ impl LublinModel {
     }
 
     /// The two-stage uniform log2 size of a parallel job.
-    pub fn two_stage_uniform(&self, rng: &mut SplitMix64) -> f64 {
+    pub(crate) fn two_stage_uniform(&self, rng: &mut SplitMix64) -> f64 {
         let (a, b) = if rng.next_f64() <= self.params.u_prob {
             (self.u_low, self.u_med)
         } else {
@@ -347,12 +326,12 @@ impl LublinModel {
     /// The probability that a job of `nodes` processors draws its log run
     /// time from the short gamma: `pa * nodes + pb` in `[0, 1]`.
     #[must_use]
-    pub fn short_probability(&self, nodes: u32) -> f64 {
+    pub(crate) fn short_probability(&self, nodes: u32) -> f64 {
         (self.params.pa * f64::from(nodes) + self.params.pb).clamp(0.0, 1.0)
     }
 
     /// `ln(run time)` of a job of `nodes` processors (`time_from_nodes`).
-    pub fn draw_log_runtime(&self, nodes: u32, rng: &mut SplitMix64) -> f64 {
+    pub(crate) fn draw_log_runtime(&self, nodes: u32, rng: &mut SplitMix64) -> f64 {
         let p = &self.params;
         let short = self.short_probability(nodes);
         loop {
@@ -371,7 +350,7 @@ impl LublinModel {
 
 /// The 48 bucket weights of the daily cycle (`arrive_init`), averaging 1.
 #[must_use]
-pub fn daily_weights(anum: f64, bnum: f64) -> [f64; BUCKETS] {
+pub(crate) fn daily_weights(anum: f64, bnum: f64) -> [f64; BUCKETS] {
     let mut w = [0.0; BUCKETS];
     for i in CYCLIC_DAY_START..BUCKETS + CYCLIC_DAY_START {
         let x = i as f64;
@@ -386,7 +365,7 @@ pub fn daily_weights(anum: f64, bnum: f64) -> [f64; BUCKETS] {
 
 /// The arrival process of one job stream (`calc_next_arrive`).
 #[derive(Clone, Debug)]
-pub struct Arrivals<'a> {
+pub(crate) struct Arrivals<'a> {
     model: &'a LublinModel,
     /// The bucket the clock is in.
     bucket: usize,
@@ -395,12 +374,12 @@ pub struct Arrivals<'a> {
     /// The fraction of the current bucket the last arrival was placed at.
     reminder: f64,
     /// The next arrival, seconds from the start.
-    pub time: f64,
+    pub(crate) time: f64,
 }
 
 impl<'a> Arrivals<'a> {
     /// Starts at midnight and draws the first arrival, as `arrive_init`.
-    pub fn new(model: &'a LublinModel, rng: &mut SplitMix64) -> Self {
+    pub(crate) fn new(model: &'a LublinModel, rng: &mut SplitMix64) -> Self {
         let mut a = Self {
             model,
             bucket: 0,
@@ -414,7 +393,7 @@ impl<'a> Arrivals<'a> {
 
     /// Moves [`time`](Self::time) to the next arrival and returns the
     /// inter-arrival time.
-    pub fn advance(&mut self, rng: &mut SplitMix64) -> f64 {
+    pub(crate) fn advance(&mut self, rng: &mut SplitMix64) -> f64 {
         let p = &self.model.params;
         let w = &self.model.weights;
         let g = loop {

@@ -28,7 +28,7 @@ use std::fmt::Write as _;
 
 /// The command line that makes `spec`'s file (without `-o`).
 #[must_use]
-pub fn command_line(spec: &SyntheticSpec) -> String {
+pub(crate) fn command_line(spec: &SyntheticSpec) -> String {
     format!(
         "host-cli generate lublin --jobs {} --procs {} --seed {} --load {}",
         spec.jobs, spec.procs, spec.seed, spec.load
@@ -41,7 +41,7 @@ pub fn command_line(spec: &SyntheticSpec) -> String {
 /// # Errors
 /// [`CliError::Usage`] if the estimate model cannot cover the run times
 /// (see [`synth::try_generate`]).
-pub fn lublin_swf(spec: &SyntheticSpec) -> Result<String, CliError> {
+pub(crate) fn lublin_swf(spec: &SyntheticSpec) -> Result<String, CliError> {
     let jobs =
         synth::try_generate(spec).map_err(|e| CliError::Usage(format!("estimate model: {e}")))?;
     let mut out = String::with_capacity(80 * jobs.len() + 1200);

@@ -11,17 +11,17 @@
 
 /// SplitMix64: small, fast, seedable and portable.
 #[derive(Clone, Debug)]
-pub struct SplitMix64(u64);
+pub(crate) struct SplitMix64(u64);
 
 impl SplitMix64 {
     /// A generator from `seed`.
     #[must_use]
-    pub const fn new(seed: u64) -> Self {
+    pub(crate) const fn new(seed: u64) -> Self {
         Self(seed)
     }
 
     /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -30,7 +30,7 @@ impl SplitMix64 {
     }
 
     /// A uniform float in `[0, 1)`.
-    pub fn next_f64(&mut self) -> f64 {
+    pub(crate) fn next_f64(&mut self) -> f64 {
         // 53 random bits: exact in an f64.
         #[allow(clippy::cast_precision_loss)]
         let x = (self.next_u64() >> 11) as f64;
@@ -38,13 +38,13 @@ impl SplitMix64 {
     }
 
     /// A uniform float in `(0, 1]`: safe to take the logarithm of.
-    pub fn next_f64_nonzero(&mut self) -> f64 {
+    pub(crate) fn next_f64_nonzero(&mut self) -> f64 {
         1.0 - self.next_f64()
     }
 
     /// A uniform integer in `0..n` (`0` when `n` is 0). Lemire's
     /// multiply-shift with rejection: exactly uniform.
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         if n == 0 {
             return 0;
         }
@@ -62,14 +62,14 @@ impl SplitMix64 {
     }
 
     /// A uniform index in `0..n` (`0` when `n` is 0).
-    pub fn index(&mut self, n: usize) -> usize {
+    pub(crate) fn index(&mut self, n: usize) -> usize {
         // usize fits in u64 on every supported target, and the result is
         // below n.
         usize::try_from(self.below(n as u64)).unwrap_or(0)
     }
 
     /// Shuffles `items` in place (Fisher-Yates).
-    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+    pub(crate) fn shuffle<T>(&mut self, items: &mut [T]) {
         for i in (1..items.len()).rev() {
             let j = self.index(i + 1);
             items.swap(i, j);
@@ -78,7 +78,7 @@ impl SplitMix64 {
 
     /// A standard normal variate (Marsaglia's polar method; the second
     /// variate of each pair is discarded, so no state is kept).
-    pub fn normal(&mut self) -> f64 {
+    pub(crate) fn normal(&mut self) -> f64 {
         loop {
             let u = 2.0 * self.next_f64() - 1.0;
             let v = 2.0 * self.next_f64() - 1.0;
@@ -92,7 +92,7 @@ impl SplitMix64 {
     /// A gamma variate with shape `shape > 0` and scale `scale > 0`
     /// (mean `shape * scale`), by Marsaglia and Tsang's method; a shape
     /// below 1 uses `Gamma(shape + 1) * U^(1 / shape)`.
-    pub fn gamma(&mut self, shape: f64, scale: f64) -> f64 {
+    pub(crate) fn gamma(&mut self, shape: f64, scale: f64) -> f64 {
         if shape < 1.0 {
             let g = self.gamma(shape + 1.0, 1.0);
             let u = self.next_f64_nonzero();
@@ -123,7 +123,7 @@ impl SplitMix64 {
 /// Series for `x < a + 1`, Lentz's continued fraction otherwise (Press et
 /// al., Numerical Recipes, section 6.2), to a relative 1e-15.
 #[must_use]
-pub fn gamma_p(a: f64, x: f64) -> f64 {
+pub(crate) fn gamma_p(a: f64, x: f64) -> f64 {
     if x <= 0.0 {
         return 0.0;
     }
@@ -171,7 +171,7 @@ pub fn gamma_p(a: f64, x: f64) -> f64 {
 /// The CDF at `x` of a gamma distribution with shape `shape` and scale
 /// `scale`.
 #[must_use]
-pub fn gamma_cdf(x: f64, shape: f64, scale: f64) -> f64 {
+pub(crate) fn gamma_cdf(x: f64, shape: f64, scale: f64) -> f64 {
     gamma_p(shape, x / scale)
 }
 

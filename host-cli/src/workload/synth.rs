@@ -38,24 +38,24 @@ use crate::swf::TraceJob;
 use crate::workload::estimates::{self, EstimateError};
 use crate::workload::lublin::{LublinModel, MAX_RUNTIME};
 
-pub use crate::workload::rng::SplitMix64;
+pub(crate) use crate::workload::rng::SplitMix64;
 
 /// The SWF queue number written for the model's batch jobs (the job type
 /// `m_lublin99.c` writes in field 15: 0 interactive, 1 batch).
-pub const BATCH_QUEUE: i64 = 1;
+pub(crate) const BATCH_QUEUE: i64 = 1;
 
 /// Parameters of the built-in workload.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SyntheticSpec {
+pub(crate) struct SyntheticSpec {
     /// Number of jobs.
-    pub jobs: u32,
+    pub(crate) jobs: u32,
     /// Machine size (processors).
-    pub procs: u32,
+    pub(crate) procs: u32,
     /// Load factor: arrival rate relative to the published one
     /// (inter-arrival times are divided by it; > 1 is heavier).
-    pub load: f64,
+    pub(crate) load: f64,
     /// PRNG seed.
-    pub seed: u64,
+    pub(crate) seed: u64,
 }
 
 impl Default for SyntheticSpec {
@@ -72,7 +72,7 @@ impl Default for SyntheticSpec {
 impl SyntheticSpec {
     /// One line saying what this workload is, for reports.
     #[must_use]
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let mut s = format!(
             "built-in Lublin-Feitelson batch model (seed {}, {} jobs",
             self.seed, self.jobs
@@ -105,7 +105,7 @@ fn to_u32(x: f64) -> u32 {
 /// [`EstimateError`] if the estimate model cannot cover the run times (the
 /// reference implementation stops there too; not seen with the Lublin
 /// model, whose run times never exceed the maximal estimate).
-pub fn try_generate(spec: &SyntheticSpec) -> Result<Vec<TraceJob>, EstimateError> {
+pub(crate) fn try_generate(spec: &SyntheticSpec) -> Result<Vec<TraceJob>, EstimateError> {
     let mut rng = SplitMix64::new(spec.seed);
     let model = LublinModel::new(spec.procs, spec.load);
     let n = usize::try_from(spec.jobs).unwrap_or(usize::MAX);
@@ -138,7 +138,7 @@ pub fn try_generate(spec: &SyntheticSpec) -> Result<Vec<TraceJob>, EstimateError
 /// [`try_generate`], with no jobs if the estimate model fails (it cannot
 /// for the Lublin model's run times; see [`try_generate`]).
 #[must_use]
-pub fn generate(spec: &SyntheticSpec) -> Vec<TraceJob> {
+pub(crate) fn generate(spec: &SyntheticSpec) -> Vec<TraceJob> {
     try_generate(spec).unwrap_or_default()
 }
 

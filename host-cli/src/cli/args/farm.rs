@@ -12,7 +12,7 @@ use std::path::PathBuf;
 ///
 /// # Errors
 /// A message for anything else or more than 4,000,000.
-pub fn parse_milli(text: &str) -> Result<u32, String> {
+pub(crate) fn parse_milli(text: &str) -> Result<u32, String> {
     let v: f64 = text
         .trim()
         .parse()
@@ -33,7 +33,7 @@ pub fn parse_milli(text: &str) -> Result<u32, String> {
 ///
 /// # Errors
 /// A message when the text is not two whole numbers.
-pub fn parse_range(text: &str) -> Result<(u32, u32), String> {
+pub(crate) fn parse_range(text: &str) -> Result<(u32, u32), String> {
     let (lo, hi) = text
         .split_once(',')
         .ok_or_else(|| format!("expected LO,HI, found '{text}'"))?;
@@ -49,7 +49,7 @@ pub fn parse_range(text: &str) -> Result<(u32, u32), String> {
 ///
 /// # Errors
 /// A message when the text is not two non-negative numbers.
-pub fn parse_milli_range(text: &str) -> Result<(u32, u32), String> {
+pub(crate) fn parse_milli_range(text: &str) -> Result<(u32, u32), String> {
     let (lo, hi) = text
         .split_once(',')
         .ok_or_else(|| format!("expected LO,HI, found '{text}'"))?;
@@ -59,34 +59,34 @@ pub fn parse_milli_range(text: &str) -> Result<(u32, u32), String> {
 /// The flexible-backfilling heuristics (bf-unmod, bf-mod): weights and
 /// constants, in points (one point = 1000 of the kernel's milli-points).
 #[derive(Clone, Debug, Args)]
-pub struct HeuristicsArgs {
+pub(crate) struct HeuristicsArgs {
     /// bf-unmod/bf-mod: weight of the aging heuristic.
     #[arg(long, value_name = "W", default_value = "1", value_parser = parse_milli)]
-    pub aging_weight: u32,
+    pub(crate) aging_weight: u32,
     /// bf-unmod/bf-mod: aging points per second of wait (age_factor).
     #[arg(long, value_name = "F", default_value = "0.001", value_parser = parse_milli)]
-    pub age_factor: u32,
+    pub(crate) age_factor: u32,
     /// bf-unmod/bf-mod: weight of the deadline heuristic.
     #[arg(long, value_name = "W", default_value = "1", value_parser = parse_milli)]
-    pub deadline_weight: u32,
+    pub(crate) deadline_weight: u32,
     /// bf-unmod/bf-mod: deadline score far from the deadline (min).
     #[arg(long, value_name = "POINTS", default_value = "1", value_parser = parse_milli)]
-    pub deadline_min: u32,
+    pub(crate) deadline_min: u32,
     /// bf-unmod/bf-mod: deadline score at the deadline (max).
     #[arg(long, value_name = "POINTS", default_value = "10", value_parser = parse_milli)]
-    pub deadline_max: u32,
+    pub(crate) deadline_max: u32,
     /// bf-unmod/bf-mod: the score rises over the last k estimates before the deadline.
     #[arg(long, value_name = "K", default_value = "2", value_parser = parse_milli)]
-    pub deadline_k: u32,
+    pub(crate) deadline_k: u32,
     /// bf-unmod/bf-mod: weight of the licenses heuristic.
     #[arg(long, value_name = "W", default_value = "1", value_parser = parse_milli)]
-    pub license_weight: u32,
+    pub(crate) license_weight: u32,
     /// bf-unmod/bf-mod: weight of the wait-minimisation heuristic.
     #[arg(long, value_name = "W", default_value = "1", value_parser = parse_milli)]
-    pub wait_weight: u32,
+    pub(crate) wait_weight: u32,
     /// bf-unmod/bf-mod: wait-minimisation score of the shortest job (priority_boost_value).
     #[arg(long, value_name = "POINTS", default_value = "1", value_parser = parse_milli)]
-    pub boost: u32,
+    pub(crate) boost: u32,
 }
 
 impl Default for HeuristicsArgs {
@@ -109,7 +109,7 @@ impl Default for HeuristicsArgs {
 impl HeuristicsArgs {
     /// The kernel's heuristics.
     #[must_use]
-    pub const fn heuristics(&self) -> Heuristics {
+    pub(crate) const fn heuristics(&self) -> Heuristics {
         Heuristics {
             aging_weight: self.aging_weight,
             age_factor: self.age_factor,
@@ -125,7 +125,7 @@ impl HeuristicsArgs {
 
     /// `policy` with these heuristics when it is BF_UNMOD or BF_MOD.
     #[must_use]
-    pub const fn apply(&self, policy: Policy) -> Policy {
+    pub(crate) const fn apply(&self, policy: Policy) -> Policy {
         match policy {
             Policy::BfUnmod(_) => Policy::BfUnmod(self.heuristics()),
             Policy::BfMod(_) => Policy::BfMod(self.heuristics()),
@@ -136,61 +136,61 @@ impl HeuristicsArgs {
 
 /// The generator's parameters as options; defaults are the paper's.
 #[derive(Clone, Debug, Args)]
-pub struct FarmSpecArgs {
+pub(crate) struct FarmSpecArgs {
     /// Machines.
     #[arg(long, default_value_t = FarmSpec::default().machines)]
-    pub machines: u32,
+    pub(crate) machines: u32,
     /// License pools.
     #[arg(long, default_value_t = FarmSpec::default().licenses)]
-    pub licenses: u32,
+    pub(crate) licenses: u32,
     /// Jobs.
     #[arg(long, default_value_t = FarmSpec::default().jobs)]
-    pub jobs: u32,
+    pub(crate) jobs: u32,
     /// Mean of the exponential inter-arrival time (the paper: 4, 6, 12, 24, 48).
     #[arg(long, value_name = "T", default_value_t = FarmSpec::default().mean_interarrival)]
-    pub mean_interarrival: f64,
+    pub(crate) mean_interarrival: f64,
     /// Estimated execution time on a reference machine, uniform.
     #[arg(long, value_name = "LO,HI", default_value = "500,3000", value_parser = parse_range)]
-    pub estimate: (u32, u32),
+    pub(crate) estimate: (u32, u32),
     /// Deadline margin, uniform (see --margin-kind).
     #[arg(long, value_name = "LO,HI", default_value = "30,250", value_parser = parse_range)]
-    pub margin: (u32, u32),
+    pub(crate) margin: (u32, u32),
     /// absolute: deadline = submit + estimate + margin; percent: margin is a percentage of the estimate.
     #[arg(long, value_enum, default_value_t = MarginKind::Absolute)]
-    pub margin_kind: MarginKind,
+    pub(crate) margin_kind: MarginKind,
     /// CPUs of a job, uniform.
     #[arg(long, value_name = "LO,HI", default_value = "1,8", value_parser = parse_range)]
-    pub job_cpus: (u32, u32),
+    pub(crate) job_cpus: (u32, u32),
     /// CPUs of a machine, uniform.
     #[arg(long, value_name = "LO,HI", default_value = "1,8", value_parser = parse_range)]
-    pub machine_cpus: (u32, u32),
+    pub(crate) machine_cpus: (u32, u32),
     /// A license's copies, percent of the machines where it is usable, uniform.
     #[arg(long, value_name = "LO,HI", default_value = "50,70", value_parser = parse_range)]
-    pub license_ratio: (u32, u32),
+    pub(crate) license_ratio: (u32, u32),
     /// Percent chance that a license is usable on a machine.
     #[arg(long, value_name = "PERCENT", default_value_t = FarmSpec::default().suitability)]
-    pub suitability: u32,
+    pub(crate) suitability: u32,
     /// Percent chance that a job needs a license (per license).
     #[arg(long, value_name = "PERCENT", default_value_t = FarmSpec::default().needs)]
-    pub needs: u32,
+    pub(crate) needs: u32,
     /// Percent of jobs without a deadline.
     #[arg(long, value_name = "PERCENT", default_value_t = FarmSpec::default().no_deadline)]
-    pub no_deadline: u32,
+    pub(crate) no_deadline: u32,
     /// Machine speed relative to the reference, uniform (e.g. 0.5,2).
     #[arg(long, value_name = "LO,HI", default_value = "1,1", value_parser = parse_milli_range)]
-    pub speed: (u32, u32),
+    pub(crate) speed: (u32, u32),
     /// Actual run time, percent of the estimate, uniform.
     #[arg(long, value_name = "LO,HI", default_value = "100,100", value_parser = parse_range)]
-    pub runtime_percent: (u32, u32),
+    pub(crate) runtime_percent: (u32, u32),
     /// Seed of the pseudo-random stream.
     #[arg(long, default_value_t = FarmSpec::default().seed)]
-    pub seed: u64,
+    pub(crate) seed: u64,
 }
 
 impl FarmSpecArgs {
     /// The generator's parameters.
     #[must_use]
-    pub const fn spec(&self) -> FarmSpec {
+    pub(crate) const fn spec(&self) -> FarmSpec {
         FarmSpec {
             machines: self.machines,
             licenses: self.licenses,
@@ -214,21 +214,21 @@ impl FarmSpecArgs {
 
 /// `host-cli generate farm`.
 #[derive(Debug, Args)]
-pub struct GenerateFarmArgs {
+pub(crate) struct GenerateFarmArgs {
     /// The farm description to write (TOML).
     #[arg(long, value_name = "FILE.toml", default_value = "farm.toml")]
-    pub farm_out: PathBuf,
+    pub(crate) farm_out: PathBuf,
     /// The job list to write (CSV).
     #[arg(long, value_name = "FILE.csv", default_value = "jobs.csv")]
-    pub jobs_out: PathBuf,
+    pub(crate) jobs_out: PathBuf,
     /// The generator's parameters.
     #[command(flatten)]
-    pub spec: FarmSpecArgs,
+    pub(crate) spec: FarmSpecArgs,
 }
 
 /// `host-cli farm-study`.
 #[derive(Debug, Args)]
-pub struct FarmStudyArgs {
+pub(crate) struct FarmStudyArgs {
     /// Mean inter-arrival times of the grid, comma-separated.
     #[arg(
         long,
@@ -236,10 +236,10 @@ pub struct FarmStudyArgs {
         value_delimiter = ',',
         default_value = "4,6,12,24,48"
     )]
-    pub means: Vec<f64>,
+    pub(crate) means: Vec<f64>,
     /// Repetitions of each setting (seeds SEED, SEED+1, ...).
     #[arg(long, default_value_t = 20)]
-    pub repetitions: u32,
+    pub(crate) repetitions: u32,
     /// Policies, comma-separated (fcfs, easy, bf-fcfs, bf-unmod, bf-mod, ...).
     #[arg(
         long,
@@ -247,7 +247,7 @@ pub struct FarmStudyArgs {
         value_delimiter = ',',
         default_value = "fcfs,bf-fcfs,bf-unmod,bf-mod"
     )]
-    pub policies: Vec<String>,
+    pub(crate) policies: Vec<String>,
     /// License ratio ranges of the license sweep (LO-HI percent), comma-separated.
     #[arg(
         long,
@@ -255,24 +255,24 @@ pub struct FarmStudyArgs {
         value_delimiter = ',',
         default_value = "10-30,20-40,30-50,40-60,50-70,60-80,70-90"
     )]
-    pub license_ratios: Vec<String>,
+    pub(crate) license_ratios: Vec<String>,
     /// Mean inter-arrival time of the license sweep.
     #[arg(long, value_name = "T", default_value_t = 12.0)]
-    pub license_mean: f64,
+    pub(crate) license_mean: f64,
     /// Skip the license sweep.
     #[arg(long)]
-    pub no_license_sweep: bool,
+    pub(crate) no_license_sweep: bool,
     /// Directory for farm-*.csv (created if missing).
     #[arg(long, value_name = "DIR")]
-    pub data_dir: Option<PathBuf>,
+    pub(crate) data_dir: Option<PathBuf>,
     /// Directory for farm-*.svg (created if missing).
     #[arg(long, value_name = "DIR")]
-    pub figures_dir: Option<PathBuf>,
+    pub(crate) figures_dir: Option<PathBuf>,
     /// The generator's other parameters (its --mean-interarrival, --license-ratio
     /// and --seed are the grid's; the seed is the first repetition's).
     #[command(flatten)]
-    pub spec: FarmSpecArgs,
+    pub(crate) spec: FarmSpecArgs,
     /// The heuristics of bf-unmod and bf-mod.
     #[command(flatten)]
-    pub heuristics: HeuristicsArgs,
+    pub(crate) heuristics: HeuristicsArgs,
 }
