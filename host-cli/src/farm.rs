@@ -14,11 +14,11 @@
 //!   slowdown) and license usage;
 //! * [`report`]: `host-cli replay --farm`'s report and per-job CSV;
 //! * [`study`]: `host-cli farm-study`, the paper's experiment grid and its
-//!   license-ratio sweep, with CSV and SVG output ([`figures`]).
+//!   license-ratio sweep, with CSV and SVG output (drawn by
+//!   [`crate::studies::plot`]).
 //!
 //! The farm commands' options and handlers are in [`crate::cli`].
 
-pub(crate) mod figures;
 pub(crate) mod format;
 pub mod generate;
 pub(crate) mod metrics;

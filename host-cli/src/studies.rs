@@ -255,9 +255,9 @@ pub(crate) fn study_replays(
 ) -> u64 {
     let extra = options.needs_conservative(choices)
         && !has_reference
-        && !choices.contains(&PolicyChoice::Conservative);
+        && !choices.contains(&PolicyChoice::CONSERVATIVE);
     let listed =
-        choices.len() - usize::from(has_reference && choices.contains(&PolicyChoice::Conservative));
+        choices.len() - usize::from(has_reference && choices.contains(&PolicyChoice::CONSERVATIVE));
     (listed + usize::from(extra)) as u64
 }
 
@@ -279,7 +279,7 @@ pub(crate) fn run_study(
 ) -> Result<Study, CliError> {
     options.check(choices)?;
     let wants_conservative =
-        choices.contains(&PolicyChoice::Conservative) || options.needs_conservative(choices);
+        choices.contains(&PolicyChoice::CONSERVATIVE) || options.needs_conservative(choices);
     let conservative = match reference {
         Some(r) => Some(r),
         None if wants_conservative => {
@@ -307,7 +307,7 @@ pub(crate) fn run_study(
         .into_par_iter()
         .map(|(choice, policy, thresholds)| {
             let result = match (&conservative, choice) {
-                (Some(r), PolicyChoice::Conservative) => r.clone(),
+                (Some(r), PolicyChoice::CONSERVATIVE) => r.clone(),
                 _ => replay::run(prepared, policy, bounds, true, progress)?,
             };
             Ok(PolicyRun {

@@ -212,7 +212,7 @@ pub(crate) struct ReplayArgs {
     /// SWF trace, plain or gzip. Without it, the built-in synthetic workload.
     pub(crate) trace: Option<PathBuf>,
     /// Scheduling policy.
-    #[arg(long, value_enum, default_value_t = PolicyChoice::Easy)]
+    #[arg(long, value_enum, default_value_t = PolicyChoice::EASY)]
     pub(crate) policy: PolicyChoice,
     /// Estimates the scheduler sees.
     #[arg(long, value_enum, default_value_t = Estimates::User)]
@@ -335,7 +335,7 @@ pub(crate) struct CompareArgs {
     )]
     pub(crate) policies: Vec<PolicyChoice>,
     /// The policy the others are compared against (added to --policies if missing).
-    #[arg(long, value_enum, default_value_t = PolicyChoice::Conservative)]
+    #[arg(long, value_enum, default_value_t = PolicyChoice::CONSERVATIVE)]
     pub(crate) baseline: PolicyChoice,
     /// Estimates and load.
     #[command(flatten)]
@@ -407,7 +407,7 @@ pub(crate) struct SweepArgs {
     )]
     pub(crate) policies: Vec<PolicyChoice>,
     /// The policy the others are compared against (added to --policies if missing).
-    #[arg(long, value_enum, default_value_t = PolicyChoice::Conservative)]
+    #[arg(long, value_enum, default_value_t = PolicyChoice::CONSERVATIVE)]
     pub(crate) baseline: PolicyChoice,
     /// Estimates the scheduler sees.
     #[arg(long, value_enum, default_value_t = Estimates::User)]

@@ -4,8 +4,9 @@
 use super::metrics::FarmMetrics;
 use super::replay::{FarmRun, PreparedFarm, SkipReason};
 use crate::error::CliError;
+use crate::output::csv_text;
+use crate::output::report::MetricsRow;
 use backfill_core::policy::Heuristics;
-use backfill_core::{Accumulator, Category};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -82,39 +83,6 @@ pub(crate) struct SkipRow {
     pub(crate) jobs: u64,
 }
 
-/// The standard metrics of one set of jobs.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub(crate) struct SetRow {
-    /// `all`, `SN`, `SW`, `LN` or `LW`.
-    pub(crate) set: String,
-    /// Jobs.
-    pub(crate) jobs: u64,
-    /// Mean wait (s).
-    pub(crate) mean_wait: f64,
-    /// Mean bounded slowdown.
-    pub(crate) mean_bounded_slowdown: f64,
-    /// Mean turnaround (s).
-    pub(crate) mean_turnaround: f64,
-    /// Worst bounded slowdown.
-    pub(crate) worst_bounded_slowdown: f64,
-    /// Jobs killed at their estimate.
-    pub(crate) killed: u64,
-}
-
-impl SetRow {
-    fn new(set: &str, a: &Accumulator) -> Self {
-        Self {
-            set: set.to_owned(),
-            jobs: a.count,
-            mean_wait: a.mean_wait(),
-            mean_bounded_slowdown: a.mean_slowdown(),
-            mean_turnaround: a.mean_turnaround(),
-            worst_bounded_slowdown: a.worst_slowdown,
-            killed: a.killed,
-        }
-    }
-}
-
 /// What `host-cli replay --farm` reports.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub(crate) struct FarmReport {
@@ -143,7 +111,7 @@ pub(crate) struct FarmReport {
     /// Jobs out of `(submit, id)` order in the file.
     pub(crate) out_of_order: u64,
     /// Standard metrics, overall and per category.
-    pub(crate) sets: Vec<SetRow>,
+    pub(crate) sets: Vec<MetricsRow>,
     /// The farm metrics.
     pub(crate) farm: FarmMetrics,
     /// BF_MOD: times the reservation passed to a job that overtook its holder.
@@ -162,10 +130,7 @@ pub(crate) struct FarmReport {
 #[must_use]
 pub(crate) fn report(prepared: &PreparedFarm, run: &FarmRun, total_seconds: f64) -> FarmReport {
     let farm = &prepared.workload.farm;
-    let mut sets = vec![SetRow::new("all", &run.standard.overall)];
-    for c in Category::ALL {
-        sets.push(SetRow::new(c.label(), run.standard.category(c)));
-    }
+    let sets = MetricsRow::sets(&run.standard);
     FarmReport {
         input: prepared.name.clone(),
         machines: farm.machines.len(),
@@ -235,24 +200,7 @@ pub(crate) fn table(r: &FarmReport) -> String {
         );
     }
     out.push('\n');
-    let _ = writeln!(
-        out,
-        "{:<5} {:>6} {:>12} {:>10} {:>14} {:>12} {:>7}",
-        "set", "jobs", "mean wait s", "mean bsld", "mean turnar. s", "worst bsld", "killed"
-    );
-    for s in &r.sets {
-        let _ = writeln!(
-            out,
-            "{:<5} {:>6} {:>12.1} {:>10.2} {:>14.1} {:>12.1} {:>7}",
-            s.set,
-            s.jobs,
-            s.mean_wait,
-            s.mean_bounded_slowdown,
-            s.mean_turnaround,
-            s.worst_bounded_slowdown,
-            s.killed
-        );
-    }
+    out.push_str(&MetricsRow::table(&r.sets, 6));
     let f = &r.farm;
     out.push('\n');
     let _ = writeln!(
@@ -355,23 +303,7 @@ pub(crate) fn csv_row(r: &FarmReport) -> Result<String, CliError> {
         license_usage: f.license_usage,
         reservation_handovers: r.reservation_handovers,
     };
-    to_csv(&[row])
-}
-
-/// Rows as CSV text with a header line.
-///
-/// # Errors
-/// [`CliError::Io`] when a row cannot be serialised.
-pub(crate) fn to_csv<T: Serialize>(rows: &[T]) -> Result<String, CliError> {
-    let fail = |e: &dyn std::fmt::Display| {
-        CliError::Io("csv".into(), std::io::Error::other(e.to_string()))
-    };
-    let mut writer = csv::Writer::from_writer(Vec::new());
-    for row in rows {
-        writer.serialize(row).map_err(|e| fail(&e))?;
-    }
-    let bytes = writer.into_inner().map_err(|e| fail(&e))?;
-    String::from_utf8(bytes).map_err(|e| fail(&e))
+    csv_text(&[row])
 }
 
 /// One row of the per-job CSV.
@@ -450,5 +382,5 @@ pub(crate) fn jobs_csv(prepared: &PreparedFarm, run: &FarmRun) -> Result<String,
             }
         })
         .collect();
-    to_csv(&rows)
+    csv_text(&rows)
 }

@@ -23,11 +23,12 @@
 //! `farm-fig1b-usage.svg`, `farm-fig2a-slowdown.svg` and
 //! `farm-fig2b-licenses.svg`.
 
-use super::figures::{self, Line, Panel};
 use super::generate::{generate, FarmSpec};
 use super::replay::{self as farm_replay, prepare, SkipReason};
-use super::report::to_csv;
 use crate::error::CliError;
+use crate::numbers::{number_text, round4};
+use crate::output::csv_text;
+use crate::studies::plot::{interval_lines, IntervalLine, IntervalPanel};
 use backfill_core::{CategoryBounds, Policy};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -349,10 +350,6 @@ pub(crate) fn summarise(rows: &[StudyRow]) -> Vec<SummaryRow> {
         .collect()
 }
 
-fn round(v: f64) -> f64 {
-    crate::numbers::round4(v)
-}
-
 /// Summaries as CSV: the key columns, then `<metric>` and `<metric>_ci95`
 /// for every metric of [`METRICS`].
 ///
@@ -389,8 +386,8 @@ pub(crate) fn summary_csv(rows: &[SummaryRow]) -> Result<String, CliError> {
         for (_, v) in &r.values {
             match v {
                 Some((m, ci)) => {
-                    record.push(round(*m).to_string());
-                    record.push(round(*ci).to_string());
+                    record.push(round4(*m).to_string());
+                    record.push(round4(*ci).to_string());
                 }
                 None => {
                     record.push(String::new());
@@ -408,15 +405,15 @@ pub(crate) fn summary_csv(rows: &[SummaryRow]) -> Result<String, CliError> {
 fn rounded(rows: &[StudyRow]) -> Vec<StudyRow> {
     rows.iter()
         .map(|r| StudyRow {
-            offered_load: round(r.offered_load),
-            system_usage: r.system_usage.map(round),
-            system_usage_cpus: r.system_usage_cpus.map(round),
-            utilisation: round(r.utilisation),
-            missed_percent: r.missed_percent.map(round),
-            mean_slowdown: round(r.mean_slowdown),
-            mean_bounded_slowdown: round(r.mean_bounded_slowdown),
-            mean_wait: round(r.mean_wait),
-            license_usage: r.license_usage.map(round),
+            offered_load: round4(r.offered_load),
+            system_usage: r.system_usage.map(round4),
+            system_usage_cpus: r.system_usage_cpus.map(round4),
+            utilisation: round4(r.utilisation),
+            missed_percent: r.missed_percent.map(round4),
+            mean_slowdown: round4(r.mean_slowdown),
+            mean_bounded_slowdown: round4(r.mean_bounded_slowdown),
+            mean_wait: round4(r.mean_wait),
+            license_usage: r.license_usage.map(round4),
             ..r.clone()
         })
         .collect()
@@ -453,7 +450,10 @@ pub(crate) fn figure_names(license_sweep: bool) -> Vec<&'static str> {
 /// [`CliError::Io`] when writing fails.
 pub(crate) fn csv_files(results: &StudyResults) -> Result<Vec<(String, String)>, CliError> {
     let mut files = vec![
-        ("farm-grid.csv".to_owned(), to_csv(&rounded(&results.grid))?),
+        (
+            "farm-grid.csv".to_owned(),
+            csv_text(&rounded(&results.grid))?,
+        ),
         (
             "farm-grid-summary.csv".to_owned(),
             summary_csv(&summarise(&results.grid))?,
@@ -462,7 +462,7 @@ pub(crate) fn csv_files(results: &StudyResults) -> Result<Vec<(String, String)>,
     if !results.licenses.is_empty() {
         files.push((
             "farm-licenses.csv".to_owned(),
-            to_csv(&rounded(&results.licenses))?,
+            csv_text(&rounded(&results.licenses))?,
         ));
         files.push((
             "farm-licenses-summary.csv".to_owned(),
@@ -470,15 +470,6 @@ pub(crate) fn csv_files(results: &StudyResults) -> Result<Vec<(String, String)>,
         ));
     }
     Ok(files)
-}
-
-/// Number text without a needless `.0`.
-fn number_text(v: f64) -> String {
-    if (v - v.round()).abs() < 1e-9 {
-        format!("{v:.0}")
-    } else {
-        format!("{v}")
-    }
 }
 
 /// One panel of `metric` over the settings `xs` (by `key`) for every policy.
@@ -492,10 +483,10 @@ fn panel(
     x_label: &str,
     y_label: &str,
     log_y: bool,
-) -> Panel {
+) -> IntervalPanel {
     let lines = policies
         .iter()
-        .map(|p| Line {
+        .map(|p| IntervalLine {
             name: p.name().to_owned(),
             points: xs
                 .iter()
@@ -508,7 +499,7 @@ fn panel(
                 .collect(),
         })
         .collect();
-    Panel {
+    IntervalPanel {
         title: title.to_owned(),
         x_label: x_label.to_owned(),
         y_label: y_label.to_owned(),
@@ -543,8 +534,8 @@ pub(crate) fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, C
         spec.repetitions,
         spec.base.seed
     );
-    let draw = |title: &str, panels: &[Panel]| {
-        figures::chart(title, &subtitle, panels).map_err(CliError::Usage)
+    let draw = |title: &str, panels: &[IntervalPanel]| {
+        interval_lines(title, &subtitle, panels).map_err(CliError::Usage)
     };
     let p = &spec.policies;
     let mut out = vec![
@@ -645,7 +636,7 @@ pub(crate) fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, C
         );
         out.push((
             "farm-fig2b-licenses.svg".to_owned(),
-            figures::chart(
+            interval_lines(
                 "Figure 2(b): license usage and deadlines missed by license ratio",
                 &subtitle2,
                 &[

@@ -397,17 +397,18 @@ mod tests {
     /// A random SWF trace on 16 processors: bursts of arrivals, run times
     /// from 0 s, and estimates that are sometimes short (killed jobs).
     fn random_trace(seed: u64, jobs: u32) -> crate::swf::LoadedTrace {
+        use crate::workload::rng::Draws as _;
         let mut rng = crate::workload::rng::SplitMix64::new(seed);
         let mut text = String::from("; MaxProcs: 16\n");
         let mut submit = 0;
         for n in 1..=jobs {
-            submit += rng.below(3) * rng.below(40);
-            let run = rng.below(4) * rng.below(100);
-            let procs = 1 + rng.below(16);
-            let estimate = if rng.below(4) == 0 {
+            submit += rng.below_exact(3) * rng.below_exact(40);
+            let run = rng.below_exact(4) * rng.below_exact(100);
+            let procs = 1 + rng.below_exact(16);
+            let estimate = if rng.below_exact(4) == 0 {
                 run / 2
             } else {
-                run + rng.below(100)
+                run + rng.below_exact(100)
             };
             text.push_str(&format!(
                 "{n} {submit} 0 {run} {procs} -1 -1 {procs} {estimate} -1 1 1 1 1 1 1 -1 -1\n"

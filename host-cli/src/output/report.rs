@@ -4,13 +4,17 @@
 use crate::numbers::round4;
 use crate::replay::{MachineSource, Prepared, RunResult};
 use crate::swf::{SkipCounts, SkipReason, SwfHeader};
-use backfill_core::{Accumulator, Category, CategoryBounds, JobId, JobRecord, KernelError};
+use backfill_core::{
+    Accumulator, Category, CategoryBounds, JobId, JobRecord, KernelError, Metrics,
+};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::io::Write;
 
-/// One row of the metrics table.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+/// The standard metrics of one set of jobs: one row of the metrics table
+/// of `replay` (trace or farm) and, with the changes against a baseline,
+/// of `compare`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub(crate) struct MetricsRow {
     /// `all` or a category label (SN, SW, LN, LW).
     pub(crate) set: String,
@@ -29,7 +33,8 @@ pub(crate) struct MetricsRow {
 }
 
 impl MetricsRow {
-    fn new(set: &str, acc: &Accumulator) -> Self {
+    /// The row of the jobs `acc` summed, labelled `set`.
+    pub(crate) fn new(set: &str, acc: &Accumulator) -> Self {
         Self {
             set: set.to_owned(),
             jobs: acc.count,
@@ -39,6 +44,42 @@ impl MetricsRow {
             worst_bounded_slowdown: acc.worst_slowdown,
             killed: acc.killed,
         }
+    }
+
+    /// One row for all jobs, then one per category, in report order.
+    pub(crate) fn sets(m: &Metrics) -> Vec<Self> {
+        std::iter::once(Self::new("all", &m.overall))
+            .chain(
+                Category::ALL
+                    .iter()
+                    .map(|&c| Self::new(c.label(), m.category(c))),
+            )
+            .collect()
+    }
+
+    /// `rows` as the reports' aligned table (a header line, one line per
+    /// row), the job counts `jobs_width` wide.
+    pub(crate) fn table(rows: &[Self], jobs_width: usize) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{:<5} {:>jobs_width$} {:>12} {:>10} {:>14} {:>12} {:>7}",
+            "set", "jobs", "mean wait s", "mean bsld", "mean turnar. s", "worst bsld", "killed"
+        );
+        for row in rows {
+            let _ = writeln!(
+                out,
+                "{:<5} {:>jobs_width$} {:>12.1} {:>10.2} {:>14.1} {:>12.1} {:>7}",
+                row.set,
+                row.jobs,
+                row.mean_wait,
+                row.mean_bounded_slowdown,
+                row.mean_turnaround,
+                row.worst_bounded_slowdown,
+                row.killed
+            );
+        }
+        out
     }
 }
 
@@ -443,13 +484,7 @@ pub(crate) fn replay_report(
     bounds: CategoryBounds,
     phases: Phases,
 ) -> ReplayReport {
-    let m = &result.metrics;
-    let mut metrics = vec![MetricsRow::new("all", &m.overall)];
-    metrics.extend(
-        Category::ALL
-            .iter()
-            .map(|&c| MetricsRow::new(c.label(), m.category(c))),
-    );
+    let metrics = MetricsRow::sets(&result.metrics);
     ReplayReport {
         trace: prepared.name.clone(),
         policy: result.policy.name().to_owned(),
@@ -463,7 +498,10 @@ pub(crate) fn replay_report(
         narrow_max: bounds.narrow_max,
         accounting: accounting(prepared, result),
         metrics,
-        utilisation: m.overall.utilisation(u64::from(prepared.machine_procs)),
+        utilisation: result
+            .metrics
+            .overall
+            .utilisation(u64::from(prepared.machine_procs)),
         max_queue: result.outcome.max_queue,
         kernel_queue_capacity: result.queue_capacity,
         kernel_calls: result.outcome.calls,
@@ -621,24 +659,7 @@ pub(crate) fn replay_table(r: &ReplayReport) -> String {
         out.push_str(&crate::replay::thresholds::grid_text(c));
     }
     let _ = writeln!(out);
-    let _ = writeln!(
-        out,
-        "{:<5} {:>8} {:>12} {:>10} {:>14} {:>12} {:>7}",
-        "set", "jobs", "mean wait s", "mean bsld", "mean turnar. s", "worst bsld", "killed"
-    );
-    for row in &r.metrics {
-        let _ = writeln!(
-            out,
-            "{:<5} {:>8} {:>12.1} {:>10.2} {:>14.1} {:>12.1} {:>7}",
-            row.set,
-            row.jobs,
-            row.mean_wait,
-            row.mean_bounded_slowdown,
-            row.mean_turnaround,
-            row.worst_bounded_slowdown,
-            row.killed
-        );
-    }
+    out.push_str(&MetricsRow::table(&r.metrics, 8));
     let _ = writeln!(out);
     let _ = writeln!(
         out,

@@ -7,107 +7,76 @@ use super::thresholds::{
     milli_f64, milli_text, ConservativeThresholds, ThresholdSource, ThresholdsUsed,
 };
 use crate::error::CliError;
-use backfill_core::policy::{Iterations, RandomSearch, Threshold};
+use backfill_core::policy::{DpsaOrder, Iterations, Threshold};
 use backfill_core::{CategoryBounds, Policy};
-use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
-/// A policy as named on the command line (Selective variants before their
-/// thresholds are known).
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Serialize,
-    Deserialize,
-    clap::ValueEnum,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum PolicyChoice {
-    /// First come, first served, no backfilling.
-    Fcfs,
-    /// EASY backfilling.
-    Easy,
-    /// EASY with shortest-estimate-first order.
-    SjfEasy,
-    /// Conservative backfilling.
-    Conservative,
-    /// Selective reservation, one threshold.
-    Selective,
-    /// Selective reservation, one threshold per category (Selective-D).
-    SelectiveD,
-    /// Selective with the running mean slowdown of completed jobs as threshold.
-    SelectiveAdaptive,
-    /// Selective with the running mean slowdown times `--scale` (1.5).
-    SelectiveScaled,
-    /// BF_FCFS: EASY on a farm, machines tried most powerful first.
-    BfFcfs,
-    /// BF_UNMOD: flexible backfilling, the head keeps its reservation.
-    BfUnmod,
-    /// BF_MOD: flexible backfilling, the reservation follows the priority.
-    BfMod,
-    /// DPSA-p: EASY, then the start set using the most processors (ties: queue order).
-    DpsaP,
-    /// DPSA-n: as DPSA-p, ties to narrow jobs.
-    DpsaN,
-    /// DPSA-w: as DPSA-p, ties to wide jobs.
-    DpsaW,
-    /// CONS+RS: Conservative, then a seeded random search after every early
-    /// completion (`--seed`, `--rs-iterations`).
-    ConsRs,
-}
+/// A policy as named on the command line: one of core's [`Policy::ALL`],
+/// parsed and listed by its [`Policy::name`] (this adapter has no names of
+/// its own). A Selective variant stands for its kind of threshold until
+/// [`ThresholdOptions::resolve`] gives it its thresholds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PolicyChoice(Policy);
+
+/// Every choice, in the order of [`Policy::ALL`].
+const CHOICES: [PolicyChoice; Policy::ALL.len()] = {
+    let mut out = [PolicyChoice(Policy::Fcfs); Policy::ALL.len()];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = PolicyChoice(Policy::ALL[i]);
+        i += 1;
+    }
+    out
+};
 
 impl PolicyChoice {
-    /// The command-line name.
+    /// EASY (the default of `replay --policy`).
+    pub(crate) const EASY: Self = Self(Policy::Easy);
+    /// Conservative (the analyses' default baseline).
+    pub(crate) const CONSERVATIVE: Self = Self(Policy::Conservative);
+
+    /// The choice named `name` ([`Policy::from_name`]).
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Policy::from_name(name).map(Self)
+    }
+
+    /// The command-line name ([`Policy::name`]).
     #[must_use]
     pub const fn name(self) -> &'static str {
-        match self {
-            Self::Fcfs => "fcfs",
-            Self::Easy => "easy",
-            Self::SjfEasy => "sjf-easy",
-            Self::Conservative => "conservative",
-            Self::Selective => "selective",
-            Self::SelectiveD => "selective-d",
-            Self::SelectiveAdaptive => "selective-adaptive",
-            Self::SelectiveScaled => "selective-scaled",
-            Self::BfFcfs => "bf-fcfs",
-            Self::BfUnmod => "bf-unmod",
-            Self::BfMod => "bf-mod",
-            Self::DpsaP => "dpsa-p",
-            Self::DpsaN => "dpsa-n",
-            Self::DpsaW => "dpsa-w",
-            Self::ConsRs => "cons-rs",
-        }
+        self.0.name()
     }
 
-    /// Whether the threshold adapts to completed jobs.
+    /// Selective with one threshold.
+    const fn is_selective(self) -> bool {
+        matches!(self.0, Policy::Selective(Threshold::Fixed(_)))
+    }
+
+    /// Selective-D: one threshold per category.
+    const fn is_selective_d(self) -> bool {
+        matches!(self.0, Policy::Selective(Threshold::PerCategory { .. }))
+    }
+
+    /// Whether the threshold adapts to completed jobs (selective-adaptive
+    /// and selective-scaled).
     #[must_use]
     pub(crate) const fn is_adaptive(self) -> bool {
-        matches!(self, Self::SelectiveAdaptive | Self::SelectiveScaled)
+        matches!(self.0, Policy::Selective(Threshold::Adaptive { .. }))
     }
 
-    /// The policy of a choice that needs no thresholds; `None` for the
-    /// Selective variants.
+    /// Selective-scaled: adaptive with a factor other than 1.
+    const fn is_scaled(self) -> bool {
+        matches!(self.0, Policy::Selective(Threshold::Adaptive { scale, .. }) if scale != 1000)
+    }
+
+    /// The policy of a choice that needs no thresholds (core's defaults:
+    /// DPSA's node budget, CONS+RS's search, the flexible heuristics);
+    /// `None` for the Selective variants.
     #[must_use]
     pub const fn plain(self) -> Option<Policy> {
-        match self {
-            Self::Fcfs => Some(Policy::Fcfs),
-            Self::Easy => Some(Policy::Easy),
-            Self::SjfEasy => Some(Policy::SjfEasy),
-            Self::Conservative => Some(Policy::Conservative),
-            Self::BfFcfs => Some(Policy::BfFcfs),
-            Self::BfUnmod => Some(Policy::BfUnmod(backfill_core::policy::Heuristics::DEFAULT)),
-            Self::BfMod => Some(Policy::BfMod(backfill_core::policy::Heuristics::DEFAULT)),
-            Self::DpsaP => Some(Policy::DPSA_P),
-            Self::DpsaN => Some(Policy::DPSA_N),
-            Self::DpsaW => Some(Policy::DPSA_W),
-            Self::ConsRs => Some(Policy::ConsRs(RandomSearch::DEFAULT)),
-            _ => None,
+        match self.0 {
+            Policy::Selective(_) => None,
+            other => Some(other),
         }
     }
 }
@@ -115,6 +84,55 @@ impl PolicyChoice {
 impl std::fmt::Display for PolicyChoice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+impl clap::ValueEnum for PolicyChoice {
+    fn value_variants<'a>() -> &'a [Self] {
+        &CHOICES
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name()).help(summary(self.0)))
+    }
+}
+
+/// What a policy does, in one line, for `--help`.
+const fn summary(policy: Policy) -> &'static str {
+    match policy {
+        Policy::Fcfs => "First come, first served, no backfilling",
+        Policy::Easy => "EASY backfilling",
+        Policy::SjfEasy => "EASY with shortest-estimate-first order",
+        Policy::Conservative => "Conservative backfilling",
+        Policy::Selective(Threshold::Fixed(_)) => "Selective reservation, one threshold",
+        Policy::Selective(Threshold::PerCategory { .. }) => {
+            "Selective reservation, one threshold per category (Selective-D)"
+        }
+        Policy::Selective(Threshold::Adaptive { scale: 1000, .. }) => {
+            "Selective with the running mean slowdown of completed jobs as threshold"
+        }
+        Policy::Selective(_) => "Selective with the running mean slowdown times `--scale` (1.5)",
+        Policy::ConservativeNoCompression => {
+            "Conservative without compression: reservations made at arrival never move \
+             (as conservative --no-compression)"
+        }
+        Policy::ConsRs(_) => {
+            "CONS+RS: Conservative, then a seeded random search after every early completion \
+             (`--seed`, `--rs-iterations`)"
+        }
+        Policy::BfFcfs => "BF_FCFS: EASY on a farm, machines tried most powerful first",
+        Policy::BfUnmod(_) => "BF_UNMOD: flexible backfilling, the head keeps its reservation",
+        Policy::BfMod(_) => "BF_MOD: flexible backfilling, the reservation follows the priority",
+        Policy::Dpsa {
+            order: DpsaOrder::Priority,
+            ..
+        } => "DPSA-p: EASY, then the start set using the most processors (ties: queue order)",
+        Policy::Dpsa {
+            order: DpsaOrder::Narrow,
+            ..
+        } => "DPSA-n: as DPSA-p, ties to narrow jobs",
+        Policy::Dpsa { .. } => "DPSA-w: as DPSA-p, ties to wide jobs",
+        _ => "",
     }
 }
 
@@ -149,8 +167,8 @@ impl ThresholdOptions {
     #[must_use]
     pub(crate) fn needs_conservative(&self, choices: &[PolicyChoice]) -> bool {
         choices.iter().any(|c| match c {
-            PolicyChoice::Selective => self.threshold.is_none(),
-            PolicyChoice::SelectiveD => self.thresholds.is_none(),
+            c if c.is_selective() => self.threshold.is_none(),
+            c if c.is_selective_d() => self.thresholds.is_none(),
             _ => false,
         })
     }
@@ -162,7 +180,7 @@ impl ThresholdOptions {
     /// [`CliError::Usage`] naming the option and the policies it applies
     /// to, or the options that clash.
     pub(crate) fn check(&self, choices: &[PolicyChoice]) -> Result<(), CliError> {
-        let has = |c: PolicyChoice| choices.contains(&c);
+        let has = |kind: fn(PolicyChoice) -> bool| choices.iter().any(|&c| kind(c));
         let unused = |option: &str, applies: &str| {
             Err(CliError::Usage(format!(
                 "{option} is for {applies} only, and the policies are {}",
@@ -173,29 +191,31 @@ impl ThresholdOptions {
                     .join(",")
             )))
         };
-        if self.threshold.is_some() && !has(PolicyChoice::Selective) {
+        if self.threshold.is_some() && !has(PolicyChoice::is_selective) {
             return unused("--threshold", "selective");
         }
-        if self.thresholds.is_some() && !has(PolicyChoice::SelectiveD) {
+        if self.thresholds.is_some() && !has(PolicyChoice::is_selective_d) {
             return unused("--thresholds", "selective-d");
         }
         if self.from.is_some() && !self.needs_conservative(choices) {
             // Every selective / selective-d listed has its thresholds given.
             let given: Vec<(&str, &str)> = [
                 (
-                    PolicyChoice::Selective,
+                    PolicyChoice::is_selective as fn(PolicyChoice) -> bool,
                     self.threshold.is_some(),
                     "--threshold",
                 ),
                 (
-                    PolicyChoice::SelectiveD,
+                    PolicyChoice::is_selective_d,
                     self.thresholds.is_some(),
                     "--thresholds",
                 ),
             ]
             .into_iter()
-            .filter(|&(c, set, _)| set && has(c))
-            .map(|(c, _, option)| (option, c.name()))
+            .filter_map(|(kind, set, option)| {
+                let c = choices.iter().find(|&&c| kind(c))?;
+                set.then(|| (option, c.name()))
+            })
             .collect();
             if given.is_empty() {
                 return unused("--threshold-from", "selective and selective-d");
@@ -208,7 +228,7 @@ impl ThresholdOptions {
                 policies.join(" and ")
             )));
         }
-        if self.scale.is_some() && !has(PolicyChoice::SelectiveScaled) {
+        if self.scale.is_some() && !has(PolicyChoice::is_scaled) {
             return unused("--scale", "selective-scaled");
         }
         if self.well_estimated_only && !choices.iter().any(|c| c.is_adaptive()) {
@@ -255,7 +275,7 @@ impl ThresholdOptions {
         };
         let mut used = ThresholdsUsed::none();
         let policy = match choice {
-            PolicyChoice::Selective => {
+            c if c.is_selective() => {
                 let (t, source, note) = match (self.threshold, derived) {
                     (Some(t), _) => (t, ThresholdSource::Given, "--threshold".to_owned()),
                     (None, Some(d)) => (
@@ -271,7 +291,7 @@ impl ThresholdOptions {
                 used.text = format!("{} ({note})", milli_text(t));
                 Policy::Selective(Threshold::Fixed(t))
             }
-            PolicyChoice::SelectiveD => {
+            c if c.is_selective_d() => {
                 let (t, fallback, source, note) = match (self.thresholds, derived) {
                     (Some(t), _) => (
                         t,
@@ -312,8 +332,8 @@ impl ThresholdOptions {
                     bounds,
                 })
             }
-            PolicyChoice::SelectiveAdaptive | PolicyChoice::SelectiveScaled => {
-                let scale = if choice == PolicyChoice::SelectiveScaled {
+            c if c.is_adaptive() => {
+                let scale = if c.is_scaled() {
                     self.scale.unwrap_or(DEFAULT_SCALE)
                 } else {
                     1000
@@ -381,17 +401,14 @@ impl SearchOptions {
                 "{option} applies to {applies}, not {choice}"
             )))
         };
-        let dpsa = matches!(
-            choice,
-            PolicyChoice::DpsaP | PolicyChoice::DpsaN | PolicyChoice::DpsaW
-        );
+        let dpsa = matches!(choice.plain(), Some(Policy::Dpsa { .. }));
         if self.dpsa_nodes.is_some() && !dpsa {
             return unused("--dpsa-nodes", "dpsa-p, dpsa-n and dpsa-w");
         }
-        if self.rs_iterations.is_some() && choice != PolicyChoice::ConsRs {
+        if self.rs_iterations.is_some() && !matches!(choice.plain(), Some(Policy::ConsRs(_))) {
             return unused("--rs-iterations", "cons-rs");
         }
-        if self.no_compression && choice != PolicyChoice::Conservative {
+        if self.no_compression && choice != PolicyChoice::CONSERVATIVE {
             return unused("--no-compression", "conservative");
         }
         Ok(())
@@ -423,23 +440,29 @@ impl SearchOptions {
 mod tests {
     use super::*;
 
+    fn named(name: &str) -> PolicyChoice {
+        PolicyChoice::from_name(name).unwrap()
+    }
+
     #[test]
     fn unused_threshold_options_are_refused() {
-        use PolicyChoice as P;
         let given = ThresholdOptions {
             threshold: Some(2000),
             ..ThresholdOptions::default()
         };
-        assert!(given.check(&[P::Selective]).is_ok());
-        assert!(given.check(&[P::Easy, P::SelectiveD]).is_err());
-        assert!(!given.needs_conservative(&[P::Selective]));
-        assert!(given.needs_conservative(&[P::Selective, P::SelectiveD]));
+        assert!(given.check(&[named("selective")]).is_ok());
+        assert!(given.check(&[named("easy"), named("selective-d")]).is_err());
+        assert!(!given.needs_conservative(&[named("selective")]));
+        assert!(given.needs_conservative(&[named("selective"), named("selective-d")]));
         let from = ThresholdOptions {
             from: Some(ThresholdFrom::Conservative),
             ..ThresholdOptions::default()
         };
-        assert!(from.check(&[P::SelectiveD]).is_ok());
-        let e = from.check(&[P::SelectiveAdaptive]).unwrap_err().to_string();
+        assert!(from.check(&[named("selective-d")]).is_ok());
+        let e = from
+            .check(&[named("selective-adaptive")])
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             e,
             "--threshold-from is for selective and selective-d only, and the policies are \
@@ -450,14 +473,15 @@ mod tests {
             from: Some(ThresholdFrom::Conservative),
             ..ThresholdOptions::default()
         };
-        let e = both.check(&[P::Selective]).unwrap_err().to_string();
+        let e = both.check(&[named("selective")]).unwrap_err().to_string();
         assert_eq!(
             e,
             "--threshold-from and --threshold both set the thresholds of selective: give one or \
              the other"
         );
         assert!(
-            both.check(&[P::Selective, P::SelectiveD]).is_ok(),
+            both.check(&[named("selective"), named("selective-d")])
+                .is_ok(),
             "selective-d takes them"
         );
         let all = ThresholdOptions {
@@ -465,7 +489,7 @@ mod tests {
             ..both
         };
         let e = all
-            .check(&[P::Selective, P::SelectiveD])
+            .check(&[named("selective"), named("selective-d")])
             .unwrap_err()
             .to_string();
         assert!(
@@ -476,14 +500,14 @@ mod tests {
             scale: Some(2000),
             ..ThresholdOptions::default()
         };
-        assert!(scale.check(&[P::SelectiveScaled]).is_ok());
-        assert!(scale.check(&[P::SelectiveAdaptive]).is_err());
+        assert!(scale.check(&[named("selective-scaled")]).is_ok());
+        assert!(scale.check(&[named("selective-adaptive")]).is_err());
         let well = ThresholdOptions {
             well_estimated_only: true,
             ..ThresholdOptions::default()
         };
-        assert!(well.check(&[P::SelectiveAdaptive]).is_ok());
-        assert!(well.check(&[P::Selective]).is_err());
+        assert!(well.check(&[named("selective-adaptive")]).is_ok());
+        assert!(well.check(&[named("selective")]).is_err());
     }
 
     #[test]
@@ -495,11 +519,11 @@ mod tests {
             scale: Some(2_000),
             ..ThresholdOptions::default()
         };
-        let (p, t) = o.resolve(PolicyChoice::Selective, b, None).unwrap();
+        let (p, t) = o.resolve(named("selective"), b, None).unwrap();
         assert_eq!(p, Policy::Selective(Threshold::Fixed(26_690)));
         assert_eq!(t.source, ThresholdSource::Given);
         assert_eq!(t.text, "26.69 (--threshold)");
-        let (p, _) = o.resolve(PolicyChoice::SelectiveD, b, None).unwrap();
+        let (p, _) = o.resolve(named("selective-d"), b, None).unwrap();
         assert_eq!(
             p,
             Policy::Selective(Threshold::PerCategory {
@@ -507,7 +531,7 @@ mod tests {
                 bounds: b
             })
         );
-        let (p, _) = o.resolve(PolicyChoice::SelectiveScaled, b, None).unwrap();
+        let (p, _) = o.resolve(named("selective-scaled"), b, None).unwrap();
         assert_eq!(
             p,
             Policy::Selective(Threshold::Adaptive {
@@ -516,12 +540,12 @@ mod tests {
                 initial: 1000
             })
         );
-        let (p, _) = o.resolve(PolicyChoice::SelectiveAdaptive, b, None).unwrap();
+        let (p, _) = o.resolve(named("selective-adaptive"), b, None).unwrap();
         assert_eq!(p, Policy::Selective(Threshold::ADAPTIVE));
         let none = ThresholdOptions::default();
-        assert!(none.resolve(PolicyChoice::Selective, b, None).is_err());
+        assert!(none.resolve(named("selective"), b, None).is_err());
         assert_eq!(
-            none.resolve(PolicyChoice::Easy, b, None).unwrap().0,
+            none.resolve(named("easy"), b, None).unwrap().0,
             Policy::Easy
         );
     }

@@ -9,6 +9,7 @@
 use super::{common_metrics, CommonMetrics, Scenario, Study};
 use crate::error::CliError;
 use crate::numbers::{pct_text, percent_change, round4};
+use crate::output::report::MetricsRow;
 use crate::replay::policy::PolicyChoice;
 use crate::replay::thresholds::{ConservativeThresholds, ThresholdSource, ThresholdsUsed};
 use crate::replay::{Prepared, Window};
@@ -27,21 +28,13 @@ pub(crate) const METRICS: [(&str, &str); 3] = [
 /// The sets of jobs, in report order.
 pub(crate) const SETS: [&str; 5] = ["all", "SN", "SW", "LN", "LW"];
 
-/// One set of jobs under one policy.
+/// One set of jobs under one policy: its metrics and their changes against
+/// the baseline's on the same jobs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct SetMetrics {
-    /// `all`, SN, SW, LN or LW.
-    pub(crate) set: String,
-    /// Jobs in the set.
-    pub(crate) jobs: u64,
-    /// Mean wait (s).
-    pub(crate) mean_wait: f64,
-    /// Mean bounded slowdown.
-    pub(crate) mean_bounded_slowdown: f64,
-    /// Mean turnaround (s).
-    pub(crate) mean_turnaround: f64,
-    /// Worst bounded slowdown.
-    pub(crate) worst_bounded_slowdown: f64,
+    /// The set's metrics.
+    #[serde(flatten)]
+    pub(crate) metrics: MetricsRow,
     /// Percent change of the mean bounded slowdown against the baseline.
     pub(crate) mean_bounded_slowdown_change_pct: Option<f64>,
     /// Percent change of the mean turnaround against the baseline.
@@ -52,20 +45,20 @@ pub(crate) struct SetMetrics {
 
 impl SetMetrics {
     fn new(set: &str, acc: &Accumulator, base: &Accumulator) -> Self {
-        let mean_bsld = acc.mean_slowdown();
-        let mean_ta = acc.mean_turnaround();
+        let metrics = MetricsRow::new(set, acc);
         let empty = acc.count == 0 || base.count == 0;
         let change = |v: f64, b: f64| if empty { None } else { percent_change(v, b) };
         Self {
-            set: set.to_owned(),
-            jobs: acc.count,
-            mean_wait: acc.mean_wait(),
-            mean_bounded_slowdown: mean_bsld,
-            mean_turnaround: mean_ta,
-            worst_bounded_slowdown: acc.worst_slowdown,
-            mean_bounded_slowdown_change_pct: change(mean_bsld, base.mean_slowdown()),
-            mean_turnaround_change_pct: change(mean_ta, base.mean_turnaround()),
-            worst_bounded_slowdown_change_pct: change(acc.worst_slowdown, base.worst_slowdown),
+            mean_bounded_slowdown_change_pct: change(
+                metrics.mean_bounded_slowdown,
+                base.mean_slowdown(),
+            ),
+            mean_turnaround_change_pct: change(metrics.mean_turnaround, base.mean_turnaround()),
+            worst_bounded_slowdown_change_pct: change(
+                metrics.worst_bounded_slowdown,
+                base.worst_slowdown,
+            ),
+            metrics,
         }
     }
 
@@ -74,12 +67,15 @@ impl SetMetrics {
     pub(crate) fn metric(&self, index: usize) -> (f64, Option<f64>) {
         match index {
             0 => (
-                self.mean_bounded_slowdown,
+                self.metrics.mean_bounded_slowdown,
                 self.mean_bounded_slowdown_change_pct,
             ),
-            1 => (self.mean_turnaround, self.mean_turnaround_change_pct),
+            1 => (
+                self.metrics.mean_turnaround,
+                self.mean_turnaround_change_pct,
+            ),
             _ => (
-                self.worst_bounded_slowdown,
+                self.metrics.worst_bounded_slowdown,
                 self.worst_bounded_slowdown_change_pct,
             ),
         }
@@ -105,7 +101,7 @@ impl PolicyResult {
     /// The set labelled `set`.
     #[must_use]
     pub(crate) fn set(&self, set: &str) -> Option<&SetMetrics> {
-        self.sets.iter().find(|s| s.set == set)
+        self.sets.iter().find(|s| s.metrics.set == set)
     }
 }
 
@@ -274,7 +270,7 @@ pub(crate) fn comparison_text(c: &Comparison, jobs: u64) -> String {
     if let Some(p) = c.policies.first() {
         let _ = write!(out, "{:<24} {:<20}", "jobs", "");
         for s in &p.sets {
-            let _ = write!(out, " {:>10}", s.jobs);
+            let _ = write!(out, " {:>10}", s.metrics.jobs);
         }
         out.push('\n');
     }
@@ -383,12 +379,12 @@ pub(crate) fn csv_rows(s: &Scenario, c: &Comparison) -> Vec<CsvRow> {
                 offered_load: c.offered_load.map(round4),
                 policy: p.policy.clone(),
                 baseline: c.baseline.clone(),
-                set: m.set.clone(),
-                jobs: m.jobs,
-                mean_wait: round4(m.mean_wait),
-                mean_bounded_slowdown: round4(m.mean_bounded_slowdown),
-                mean_turnaround: round4(m.mean_turnaround),
-                worst_bounded_slowdown: round4(m.worst_bounded_slowdown),
+                set: m.metrics.set.clone(),
+                jobs: m.metrics.jobs,
+                mean_wait: round4(m.metrics.mean_wait),
+                mean_bounded_slowdown: round4(m.metrics.mean_bounded_slowdown),
+                mean_turnaround: round4(m.metrics.mean_turnaround),
+                worst_bounded_slowdown: round4(m.metrics.worst_bounded_slowdown),
                 mean_bounded_slowdown_change_pct: m.mean_bounded_slowdown_change_pct.map(round4),
                 mean_turnaround_change_pct: m.mean_turnaround_change_pct.map(round4),
                 worst_bounded_slowdown_change_pct: m.worst_bounded_slowdown_change_pct.map(round4),

@@ -87,6 +87,9 @@ pub(crate) fn color(name: &str, index: usize) -> RGBColor {
         "selective-adaptive" => RGBColor(0xCC, 0x79, 0xA7),
         "selective-scaled" => RGBColor(0x56, 0xB4, 0xE9),
         "fcfs" => RGBColor(0x33, 0x33, 0x33),
+        "bf-fcfs" => RGBColor(0x00, 0x72, 0xB2),
+        "bf-unmod" => RGBColor(0xE6, 0x9F, 0x00),
+        "bf-mod" => RGBColor(0x00, 0x9E, 0x73),
         "dpsa-p" => RGBColor(0xD7, 0x30, 0x27),
         "dpsa-n" => RGBColor(0x1A, 0x98, 0x50),
         "dpsa-w" => RGBColor(0x76, 0x2A, 0x83),
@@ -125,13 +128,13 @@ fn err<E: std::fmt::Debug>(e: E) -> String {
 fn header(
     root: &Area<'_>,
     title: &str,
-    subtitle: &str,
+    (subtitle, subtitle_px): (&str, f64),
     legend: &[(String, RGBColor)],
 ) -> Result<(), String> {
     let bold = font(24.0).style(FontStyle::Bold).color(&BLACK);
     root.draw(&Text::new(title.to_owned(), (20, 12), bold))
         .map_err(err)?;
-    let sub = font(17.0).color(&RGBColor(0x40, 0x40, 0x40));
+    let sub = font(subtitle_px).color(&RGBColor(0x40, 0x40, 0x40));
     root.draw(&Text::new(subtitle.to_owned(), (20, 44), sub))
         .map_err(err)?;
     let mut x = 20i32;
@@ -206,7 +209,7 @@ pub fn grouped_bars(title: &str, subtitle: &str, panels: &[BarPanel]) -> Result<
                 .first()
                 .map(|p| p.series.iter().map(|s| s.name.as_str())),
         );
-        header(&root, title, subtitle, &legend)?;
+        header(&root, title, (subtitle, 17.0), &legend)?;
         let (_, body) = root.split_vertically(HEADER);
         let areas = body.split_evenly((panels.len().max(1), 1));
         for (panel, area) in panels.iter().zip(&areas) {
@@ -392,7 +395,7 @@ pub(crate) fn lines(title: &str, subtitle: &str, panels: &[LinePanel]) -> Result
                 .first()
                 .map(|p| p.series.iter().map(|s| s.name.as_str())),
         );
-        header(&root, title, subtitle, &legend)?;
+        header(&root, title, (subtitle, 17.0), &legend)?;
         let (_, body) = root.split_vertically(HEADER);
         let areas = body.split_evenly((1, panels.len().max(1)));
         for (panel, area) in panels.iter().zip(&areas) {
@@ -501,7 +504,7 @@ pub(crate) fn stacked_bars(
                     .collect()
             })
             .unwrap_or_default();
-        header(&root, title, subtitle, &legend)?;
+        header(&root, title, (subtitle, 17.0), &legend)?;
         let (_, body) = root.split_vertically(HEADER);
         let areas = body.split_evenly((rows, cols));
         for (panel, area) in panels.iter().zip(&areas) {
@@ -614,7 +617,7 @@ pub fn scatter(
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
         let legend = legend(Some(series.iter().map(|s| s.name.as_str())));
-        header(&root, title, subtitle, &legend)?;
+        header(&root, title, (subtitle, 17.0), &legend)?;
         let (_, body) = root.split_vertically(HEADER);
         let mut chart = ChartBuilder::on(&body)
             .margin(14)
@@ -670,6 +673,237 @@ pub fn scatter(
         root.present().map_err(err)?;
     }
     Ok(svg)
+}
+
+/// One policy's line of an [`interval_lines`] chart: per x, the mean and the half-width of its 95%
+/// confidence interval.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct IntervalLine {
+    /// Policy name (legend and colour).
+    pub(crate) name: String,
+    /// `(mean, ci95)` per x position, `None` where there is no value.
+    pub(crate) points: Vec<Option<(f64, f64)>>,
+}
+
+/// One panel of an [`interval_lines`] chart: a categorical x axis (evenly
+/// spaced), one line per policy with its 95% confidence interval as error
+/// bars, an optional logarithmic y axis.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct IntervalPanel {
+    /// Title.
+    pub(crate) title: String,
+    /// X axis description.
+    pub(crate) x_label: String,
+    /// Y axis description.
+    pub(crate) y_label: String,
+    /// X labels, evenly spaced.
+    pub(crate) xs: Vec<String>,
+    /// Lines.
+    pub(crate) lines: Vec<IntervalLine>,
+    /// Logarithmic y axis.
+    pub(crate) log_y: bool,
+}
+
+/// Height of an interval chart's panels.
+const INTERVAL_HEIGHT: u32 = 460;
+
+/// Interval line charts (the farm study's figures): panels side by side
+/// under a title, a subtitle and one legend.
+///
+/// # Errors
+/// A message if drawing fails.
+pub(crate) fn interval_lines(
+    title: &str,
+    subtitle: &str,
+    panels: &[IntervalPanel],
+) -> Result<String, String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEADER + INTERVAL_HEIGHT))
+            .into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let legend = legend(
+            panels
+                .first()
+                .map(|p| p.lines.iter().map(|l| l.name.as_str())),
+        );
+        header(&root, title, (subtitle, 16.0), &legend)?;
+        let (_, body) = root.split_vertically(HEADER);
+        let areas = body.split_evenly((1, panels.len().max(1)));
+        for (panel, area) in panels.iter().zip(&areas) {
+            interval_panel(&root, area, panel)?;
+        }
+        root.present().map_err(err)?;
+    }
+    Ok(svg)
+}
+
+fn interval_panel(root: &Area<'_>, area: &Area<'_>, panel: &IntervalPanel) -> Result<(), String> {
+    let values: Vec<f64> = panel
+        .lines
+        .iter()
+        .flat_map(|l| l.points.iter().flatten())
+        .flat_map(|&(m, ci)| [m - ci, m + ci])
+        .filter(|v| v.is_finite())
+        .collect();
+    let hi = values.iter().copied().fold(0.0f64, f64::max);
+    let lo = values
+        .iter()
+        .copied()
+        .filter(|&v| v > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    #[allow(clippy::cast_precision_loss)]
+    let n = panel.xs.len().max(1) as f64;
+    let caption = font(17.0).style(FontStyle::Bold);
+    if panel.log_y {
+        let lo = if lo.is_finite() { lo / 1.3 } else { 0.1 };
+        let hi = (hi * 1.3).max(lo * 10.0);
+        let mut chart = ChartBuilder::on(area)
+            .caption(&panel.title, caption)
+            .margin(14)
+            .x_label_area_size(56)
+            .y_label_area_size(80)
+            .build_cartesian_2d(-0.5f64..(n - 0.5), (lo..hi).log_scale())
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(0)
+            .y_desc(panel.y_label.as_str())
+            .y_label_formatter(&|v| format!("{v}"))
+            .axis_desc_style(font(15.0))
+            .label_style(font(13.0))
+            .draw()
+            .map_err(err)?;
+        for (i, line) in panel.lines.iter().enumerate() {
+            let c = color(&line.name, i);
+            let pts = interval_points(line, |m, ci| (m - ci).max(lo));
+            chart
+                .draw_series(LineSeries::new(
+                    pts.iter().map(|p| (p.0, p.1)),
+                    c.stroke_width(3),
+                ))
+                .map_err(err)?;
+            chart
+                .draw_series(pts.iter().map(|p| Circle::new((p.0, p.1), 5, c.filled())))
+                .map_err(err)?;
+            chart
+                .draw_series(
+                    pts.iter()
+                        .map(|p| PathElement::new(vec![(p.0, p.2), (p.0, p.3)], c.stroke_width(2))),
+                )
+                .map_err(err)?;
+        }
+        let bottom = chart.backend_coord(&(0.0, lo)).1;
+        interval_labels(root, &panel.xs, &panel.x_label, |i| {
+            #[allow(clippy::cast_precision_loss)]
+            let x = chart.backend_coord(&(i as f64, lo)).0;
+            (x, bottom)
+        })
+    } else {
+        let hi = (hi * 1.12).max(1e-9);
+        let mut chart = ChartBuilder::on(area)
+            .caption(&panel.title, caption)
+            .margin(14)
+            .x_label_area_size(56)
+            .y_label_area_size(80)
+            .build_cartesian_2d(-0.5f64..(n - 0.5), 0.0..hi)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(0)
+            .y_labels(8)
+            .y_desc(panel.y_label.as_str())
+            .y_label_formatter(&|v| {
+                if hi >= 20.0 {
+                    format!("{v:.0}")
+                } else {
+                    format!("{v:.1}")
+                }
+            })
+            .axis_desc_style(font(15.0))
+            .label_style(font(13.0))
+            .draw()
+            .map_err(err)?;
+        for (i, line) in panel.lines.iter().enumerate() {
+            let c = color(&line.name, i);
+            let pts = interval_points(line, |m, ci| (m - ci).max(0.0));
+            chart
+                .draw_series(LineSeries::new(
+                    pts.iter().map(|p| (p.0, p.1)),
+                    c.stroke_width(3),
+                ))
+                .map_err(err)?;
+            chart
+                .draw_series(pts.iter().map(|p| Circle::new((p.0, p.1), 5, c.filled())))
+                .map_err(err)?;
+            chart
+                .draw_series(
+                    pts.iter()
+                        .map(|p| PathElement::new(vec![(p.0, p.2), (p.0, p.3)], c.stroke_width(2))),
+                )
+                .map_err(err)?;
+        }
+        let bottom = chart.backend_coord(&(0.0, 0.0)).1;
+        interval_labels(root, &panel.xs, &panel.x_label, |i| {
+            #[allow(clippy::cast_precision_loss)]
+            let x = chart.backend_coord(&(i as f64, 0.0)).0;
+            (x, bottom)
+        })
+    }
+}
+
+/// `(x, mean, low, high)` of a line's points (x = index), the low end
+/// through `floor`.
+fn interval_points(
+    line: &IntervalLine,
+    floor: impl Fn(f64, f64) -> f64,
+) -> Vec<(f64, f64, f64, f64)> {
+    line.points
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| {
+            p.filter(|(m, ci)| m.is_finite() && ci.is_finite())
+                .map(|(m, ci)| {
+                    #[allow(clippy::cast_precision_loss)]
+                    let x = i as f64;
+                    (x, m, floor(m, ci), m + ci)
+                })
+        })
+        .collect()
+}
+
+fn interval_labels(
+    root: &Area<'_>,
+    xs: &[String],
+    x_label: &str,
+    at: impl Fn(usize) -> (i32, i32),
+) -> Result<(), String> {
+    let style = font(14.0)
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Center, VPos::Top));
+    let mut middle = (0, 0);
+    for (i, label) in xs.iter().enumerate() {
+        let (x, y) = at(i);
+        root.draw(&Text::new(label.clone(), (x, y + 8), style.clone()))
+            .map_err(err)?;
+        if i == xs.len() / 2 {
+            middle = (x, y);
+        }
+    }
+    if xs.len() % 2 == 0 && xs.len() >= 2 {
+        let (a, _) = at(xs.len() / 2 - 1);
+        middle.0 = (a + middle.0) / 2;
+    }
+    root.draw(&Text::new(
+        x_label.to_owned(),
+        (middle.0, middle.1 + 30),
+        font(15.0)
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Center, VPos::Top)),
+    ))
+    .map_err(err)
 }
 
 #[cfg(test)]
@@ -864,5 +1098,25 @@ mod tests {
         )
         .unwrap();
         assert!(p.contains("Atlas") && p.contains("dpsa-n"));
+    }
+
+    #[test]
+    fn draws_interval_lines_on_linear_and_log_panels() {
+        let line = |name: &str, k: f64| IntervalLine {
+            name: name.into(),
+            points: vec![Some((k, 0.5)), None, Some((10.0 * k, 1.0))],
+        };
+        let panel = |log_y| IntervalPanel {
+            title: "t".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            xs: vec!["4".into(), "6".into(), "12".into()],
+            lines: vec![line("fcfs", 1.0), line("bf-mod", 2.0)],
+            log_y,
+        };
+        let svg = interval_lines("title", "sub", &[panel(false), panel(true)]).unwrap();
+        assert!(svg.starts_with("<svg"));
+        assert!(svg.contains("bf-mod") && svg.contains("\n12\n"));
+        assert_eq!(color("bf-unmod", 0), RGBColor(0xE6, 0x9F, 0x00));
     }
 }

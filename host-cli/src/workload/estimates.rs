@@ -53,7 +53,7 @@
 //! run times, equal bin sizes) are broken by position so a seed gives one
 //! result. Randomness comes from [`SplitMix64`], not `drand48`.
 
-use crate::workload::rng::SplitMix64;
+use crate::workload::rng::{Draws, SplitMix64};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Seconds in a minute.

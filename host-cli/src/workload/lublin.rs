@@ -41,7 +41,7 @@
 //!    the model's `MaxRuntime`). Larger jobs are longer: `pa < 0`.
 //!
 //! Gamma variates are drawn with Marsaglia and Tsang's method
-//! ([`SplitMix64::gamma`]) rather than the code's sum-of-exponentials
+//! ([`Draws::gamma`]) rather than the code's sum-of-exponentials
 //! method (same distribution, exact either way).
 //!
 //! **Machine size.** The published batch size parameters are for 128
@@ -66,7 +66,7 @@
 //! Kolmogorov-Smirnov distances of inter-arrival times, run times and
 //! sizes are below 0.02 (a test does this when the trace is at hand).
 
-use crate::workload::rng::{gamma_cdf, SplitMix64};
+use crate::workload::rng::{gamma_cdf, Draws, SplitMix64};
 
 /// Half-hour buckets in a day.
 pub(crate) const BUCKETS: usize = 48;

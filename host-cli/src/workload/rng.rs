@@ -1,84 +1,68 @@
-//! A small seeded random number generator and the distributions the workload
-//! models draw from.
+//! The distributions the workload models draw, on core's seeded generator.
 //!
-//! [`SplitMix64`] (Steele, Lea & Flood, OOPSLA 2014) gives 64 random bits a
-//! call from a 64-bit counter. On top of it: uniform floats, integers below
-//! a bound, standard normals (Marsaglia's polar method) and gamma variates
-//! (Marsaglia & Tsang, "A simple method for generating gamma variables",
-//! ACM TOMS 26(3), 2000). Every floating-point function used goes through
-//! the `libm` crate (a pure-Rust port of musl's libm), never the platform's
-//! C library, so a seed gives bit-identical draws on every platform.
+//! The random bits come from [`SplitMix64`] (Steele, Lea & Flood, OOPSLA
+//! 2014), the kernel's own generator (`backfill_core::rng`); [`Draws`]
+//! adds what the models need on top of it: uniform floats, integers below
+//! a bound, choices and shuffles, exponential, standard normal (Marsaglia's
+//! polar method) and gamma variates (Marsaglia & Tsang, "A simple method for
+//! generating gamma variables", ACM TOMS 26(3), 2000). Every floating-point
+//! function used goes through the `libm` crate (a pure-Rust port of musl's
+//! libm), never the platform's C library, so a seed gives bit-identical
+//! draws on every platform.
+//!
+//! Integers below a bound come two ways, and each model keeps the one it
+//! was written with, so that a seed still gives the same workload:
+//! [`Draws::below_exact`] (Lemire's multiply-shift with rejection, exactly
+//! uniform: the user-estimate model's choices and shuffles) and core's
+//! `SplitMix64::below` (the multiply-shift alone, bias below `n / 2^64`: the
+//! farm generator's [`Draws::uniform`] and [`Draws::chance`]).
 
-/// SplitMix64: small, fast, seedable and portable.
-#[derive(Clone, Debug)]
-pub(crate) struct SplitMix64(u64);
+pub(crate) use backfill_core::rng::SplitMix64;
 
-impl SplitMix64 {
-    /// A generator from `seed`.
-    #[must_use]
-    pub(crate) const fn new(seed: u64) -> Self {
-        Self(seed)
-    }
-
-    /// The next 64 random bits.
-    pub(crate) fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A uniform float in `[0, 1)`.
-    pub(crate) fn next_f64(&mut self) -> f64 {
-        // 53 random bits: exact in an f64.
-        #[allow(clippy::cast_precision_loss)]
-        let x = (self.next_u64() >> 11) as f64;
-        x / (1u64 << 53) as f64
-    }
+/// The distributions drawn from a [`SplitMix64`] stream.
+pub(crate) trait Draws {
+    /// A uniform float in `[0, 1)` (53 random bits: exact in an f64).
+    fn next_f64(&mut self) -> f64;
 
     /// A uniform float in `(0, 1]`: safe to take the logarithm of.
-    pub(crate) fn next_f64_nonzero(&mut self) -> f64 {
+    fn next_f64_nonzero(&mut self) -> f64 {
         1.0 - self.next_f64()
     }
 
     /// A uniform integer in `0..n` (`0` when `n` is 0). Lemire's
     /// multiply-shift with rejection: exactly uniform.
-    pub(crate) fn below(&mut self, n: u64) -> u64 {
-        if n == 0 {
-            return 0;
-        }
-        let threshold = n.wrapping_neg() % n;
-        loop {
-            let m = u128::from(self.next_u64()) * u128::from(n);
-            // The low 64 bits of the product decide rejection.
-            #[allow(clippy::cast_possible_truncation)]
-            let low = m as u64;
-            if low >= threshold {
-                #[allow(clippy::cast_possible_truncation)]
-                return (m >> 64) as u64;
-            }
-        }
-    }
+    fn below_exact(&mut self, n: u64) -> u64;
 
-    /// A uniform index in `0..n` (`0` when `n` is 0).
-    pub(crate) fn index(&mut self, n: usize) -> usize {
+    /// A uniform index in `0..n` (`0` when `n` is 0), by
+    /// [`below_exact`](Self::below_exact).
+    fn index(&mut self, n: usize) -> usize {
         // usize fits in u64 on every supported target, and the result is
         // below n.
-        usize::try_from(self.below(n as u64)).unwrap_or(0)
+        usize::try_from(self.below_exact(n as u64)).unwrap_or(0)
     }
 
-    /// Shuffles `items` in place (Fisher-Yates).
-    pub(crate) fn shuffle<T>(&mut self, items: &mut [T]) {
+    /// Shuffles `items` in place (Fisher-Yates, by [`index`](Self::index)).
+    fn shuffle<T>(&mut self, items: &mut [T]) {
         for i in (1..items.len()).rev() {
             let j = self.index(i + 1);
             items.swap(i, j);
         }
     }
 
+    /// Uniform in `lo..=hi` (`lo <= hi`), by core's `below`.
+    fn uniform(&mut self, range: (u32, u32)) -> u32;
+
+    /// True with probability `percent` / 100, by core's `below`.
+    fn chance(&mut self, percent: u32) -> bool;
+
+    /// An exponential variate with mean `mean` (inversion).
+    fn exponential(&mut self, mean: f64) -> f64 {
+        -mean * libm::log(self.next_f64_nonzero())
+    }
+
     /// A standard normal variate (Marsaglia's polar method; the second
     /// variate of each pair is discarded, so no state is kept).
-    pub(crate) fn normal(&mut self) -> f64 {
+    fn normal(&mut self) -> f64 {
         loop {
             let u = 2.0 * self.next_f64() - 1.0;
             let v = 2.0 * self.next_f64() - 1.0;
@@ -92,7 +76,7 @@ impl SplitMix64 {
     /// A gamma variate with shape `shape > 0` and scale `scale > 0`
     /// (mean `shape * scale`), by Marsaglia and Tsang's method; a shape
     /// below 1 uses `Gamma(shape + 1) * U^(1 / shape)`.
-    pub(crate) fn gamma(&mut self, shape: f64, scale: f64) -> f64 {
+    fn gamma(&mut self, shape: f64, scale: f64) -> f64 {
         if shape < 1.0 {
             let g = self.gamma(shape + 1.0, 1.0);
             let u = self.next_f64_nonzero();
@@ -114,6 +98,41 @@ impl SplitMix64 {
                 return scale * d * v;
             }
         }
+    }
+}
+
+impl Draws for SplitMix64 {
+    fn next_f64(&mut self) -> f64 {
+        #[allow(clippy::cast_precision_loss)]
+        let x = (self.next_u64() >> 11) as f64;
+        x / (1u64 << 53) as f64
+    }
+
+    fn below_exact(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            return 0;
+        }
+        let threshold = n.wrapping_neg() % n;
+        loop {
+            let m = u128::from(self.next_u64()) * u128::from(n);
+            // The low 64 bits of the product decide rejection.
+            #[allow(clippy::cast_possible_truncation)]
+            let low = m as u64;
+            if low >= threshold {
+                #[allow(clippy::cast_possible_truncation)]
+                return (m >> 64) as u64;
+            }
+        }
+    }
+
+    fn uniform(&mut self, (lo, hi): (u32, u32)) -> u32 {
+        let span = u64::from(hi.saturating_sub(lo)) + 1;
+        let offset = u32::try_from(self.below(span)).unwrap_or(0);
+        lo.saturating_add(offset)
+    }
+
+    fn chance(&mut self, percent: u32) -> bool {
+        self.below(100) < u64::from(percent)
     }
 }
 
@@ -180,25 +199,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn splitmix_matches_reference_values() {
-        // First outputs of SplitMix64 seeded with 0 (published test vector).
-        let mut r = SplitMix64::new(0);
-        assert_eq!(r.next_u64(), 0xE220_A839_7B1D_CDAF);
-        assert_eq!(r.next_u64(), 0x6E78_9E6A_A1B9_65F4);
-    }
-
-    #[test]
-    fn below_is_in_range_and_covers_it() {
+    fn below_exact_is_in_range_and_covers_it() {
         let mut r = SplitMix64::new(3);
         let mut seen = [0u32; 7];
         for _ in 0..7000 {
-            let v = r.below(7);
+            let v = r.below_exact(7);
             seen[usize::try_from(v).unwrap()] += 1;
         }
         // Each value expects 1000 hits, standard deviation 29.
         assert!(seen.iter().all(|&n| (850..1150).contains(&n)), "{seen:?}");
-        assert_eq!(r.below(0), 0);
-        assert_eq!(r.below(1), 0);
+        assert_eq!(r.below_exact(0), 0);
+        assert_eq!(r.below_exact(1), 0);
     }
 
     #[test]

@@ -38,7 +38,7 @@ use crate::swf::TraceJob;
 use crate::workload::estimates::{self, EstimateError};
 use crate::workload::lublin::{LublinModel, MAX_RUNTIME};
 
-pub(crate) use crate::workload::rng::SplitMix64;
+use crate::workload::rng::SplitMix64;
 
 /// The SWF queue number written for the model's batch jobs (the job type
 /// `m_lublin99.c` writes in field 15: 0 interactive, 1 batch).
