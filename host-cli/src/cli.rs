@@ -14,7 +14,7 @@
 //!
 //! Without TRACE every command uses the built-in synthetic workload
 //! (`--synthetic-jobs`, `--seed`). The analyses are described in
-//! `docs/analyses.md` and [`crate::studies`].
+//! `docs/studies/selective/analyses.md` and [`crate::studies`].
 //!
 //! Exit codes: 0 success, 1 a replay or output failure, 2 bad input or options.
 

@@ -28,14 +28,14 @@ pub(crate) fn round4(v: f64) -> f64 {
 /// either value is not finite (an empty category, say). Negative is better
 /// for every metric here.
 #[must_use]
-pub(crate) fn percent_change(value: f64, baseline: f64) -> Option<f64> {
+pub fn percent_change(value: f64, baseline: f64) -> Option<f64> {
     (baseline != 0.0 && baseline.is_finite() && value.is_finite())
         .then(|| 100.0 * (value - baseline) / baseline)
 }
 
 /// A percent change as table text: `+12.3%`, `-45.0%`, `-` for none.
 #[must_use]
-pub(crate) fn pct_text(change: Option<f64>) -> String {
+pub fn pct_text(change: Option<f64>) -> String {
     change.map_or_else(|| "-".to_owned(), |c| format!("{c:+.1}%"))
 }
 

@@ -259,7 +259,7 @@ pub(crate) struct ReplayArgs {
     /// dpsa-p / dpsa-n / dpsa-w: search nodes per scheduling pass (0: the
     /// greedy set, so dpsa-p is EASY) [default: 100000]. Measured in a
     /// release build on a 2-core machine shared with other replays
-    /// (`scripts/dpsa.sh`): the whole of LLNL-Thunder (user estimates)
+    /// (`cargo xtask study dpsa`): the whole of LLNL-Thunder (user estimates)
     /// replays in 0.8-1.0 s under dpsa-p/-n/-w, with 1-4% of its searches
     /// stopped by the budget (the report counts them); CEA-Curie, the
     /// heaviest trace, in 4-30 s.
@@ -277,7 +277,7 @@ pub(crate) struct ReplayArgs {
     #[command(flatten)]
     pub(crate) window: WindowArgs,
     /// Replay a farm: FARM.toml describes machines and license pools, and
-    /// TRACE is then its job list (CSV); see `docs/farm.md`.
+    /// TRACE is then its job list (CSV); see `docs/studies/farm/README.md`.
     #[arg(long, value_name = "FARM.toml")]
     pub(crate) farm: Option<PathBuf>,
     /// Flexible-backfilling heuristics (bf-unmod, bf-mod).

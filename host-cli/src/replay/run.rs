@@ -24,7 +24,7 @@ pub struct RunResult {
     /// Policy replayed.
     pub(crate) policy: Policy,
     /// Metrics overall and per category.
-    pub(crate) metrics: Metrics,
+    pub metrics: Metrics,
     /// Replay totals.
     pub outcome: Outcome,
     /// Per-job records in completion order, when asked for.
@@ -32,7 +32,7 @@ pub struct RunResult {
     /// Jobs the kernel refused for what they are (no machine can run
     /// them, no processors or a zero estimate), with the kernel's reason;
     /// the replay went on without them.
-    pub(crate) rejected: Vec<(JobId, KernelError)>,
+    pub rejected: Vec<(JobId, KernelError)>,
     /// Waiting jobs the kernel had room for (see the module docs).
     pub(crate) queue_capacity: usize,
     /// Wall time of the replay (kernel and loop, not parsing).

@@ -1,9 +1,9 @@
 //! Load sweeps (the paper's Figures 4 and 6): the comparison of
 //! [`super::compare`] at several load factors. Each load divides every
-//! submit time by the factor (DESIGN.md section 4), and each load gets its
-//! own Conservative run for thresholds, so Selective's thresholds follow the
-//! load as in the paper. Loads run in parallel (rayon), every replay on its
-//! own large-stack thread.
+//! submit time by the factor (`docs/design.md`, "Replaying SWF traces"), and
+//! each load gets its own Conservative run for thresholds, so Selective's
+//! thresholds follow the load as in the paper. Loads run in parallel
+//! (rayon), every replay on its own large-stack thread.
 
 use super::compare::{self, Comparison, CsvRow, METRICS};
 use super::{run_study, Scenario, Source};

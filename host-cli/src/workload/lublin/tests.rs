@@ -363,7 +363,7 @@ fn ks_distance(a: &mut [u64], b: &mut [u64]) -> f64 {
 #[test]
 fn typeless_parameters_reproduce_the_reference_code_output() {
     // lublin_256.swf: 10,000 jobs m_lublin99.c wrote with its typeless
-    // parameters for 256 nodes (see ../shared/traces/README.md).
+    // parameters for 256 nodes (the copy RLScheduler ships).
     let dir = std::env::var_os("BACKFILL_TRACES_DIR").map_or_else(
         || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces"),
         std::path::PathBuf::from,
