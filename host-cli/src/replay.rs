@@ -22,7 +22,7 @@
 
 pub(crate) mod kernels;
 pub(crate) mod latency;
-pub mod policy;
+pub(crate) mod policy;
 pub(crate) mod prepare;
 pub(crate) mod run;
 pub mod stream;

@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 /// its own). A Selective variant stands for its kind of threshold until
 /// [`ThresholdOptions::resolve`] gives it its thresholds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PolicyChoice(Policy);
+pub(crate) struct PolicyChoice(Policy);
 
 /// Every choice, in the order of [`Policy::ALL`].
 const CHOICES: [PolicyChoice; Policy::ALL.len()] = {
@@ -36,14 +36,15 @@ impl PolicyChoice {
     pub(crate) const CONSERVATIVE: Self = Self(Policy::Conservative);
 
     /// The choice named `name` ([`Policy::from_name`]).
+    #[cfg(test)]
     #[must_use]
-    pub fn from_name(name: &str) -> Option<Self> {
+    pub(crate) fn from_name(name: &str) -> Option<Self> {
         Policy::from_name(name).map(Self)
     }
 
     /// The command-line name ([`Policy::name`]).
     #[must_use]
-    pub const fn name(self) -> &'static str {
+    pub(crate) const fn name(self) -> &'static str {
         self.0.name()
     }
 
@@ -73,7 +74,7 @@ impl PolicyChoice {
     /// DPSA's node budget, CONS+RS's search, the flexible heuristics);
     /// `None` for the Selective variants.
     #[must_use]
-    pub const fn plain(self) -> Option<Policy> {
+    pub(crate) const fn plain(self) -> Option<Policy> {
         match self.0 {
             Policy::Selective(_) => None,
             other => Some(other),
