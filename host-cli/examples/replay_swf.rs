@@ -9,7 +9,7 @@
 //! Selective variants run with core's example thresholds here (`host-cli
 //! replay` derives them from a Conservative run instead).
 
-use backfill_cli::replay::{self, Estimates, Shaping, Window};
+use backfill_cli::replay::{self, Shaping, Window};
 use backfill_cli::swf;
 use backfill_core::{Category, CategoryBounds, Policy};
 use std::path::PathBuf;
@@ -32,15 +32,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The whole trace on one machine of the header's size, with the users'
     // estimates, at the trace's own load. The SWF rules (jobs without a
     // run time or processors are skipped and counted) apply here.
-    let window = Window {
-        skip: 0,
-        first: None,
-        procs: None,
-    };
-    let shaping = Shaping {
-        estimates: Estimates::User,
-        load: 1.0,
-    };
+    let window = Window::WHOLE;
+    let shaping = Shaping::AS_RECORDED;
     let prepared = replay::prepare(&trace, &window, shaping)?;
     // Replay: the kernel in a simulator, on a thread with a large stack.
     let result = replay::run(&prepared, policy, CategoryBounds::DEFAULT, false, None)?;

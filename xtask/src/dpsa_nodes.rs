@@ -50,11 +50,7 @@ pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         .ok_or("--policy must be dpsa-p, dpsa-n or dpsa-w")?
         .with_dpsa_nodes(args.nodes);
     let loaded = swf::load(&args.trace)?;
-    let window = Window {
-        skip: 0,
-        first: None,
-        procs: None,
-    };
+    let window = Window::WHOLE;
     let shaping = Shaping {
         estimates: args.estimates,
         load: 1.0,

@@ -39,7 +39,7 @@ use std::process::ExitCode;
 
 /// The project's study and documentation tool.
 #[derive(Debug, Parser)]
-#[command(name = "cargo xtask")]
+#[command(name = "cargo xtask", bin_name = "cargo xtask")]
 struct Cli {
     #[command(subcommand)]
     command: Task,
@@ -169,7 +169,7 @@ fn run(cli: Cli) -> Result<(), String> {
             },
             (None, Some(bin), Some(dir)) => {
                 let policies = if args.policies.is_empty() {
-                    snapshot::POLICIES.map(str::to_owned).to_vec()
+                    snapshot::default_policies()
                 } else {
                     args.policies
                 };

@@ -5,30 +5,22 @@
 
 use crate::exec;
 use crate::repo;
+use backfill_core::Policy;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Every policy the snapshot replays by default: the 14 single-policy
-/// names, CONS+RS, and `cons-nc`, Conservative without compression (those
-/// two on each trace's first 20,000 jobs, as in the real-trace test).
-pub const POLICIES: [&str; 16] = [
-    "fcfs",
-    "easy",
-    "sjf-easy",
-    "conservative",
-    "selective",
-    "selective-d",
-    "selective-adaptive",
-    "selective-scaled",
-    "bf-fcfs",
-    "bf-unmod",
-    "bf-mod",
-    "dpsa-p",
-    "dpsa-n",
-    "dpsa-w",
-    "cons-rs",
-    "cons-nc",
-];
+/// Every policy the snapshot replays by default: core's `Policy::ALL` by
+/// name, Conservative without compression as `cons-nc`; that one and
+/// `cons-rs` on each trace's first 20,000 jobs, as in the real-trace test.
+pub fn default_policies() -> Vec<String> {
+    Policy::ALL
+        .iter()
+        .map(|p| match p {
+            Policy::ConservativeNoCompression => "cons-nc".to_owned(),
+            p => p.name().to_owned(),
+        })
+        .collect()
+}
 
 /// Writes `DIR/TRACE.POLICY.ESTIMATES.csv` (`replay --jobs-out`) for every
 /// trace in `traces`, policy in `policies` and estimate kind, `jobs` at a

@@ -16,6 +16,7 @@ pub mod farm;
 pub mod policies;
 pub mod selective;
 
+use crate::repo::{self, Meta, StudyDir};
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -73,6 +74,84 @@ pub struct Reports {
     /// there are not replayed again, so an interrupted study resumes.
     #[arg(long, value_name = "DIR")]
     pub runs: Option<PathBuf>,
+}
+
+/// The host-cli binary and the new folder of study `name`, once its
+/// inputs are known to be there (see [`Common`]).
+pub fn begin(common: &Common, name: &str) -> Result<(PathBuf, StudyDir), String> {
+    let bin = repo::host_cli(common.bin.as_deref())?;
+    let study = StudyDir::new(&common.parent(), name)?;
+    Ok((bin, study))
+}
+
+/// Ends a study: writes its `data` files (name, contents), its
+/// `data/study.toml`, what `generate` makes of them, and puts the folder
+/// in place of the old one.
+pub fn finish(
+    study: StudyDir,
+    data: &[(&str, String)],
+    meta: &Meta,
+    generate: Generator,
+) -> Result<(), String> {
+    for (name, text) in data {
+        repo::write_text(&study.path().join("data").join(name), text)?;
+    }
+    meta.write(study.path())?;
+    for (rel, text) in generate(study.path())? {
+        repo::write_text(&study.path().join(rel), &text)?;
+    }
+    let dir = study.commit()?;
+    eprintln!("wrote {}", dir.display());
+    Ok(())
+}
+
+/// A `host-cli replay --format json` report, read by JSON pointer.
+pub struct Report<'a> {
+    /// Where it came from, for errors.
+    pub path: &'a Path,
+    /// The report.
+    pub value: &'a serde_json::Value,
+}
+
+impl Report<'_> {
+    /// A number, if there.
+    pub fn f(&self, pointer: &str) -> Option<f64> {
+        self.value
+            .pointer(pointer)
+            .and_then(serde_json::Value::as_f64)
+    }
+
+    /// A whole number, if there.
+    pub fn u(&self, pointer: &str) -> Option<u64> {
+        self.value
+            .pointer(pointer)
+            .and_then(serde_json::Value::as_u64)
+    }
+
+    /// A string; an error naming the file when missing.
+    pub fn s(&self, pointer: &str) -> Result<String, String> {
+        self.value
+            .pointer(pointer)
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| format!("{}: no {pointer}", self.path.display()))
+    }
+}
+
+/// One row per replay report in `dir` (sorted by file name), made by
+/// `row`; an error when there is none.
+pub fn rows_of_reports<T>(
+    dir: &Path,
+    row: impl Fn(&Report<'_>) -> Result<T, String>,
+) -> Result<Vec<T>, String> {
+    let rows = crate::exec::json_reports(dir)?
+        .iter()
+        .map(|(path, value)| row(&Report { path, value }))
+        .collect::<Result<Vec<T>, String>>()?;
+    if rows.is_empty() {
+        return Err(format!("no reports in {}", dir.display()));
+    }
+    Ok(rows)
 }
 
 /// A claim's verdict from how many cases agree out of how many.

@@ -11,7 +11,7 @@ use crate::output::{batsim, progress, report};
 use crate::replay::policy::{SearchOptions, ThresholdOptions};
 use crate::replay::stream;
 use crate::replay::thresholds::ConservativeThresholds;
-use crate::replay::{self, Estimates, Prepared, Shaping};
+use crate::replay::{self, Prepared, Shaping};
 use crate::studies::Source;
 use crate::swf;
 use crate::workload::synth::SyntheticSpec;
@@ -264,10 +264,7 @@ pub(crate) fn replay_farm(
 /// Any [`CliError`].
 pub(crate) fn run_info(args: &InfoArgs) -> Result<String, CliError> {
     let started = Instant::now();
-    let shaping = Shaping {
-        estimates: Estimates::User,
-        load: 1.0,
-    };
+    let shaping = Shaping::AS_RECORDED;
     let (prepared, header) = load_prepared(
         Some(&args.trace),
         &args.window,

@@ -368,11 +368,7 @@ mod tests {
 
     #[test]
     fn replays_get_disjoint_processor_ids() {
-        let window = Window {
-            skip: 0,
-            first: None,
-            procs: None,
-        };
+        let window = Window::WHOLE;
         for (policy, estimates) in [
             (Policy::Easy, Estimates::User),
             (Policy::Conservative, Estimates::Exact),
@@ -419,15 +415,8 @@ mod tests {
 
     #[test]
     fn random_schedules_get_disjoint_processor_ids() {
-        let window = Window {
-            skip: 0,
-            first: None,
-            procs: None,
-        };
-        let shaping = Shaping {
-            estimates: Estimates::User,
-            load: 1.0,
-        };
+        let window = Window::WHOLE;
+        let shaping = Shaping::AS_RECORDED;
         let mut killed = 0;
         for seed in 0..10 {
             let prepared = replay::prepare(&random_trace(seed, 150), &window, shaping).unwrap();
@@ -459,15 +448,8 @@ mod tests {
             2 1 0 50 2 -1 -1 2 20 -1 1 1 1 1 1 1 -1 -1\n\
             3 2 0 5 4 -1 -1 4 10 -1 1 1 1 1 1 1 -1 -1\n";
         let trace = crate::swf::load_reader("dir/k.swf", text.as_bytes()).unwrap();
-        let window = Window {
-            skip: 0,
-            first: None,
-            procs: None,
-        };
-        let shaping = Shaping {
-            estimates: Estimates::User,
-            load: 1.0,
-        };
+        let window = Window::WHOLE;
+        let shaping = Shaping::AS_RECORDED;
         let prepared = replay::prepare(&trace, &window, shaping).unwrap();
         let run =
             replay::run(&prepared, Policy::Easy, CategoryBounds::DEFAULT, true, None).unwrap();

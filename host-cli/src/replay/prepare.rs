@@ -61,6 +61,15 @@ pub struct Window {
     pub procs: Option<u32>,
 }
 
+impl Window {
+    /// The whole trace, on the machine size its header gives.
+    pub const WHOLE: Self = Self {
+        skip: 0,
+        first: None,
+        procs: None,
+    };
+}
+
 /// How to turn the window's jobs into kernel input.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Shaping {
@@ -68,6 +77,14 @@ pub struct Shaping {
     pub estimates: Estimates,
     /// Load factor: submit times are divided by it (> 1 is heavier).
     pub load: f64,
+}
+
+impl Shaping {
+    /// The trace as recorded: the users' estimates, at its own load.
+    pub const AS_RECORDED: Self = Self {
+        estimates: Estimates::User,
+        load: 1.0,
+    };
 }
 
 /// A trace ready to replay.

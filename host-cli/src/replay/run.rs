@@ -487,19 +487,12 @@ fn explain<const Q: usize, const R: usize, const B: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::replay::{prepare_synthetic, Estimates, Shaping, Window};
+    use crate::replay::{prepare_synthetic, Shaping, Window};
     use crate::workload::synth::SyntheticSpec;
 
     fn synthetic(jobs: u32) -> Prepared {
-        let window = Window {
-            skip: 0,
-            first: None,
-            procs: None,
-        };
-        let shaping = Shaping {
-            estimates: Estimates::User,
-            load: 1.0,
-        };
+        let window = Window::WHOLE;
+        let shaping = Shaping::AS_RECORDED;
         let spec = SyntheticSpec {
             jobs,
             ..SyntheticSpec::default()

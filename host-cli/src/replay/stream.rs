@@ -349,8 +349,8 @@ impl Iterator for Feed<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::replay::prepare;
     use crate::replay::run::run_timed;
-    use crate::replay::{prepare, Estimates};
     use crate::swf::load_tapped;
     use std::fmt::Write as _;
 
@@ -390,10 +390,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join("t.swf");
         std::fs::write(&path, text).expect("write");
-        let shaping = Shaping {
-            estimates: Estimates::User,
-            load: 1.0,
-        };
+        let shaping = Shaping::AS_RECORDED;
         let bar = crate::output::progress::growing_phase("test", false);
         let plan = Plan {
             name: path.display().to_string(),
@@ -412,19 +409,13 @@ mod tests {
         (verdict, prepared, bar.length().unwrap_or(0))
     }
 
-    const WHOLE: Window = Window {
-        skip: 0,
-        first: None,
-        procs: None,
-    };
-
     /// The early replay of a trace in submit order counts, and gives what
     /// the replay of the prepared jobs gives, record by record.
     #[test]
     fn a_trace_in_order_counts_and_gives_the_replay_of_its_prepared_jobs() {
         let text = trace("; MaxProcs: 64\n", 400);
         let windows = [
-            WHOLE,
+            Window::WHOLE,
             Window {
                 skip: 25,
                 first: Some(150),
@@ -475,7 +466,7 @@ mod tests {
         let late_size = trace("", 50) + "; MaxProcs: 64\n";
         let no_size = trace("", 50);
         for text in [&swapped, &late_size, &no_size] {
-            let (verdict, prepared, _) = stream(text, WHOLE, Policy::Easy);
+            let (verdict, prepared, _) = stream(text, Window::WHOLE, Policy::Easy);
             assert!(
                 matches!(verdict, Verdict::Again { filled: false }),
                 "{verdict:?}"
@@ -486,7 +477,7 @@ mod tests {
         // comes first) later: the same jobs (none is wider than 32), on
         // another machine.
         let nodes_then_procs = trace("; MaxNodes: 32\n", 50) + "; MaxProcs: 64\n";
-        let (verdict, prepared, _) = stream(&nodes_then_procs, WHOLE, Policy::Easy);
+        let (verdict, prepared, _) = stream(&nodes_then_procs, Window::WHOLE, Policy::Easy);
         assert!(
             matches!(verdict, Verdict::Again { filled: false }),
             "{verdict:?}"
@@ -497,7 +488,7 @@ mod tests {
         let mut twice = trace("; MaxProcs: 64\n", 50);
         let last = twice.lines().last().unwrap_or_default().to_owned();
         twice = twice + &last + "\n; MaxProcs: 32\n";
-        let (verdict, prepared, _) = stream(&twice, WHOLE, Policy::Easy);
+        let (verdict, prepared, _) = stream(&twice, Window::WHOLE, Policy::Easy);
         assert!(matches!(verdict, Verdict::Counts(_)), "{verdict:?}");
         assert_eq!(prepared.jobs.len(), 51);
     }
@@ -511,7 +502,7 @@ mod tests {
         for n in 1..=jobs {
             text.push_str(&line(n, 0, 1, 1, 2));
         }
-        let (verdict, prepared, _) = stream(&text, WHOLE, Policy::Fcfs);
+        let (verdict, prepared, _) = stream(&text, Window::WHOLE, Policy::Fcfs);
         assert!(
             matches!(verdict, Verdict::Again { filled: true }),
             "{verdict:?}"
@@ -527,20 +518,17 @@ mod tests {
         let ordered = trace("; MaxProcs: 64\n", 120);
         let swapped = swapped(&ordered, 5, 40);
         let dir = tempfile::tempdir().expect("temp dir");
-        let shaping = Shaping {
-            estimates: Estimates::User,
-            load: 1.0,
-        };
+        let shaping = Shaping::AS_RECORDED;
         for (n, text) in [ordered, swapped].iter().enumerate() {
             let path = dir.path().join(format!("{n}.swf"));
             std::fs::write(&path, text).expect("write");
             for policy in [Policy::Easy, Policy::Conservative] {
                 let bounds = CategoryBounds::default();
                 let (prepared, got) =
-                    read_and_replay(&path, WHOLE, shaping, policy, bounds).expect("replay");
+                    read_and_replay(&path, Window::WHOLE, shaping, policy, bounds).expect("replay");
                 assert_eq!(got.while_reading, n == 0, "only the ordered trace streams");
                 let loaded = crate::swf::load(&path).expect("trace");
-                let again = prepare(&loaded, &WHOLE, shaping).expect("prepared");
+                let again = prepare(&loaded, &Window::WHOLE, shaping).expect("prepared");
                 assert_eq!(prepared.jobs, again.jobs);
                 let want = run_timed(&again, policy, bounds, false, None, false).expect("replay");
                 assert_eq!(got.metrics, want.metrics, "{policy}");

@@ -9,9 +9,9 @@
 //! `data/cons-rs-runs.csv` (one row per replay) and `data/study.toml`;
 //! [`generate`] makes the figures and the README from those.
 
-use super::{holds, Common, Generated, Reports};
+use super::{begin, finish, holds, rows_of_reports, Common, Generated, Reports};
 use crate::exec::{self, Ended, RunsDir};
-use crate::repo::{self, short, stem, Meta, StudyDir};
+use crate::repo::{self, short, stem, Meta};
 use backfill_cli::numbers::percent_change;
 use backfill_cli::studies::plot::{self, BarPanel, Series};
 use clap::Args;
@@ -239,8 +239,7 @@ pub fn run(common: &Common, reports: &Reports, options: &Options) -> Result<(), 
             .filter(|t| !paper.contains(&t.as_str()))
             .collect()
     };
-    let bin = repo::host_cli(common.bin.as_deref())?;
-    let study = StudyDir::new(&common.parent(), NAME)?;
+    let (bin, study) = begin(common, NAME)?;
     let runs = RunsDir::new(reports.runs.as_deref())?;
     let mut list = Vec::new();
     let baselines = |list: &mut Vec<Replay>, trace: &str| {
@@ -335,18 +334,8 @@ pub fn run(common: &Common, reports: &Reports, options: &Options) -> Result<(), 
         jobs: Some(common.jobs()),
         note: options.note.clone(),
     };
-    let rows = read_runs(runs.path())?;
-    repo::write_text(
-        &study.path().join("data").join(RUNS_CSV),
-        &repo::csv_text(&rows)?,
-    )?;
-    meta.write(study.path())?;
-    for (rel, text) in generate(study.path())? {
-        repo::write_text(&study.path().join(rel), &text)?;
-    }
-    let dir = study.commit()?;
-    eprintln!("wrote {}", dir.display());
-    Ok(())
+    let rows = repo::csv_text(&read_runs(runs.path())?)?;
+    finish(study, &[(RUNS_CSV, rows)], &meta, generate)
 }
 
 /// The runs file in `data/`.
@@ -354,23 +343,15 @@ const RUNS_CSV: &str = "cons-rs-runs.csv";
 
 /// The replay reports (and time-limit markers) in `dir` as CSV rows.
 fn read_runs(dir: &Path) -> Result<Vec<Run>, String> {
-    let mut runs = Vec::new();
-    for (path, v) in exec::json_reports(dir)? {
-        let f = |p: &str| v.pointer(p).and_then(serde_json::Value::as_f64);
-        let u = |p: &str| v.pointer(p).and_then(serde_json::Value::as_u64);
-        let s = |p: &str| {
-            v.pointer(p)
-                .and_then(serde_json::Value::as_str)
-                .map(str::to_owned)
-                .ok_or_else(|| format!("{}: no {p}", path.display()))
-        };
+    rows_of_reports(dir, |r| {
+        let (f, u, s) = (|p| r.f(p), |p| r.u(p), |p| r.s(p));
         let policy = s("/policy")?;
         let seed = if policy == RS {
             u("/cons_rs/seed").or_else(|| s("/seed").ok().and_then(|s| s.parse().ok()))
         } else {
             None
         };
-        runs.push(Run {
+        Ok(Run {
             trace: stem(Path::new(&s("/trace")?)),
             estimates: s("/estimates")?,
             policy,
@@ -391,12 +372,8 @@ fn read_runs(dir: &Path) -> Result<Vec<Run>, String> {
             too_crowded: u("/cons_rs/too_crowded"),
             replay_seconds: f("/timings/replay_seconds"),
             slowest_call_ms: f("/timings/slowest_call_us").map(|us| us / 1000.0),
-        });
-    }
-    if runs.is_empty() {
-        return Err(format!("no reports in {}", dir.display()));
-    }
-    Ok(runs)
+        })
+    })
 }
 
 /// The study's generated files, from its `data/cons-rs-runs.csv` and

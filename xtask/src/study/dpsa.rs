@@ -8,9 +8,9 @@
 //! `data/dpsa-change.csv` (percent changes against EASY), the figures and
 //! the README.
 
-use super::{holds, Common, Generated, Reports};
+use super::{begin, finish, holds, rows_of_reports, Common, Generated, Reports};
 use crate::exec::{self, RunsDir};
-use crate::repo::{self, short, stem, Meta, StudyDir};
+use crate::repo::{self, short, stem, Meta};
 use backfill_cli::numbers::{pct_text, percent_change};
 use backfill_cli::studies::plot::{self, BarPanel, PointSeries, Series};
 use serde::{Deserialize, Serialize};
@@ -222,8 +222,7 @@ struct Replay {
 /// Runs the study into its folder (see the module docs).
 pub fn run(common: &Common, reports: &Reports) -> Result<(), String> {
     let traces = repo::traces_in(&repo::traces_dir(common.traces.as_deref())?)?;
-    let bin = repo::host_cli(common.bin.as_deref())?;
-    let study = StudyDir::new(&common.parent(), NAME)?;
+    let (bin, study) = begin(common, NAME)?;
     let runs = RunsDir::new(reports.runs.as_deref())?;
     let mut list = Vec::new();
     for trace in &traces {
@@ -281,18 +280,8 @@ pub fn run(common: &Common, reports: &Reports) -> Result<(), String> {
         seconds: started.elapsed().as_secs(),
         ..Meta::default()
     };
-    let rows = read_runs(runs.path())?;
-    repo::write_text(
-        &study.path().join("data").join(RUNS_CSV),
-        &repo::csv_text(&rows)?,
-    )?;
-    meta.write(study.path())?;
-    for (rel, text) in generate(study.path())? {
-        repo::write_text(&study.path().join(rel), &text)?;
-    }
-    let dir = study.commit()?;
-    eprintln!("wrote {}", dir.display());
-    Ok(())
+    let rows = repo::csv_text(&read_runs(runs.path())?)?;
+    finish(study, &[(RUNS_CSV, rows)], &meta, generate)
 }
 
 /// The runs file in `data/`.
@@ -300,17 +289,9 @@ const RUNS_CSV: &str = "dpsa-runs.csv";
 
 /// The replay reports in `dir` as CSV rows.
 fn read_runs(dir: &Path) -> Result<Vec<Run>, String> {
-    let mut runs = Vec::new();
-    for (path, v) in exec::json_reports(dir)? {
-        let f = |p: &str| v.pointer(p).and_then(serde_json::Value::as_f64);
-        let u = |p: &str| v.pointer(p).and_then(serde_json::Value::as_u64);
-        let s = |p: &str| {
-            v.pointer(p)
-                .and_then(serde_json::Value::as_str)
-                .map(str::to_owned)
-                .ok_or_else(|| format!("{}: no {p}", path.display()))
-        };
-        runs.push(Run {
+    rows_of_reports(dir, |r| {
+        let (f, u, s) = (|p| r.f(p), |p| r.u(p), |p| r.s(p));
+        Ok(Run {
             trace: stem(Path::new(&s("/trace")?)),
             estimates: s("/estimates")?,
             load: f("/load").unwrap_or(1.0),
@@ -327,12 +308,8 @@ fn read_runs(dir: &Path) -> Result<Vec<Run>, String> {
             overflows: u("/dpsa/overflows"),
             replay_seconds: f("/timings/replay_seconds").unwrap_or(f64::NAN),
             slowest_call_ms: f("/timings/slowest_call_us").unwrap_or(f64::NAN) / 1000.0,
-        });
-    }
-    if runs.is_empty() {
-        return Err(format!("no reports in {}", dir.display()));
-    }
-    Ok(runs)
+        })
+    })
 }
 
 /// The study's generated files, from its `data/dpsa-runs.csv` and

@@ -16,9 +16,9 @@
 //! reported as its mean with a 95% confidence half-width (1.96 sd /
 //! sqrt(n)). A difference is "clear" when that interval excludes 0.
 
-use super::{Common, Generated};
+use super::{begin, finish, Common, Generated};
 use crate::exec;
-use crate::repo::{self, Meta, StudyDir};
+use crate::repo::Meta;
 use crate::text::g;
 use clap::Args;
 use std::collections::HashMap;
@@ -52,8 +52,7 @@ pub fn run(common: &Common, options: &Options) -> Result<(), String> {
             "the farm study replays generated farms, not traces: --traces does not apply".into(),
         );
     }
-    let bin = repo::host_cli(common.bin.as_deref())?;
-    let study = StudyDir::new(&common.parent(), NAME)?;
+    let (bin, study) = begin(common, NAME)?;
     let data = study.path().join("data");
     let figures = study.path().join("figures");
     let reps = options.repetitions.to_string();
@@ -127,17 +126,11 @@ pub fn run(common: &Common, options: &Options) -> Result<(), String> {
         let command = std::mem::replace(command, Command::new("true"));
         exec::to_file(command, out, None).map(|_| ())
     })?;
-    Meta {
+    let meta = Meta {
         seconds: started.elapsed().as_secs(),
         ..Meta::default()
-    }
-    .write(study.path())?;
-    for (rel, text) in generate(study.path())? {
-        repo::write_text(&study.path().join(rel), &text)?;
-    }
-    let dir = study.commit()?;
-    eprintln!("wrote {}", dir.display());
-    Ok(())
+    };
+    finish(study, &[], &meta, generate)
 }
 
 /// One replay's row of `farm-grid.csv` / `farm-licenses.csv`, as text.

@@ -8,9 +8,9 @@
 //! replay, with its wall time and slowest kernel call); [`generate`] writes
 //! the README's table from it.
 
-use super::{Common, Generated, Reports};
+use super::{begin, finish, Common, Generated, Reports};
 use crate::exec::{self, RunsDir};
-use crate::repo::{self, stem, Meta, StudyDir};
+use crate::repo::{self, stem, Meta};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -71,8 +71,7 @@ fn round(v: f64, digits: usize) -> f64 {
 /// Runs the study into its folder (see the module docs).
 pub fn run(common: &Common, reports: &Reports, options: &Options) -> Result<(), String> {
     let traces = repo::traces_in(&repo::traces_dir(common.traces.as_deref())?)?;
-    let bin = repo::host_cli(common.bin.as_deref())?;
-    let study = StudyDir::new(&common.parent(), NAME)?;
+    let (bin, study) = begin(common, NAME)?;
     let runs = RunsDir::new(reports.runs.as_deref())?;
     let mut list = Vec::new();
     for trace in &traces {
@@ -144,22 +143,12 @@ pub fn run(common: &Common, reports: &Reports, options: &Options) -> Result<(), 
             wall_seconds: round(seconds, 2),
         });
     }
-    repo::write_text(
-        &study.path().join("data").join(CSV),
-        &repo::csv_text(&rows)?,
-    )?;
-    Meta {
+    let meta = Meta {
         seconds: started.elapsed().as_secs(),
         jobs: Some(common.jobs()),
         note: options.note.clone(),
-    }
-    .write(study.path())?;
-    for (rel, text) in generate(study.path())? {
-        repo::write_text(&study.path().join(rel), &text)?;
-    }
-    let dir = study.commit()?;
-    eprintln!("wrote {}", dir.display());
-    Ok(())
+    };
+    finish(study, &[(CSV, repo::csv_text(&rows)?)], &meta, generate)
 }
 
 /// `text` wrapped at 76 columns, as the page's prose is.

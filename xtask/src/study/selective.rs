@@ -21,9 +21,9 @@
 //! `data/manifest.csv` listing the setups) and `figures/*.svg`;
 //! [`generate`] writes the README from the CSV files.
 
-use super::{Common, Generated};
+use super::{begin, finish, Common, Generated};
 use crate::exec;
-use crate::repo::{self, Meta, StudyDir};
+use crate::repo::{self, Meta};
 use backfill_cli::numbers::{pct_text, percent_change};
 use backfill_cli::studies::compare::CsvRow as MetricRow;
 use backfill_cli::studies::fairness::CsvRow as FairRow;
@@ -73,8 +73,7 @@ fn whole_loads(offered: f64) -> (String, String) {
 pub fn run(common: &Common) -> Result<(), String> {
     let dir = repo::traces_dir(common.traces.as_deref())?;
     let paths = repo::require_traces(&dir, &TRACES)?;
-    let bin = repo::host_cli(common.bin.as_deref())?;
-    let study = StudyDir::new(&common.parent(), NAME)?;
+    let (bin, study) = begin(common, NAME)?;
     let data = study.path().join("data");
     let figures = study.path().join("figures");
     let started = Instant::now();
@@ -199,18 +198,12 @@ pub fn run(common: &Common) -> Result<(), String> {
         eprintln!("  {}", step.out);
         Ok(())
     })?;
-    repo::write_text(&data.join("manifest.csv"), &repo::csv_text(&manifest)?)?;
-    Meta {
+    let meta = Meta {
         seconds: started.elapsed().as_secs(),
         ..Meta::default()
-    }
-    .write(study.path())?;
-    for (rel, text) in generate(study.path())? {
-        repo::write_text(&study.path().join(rel), &text)?;
-    }
-    let dir = study.commit()?;
-    eprintln!("wrote {}", dir.display());
-    Ok(())
+    };
+    let manifest = repo::csv_text(&manifest)?;
+    finish(study, &[("manifest.csv", manifest)], &meta, generate)
 }
 
 /// The study's README, from its `data/` (and the figures present).
