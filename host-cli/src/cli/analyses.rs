@@ -127,13 +127,13 @@ pub(crate) fn run_thresholds(args: &ThresholdsArgs) -> Result<String, CliError> 
 /// # Errors
 /// Any [`CliError`].
 pub(crate) fn run_compare(args: &CompareArgs) -> Result<String, CliError> {
-    let files = analysis_files(args.trace.as_deref(), &args.output)?;
-    let source = Source::load(args.trace.as_deref(), args.synthetic.spec())?;
-    let window = args.window.window();
-    let bounds = args.window.bounds();
+    let files = analysis_files(args.trace.as_deref(), &args.analysis.output)?;
+    let source = Source::load(args.trace.as_deref(), args.analysis.synthetic.spec())?;
+    let window = args.analysis.window.window();
+    let bounds = args.analysis.window.bounds();
     let prepared = source.prepare(&window, args.shape.shaping())?;
-    let choices = with_baseline(&args.policies, args.baseline);
-    let options = args.thresholds.options();
+    let choices = with_baseline(&args.compared.policies, args.compared.baseline);
+    let options = args.analysis.thresholds.options();
     let bar = replays_bar(
         "compare",
         studies::study_replays(&choices, &options, false),
@@ -141,9 +141,9 @@ pub(crate) fn run_compare(args: &CompareArgs) -> Result<String, CliError> {
     );
     let study = studies::run_study(&prepared, &choices, &options, bounds, None, Some(&bar));
     progress::finish(&bar);
-    let report = compare::report(&prepared, &window, &study?, args.baseline, bounds)?;
+    let report = compare::report(&prepared, &window, &study?, args.compared.baseline, bounds)?;
     emit(
-        &args.output,
+        &args.analysis.output,
         files,
         &report,
         || compare::csv_rows(&report.scenario, &report.comparison),
@@ -157,16 +157,16 @@ pub(crate) fn run_compare(args: &CompareArgs) -> Result<String, CliError> {
 /// # Errors
 /// Any [`CliError`].
 pub(crate) fn run_sweep(args: &SweepArgs) -> Result<String, CliError> {
-    let files = analysis_files(args.trace.as_deref(), &args.output)?;
-    let source = Source::load(args.trace.as_deref(), args.synthetic.spec())?;
+    let files = analysis_files(args.trace.as_deref(), &args.analysis.output)?;
+    let source = Source::load(args.trace.as_deref(), args.analysis.synthetic.spec())?;
     let spec = sweep::SweepSpec {
-        window: args.window.window(),
+        window: args.analysis.window.window(),
         estimates: args.estimates,
         loads: args.loads.clone(),
-        choices: with_baseline(&args.policies, args.baseline),
-        options: args.thresholds.options(),
-        baseline: args.baseline,
-        bounds: args.window.bounds(),
+        choices: with_baseline(&args.compared.policies, args.compared.baseline),
+        options: args.analysis.thresholds.options(),
+        baseline: args.compared.baseline,
+        bounds: args.analysis.window.bounds(),
     };
     let per_load = studies::study_replays(&spec.choices, &spec.options, false);
     // Every load replays the same jobs (the window does not depend on it).
@@ -183,7 +183,7 @@ pub(crate) fn run_sweep(args: &SweepArgs) -> Result<String, CliError> {
     let report = report?;
     let set = args.set.label();
     emit(
-        &args.output,
+        &args.analysis.output,
         files,
         &report,
         || sweep::csv_rows(&report),

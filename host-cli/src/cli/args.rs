@@ -321,11 +321,10 @@ pub(crate) struct ThresholdsArgs {
     pub(crate) window: WindowArgs,
 }
 
-/// `host-cli compare`.
-#[derive(Debug, Args)]
-pub(crate) struct CompareArgs {
-    /// SWF trace, plain or gzip. Without it, the built-in synthetic workload.
-    pub(crate) trace: Option<PathBuf>,
+/// The policies `compare` and `sweep` replay, and the one the others are
+/// compared against.
+#[derive(Clone, Debug, Args)]
+pub(crate) struct ComparedArgs {
     /// Policies to replay, comma-separated.
     #[arg(
         long,
@@ -337,9 +336,11 @@ pub(crate) struct CompareArgs {
     /// The policy the others are compared against (added to --policies if missing).
     #[arg(long, value_enum, default_value_t = PolicyChoice::CONSERVATIVE)]
     pub(crate) baseline: PolicyChoice,
-    /// Estimates and load.
-    #[command(flatten)]
-    pub(crate) shape: ShapeArgs,
+}
+
+/// The options `compare` and `sweep` end with.
+#[derive(Clone, Debug, Args)]
+pub(crate) struct AnalysisArgs {
     /// Selective thresholds.
     #[command(flatten)]
     pub(crate) thresholds: ThresholdArgs,
@@ -352,6 +353,22 @@ pub(crate) struct CompareArgs {
     /// Window and categories.
     #[command(flatten)]
     pub(crate) window: WindowArgs,
+}
+
+/// `host-cli compare`.
+#[derive(Debug, Args)]
+pub(crate) struct CompareArgs {
+    /// SWF trace, plain or gzip. Without it, the built-in synthetic workload.
+    pub(crate) trace: Option<PathBuf>,
+    /// Policies and baseline.
+    #[command(flatten)]
+    pub(crate) compared: ComparedArgs,
+    /// Estimates and load.
+    #[command(flatten)]
+    pub(crate) shape: ShapeArgs,
+    /// Thresholds, outputs, workload and window.
+    #[command(flatten)]
+    pub(crate) analysis: AnalysisArgs,
 }
 
 /// A set of jobs for the sweep's table and figure.
@@ -398,35 +415,19 @@ pub(crate) struct SweepArgs {
         value_parser = parse_load
     )]
     pub(crate) loads: Vec<f64>,
-    /// Policies to replay, comma-separated.
-    #[arg(
-        long,
-        value_enum,
-        value_delimiter = ',',
-        default_value = "conservative,easy,selective,selective-d"
-    )]
-    pub(crate) policies: Vec<PolicyChoice>,
-    /// The policy the others are compared against (added to --policies if missing).
-    #[arg(long, value_enum, default_value_t = PolicyChoice::CONSERVATIVE)]
-    pub(crate) baseline: PolicyChoice,
+    /// Policies and baseline.
+    #[command(flatten)]
+    pub(crate) compared: ComparedArgs,
     /// Estimates the scheduler sees.
     #[arg(long, value_enum, default_value_t = Estimates::User)]
     pub(crate) estimates: Estimates,
     /// The set of jobs the table and the figure show (CSV and JSON have all).
     #[arg(long, value_enum, default_value_t = SetArg::All)]
     pub(crate) set: SetArg,
-    /// Selective thresholds (derived per load when from a Conservative run).
+    /// Thresholds (derived per load when from a Conservative run), outputs,
+    /// workload and window.
     #[command(flatten)]
-    pub(crate) thresholds: ThresholdArgs,
-    /// Output.
-    #[command(flatten)]
-    pub(crate) output: OutputArgs,
-    /// Synthetic workload.
-    #[command(flatten)]
-    pub(crate) synthetic: SyntheticArgs,
-    /// Window and categories.
-    #[command(flatten)]
-    pub(crate) window: WindowArgs,
+    pub(crate) analysis: AnalysisArgs,
 }
 
 /// `host-cli fairness`.

@@ -509,6 +509,33 @@ fn panel(
     }
 }
 
+/// The grid's settings: each inter-arrival mean, labelled, with the test
+/// picking its summary rows.
+fn mean_settings(spec: &StudySpec) -> Vec<Setting<'static>> {
+    spec.means
+        .iter()
+        .map(|&m| {
+            let at: Box<dyn Fn(&SummaryRow) -> bool> =
+                Box::new(move |r: &SummaryRow| r.mean_interarrival.to_bits() == m.to_bits());
+            (number_text(m), at)
+        })
+        .collect()
+}
+
+/// The license sweep's settings: each ratio range, labelled `LO-HI%`.
+fn ratio_settings(spec: &StudySpec) -> Vec<Setting<'static>> {
+    spec.license_ratios
+        .iter()
+        .map(|&r| {
+            let key = ratio_text(r);
+            let label = format!("{key}%");
+            let at: Box<dyn Fn(&SummaryRow) -> bool> =
+                Box::new(move |row: &SummaryRow| row.license_ratio == key);
+            (label, at)
+        })
+        .collect()
+}
+
 /// The figures: `(file name, SVG)`.
 ///
 /// # Errors
@@ -516,15 +543,7 @@ fn panel(
 pub(crate) fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, CliError> {
     let spec = &results.spec;
     let grid = summarise(&results.grid);
-    let means: Vec<Setting<'_>> = spec
-        .means
-        .iter()
-        .map(|&m| {
-            let at: Box<dyn Fn(&SummaryRow) -> bool> =
-                Box::new(move |r: &SummaryRow| r.mean_interarrival.to_bits() == m.to_bits());
-            (number_text(m), at)
-        })
-        .collect();
+    let means = mean_settings(spec);
     let x = "mean inter-arrival time (lower = more contention)";
     let subtitle = format!(
         "{} machines, {} licenses, {} jobs per run, {} runs per point (seeds {}..); 95% confidence intervals",
@@ -614,17 +633,7 @@ pub(crate) fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, C
     ];
     if !results.licenses.is_empty() {
         let licenses = summarise(&results.licenses);
-        let ratios: Vec<Setting<'_>> = spec
-            .license_ratios
-            .iter()
-            .map(|&r| {
-                let text = ratio_text(r);
-                let key = text.clone();
-                let at: Box<dyn Fn(&SummaryRow) -> bool> =
-                    Box::new(move |row: &SummaryRow| row.license_ratio == key);
-                (format!("{text}%"), at)
-            })
-            .collect();
+        let ratios = ratio_settings(spec);
         let x = "license ratio: copies, % of eligible machines (lower = more license contention)";
         let subtitle2 = format!(
             "{} machines, {} licenses, {} jobs, mean inter-arrival {}, {} runs per point; 95% confidence intervals",
@@ -702,15 +711,7 @@ fn metric_table(
 pub(crate) fn tables(results: &StudyResults, seconds: f64) -> String {
     let spec = &results.spec;
     let grid = summarise(&results.grid);
-    let means: Vec<Setting<'_>> = spec
-        .means
-        .iter()
-        .map(|&m| {
-            let at: Box<dyn Fn(&SummaryRow) -> bool> =
-                Box::new(move |r: &SummaryRow| r.mean_interarrival.to_bits() == m.to_bits());
-            (number_text(m), at)
-        })
-        .collect();
+    let means = mean_settings(spec);
     let mut out = format!(
         "farm study: {} replays in {seconds:.1} s; {}\n",
         results.grid.len() + results.licenses.len(),
@@ -736,17 +737,7 @@ pub(crate) fn tables(results: &StudyResults, seconds: f64) -> String {
     }
     if !results.licenses.is_empty() {
         let licenses = summarise(&results.licenses);
-        let ratios: Vec<Setting<'_>> = spec
-            .license_ratios
-            .iter()
-            .map(|&r| {
-                let key = ratio_text(r);
-                let label = format!("{key}%");
-                let at: Box<dyn Fn(&SummaryRow) -> bool> =
-                    Box::new(move |row: &SummaryRow| row.license_ratio == key);
-                (label, at)
-            })
-            .collect();
+        let ratios = ratio_settings(spec);
         for (metric, title) in [
             ("license_usage", "license usage, % (table 1)"),
             ("missed_percent", "deadlines missed, % (table 2)"),
