@@ -30,7 +30,8 @@
 //! the next pass backfills (EASY), re-plans (Conservative compression) or
 //! gives up at the head (FCFS).
 
-use backfill_cli::replay::{self, CliError, Estimates, Prepared, RunResult, Shaping, Window};
+use backfill_cli::error::CliError;
+use backfill_cli::replay::{self, Estimates, Prepared, RunResult, Shaping, Window};
 use backfill_cli::swf;
 use backfill_core::rng::SplitMix64;
 use backfill_core::{
@@ -110,15 +111,21 @@ pub fn replay(prepared: &Prepared, policy: Policy) -> Result<RunResult, CliError
 }
 
 /// Reads a trace and replays it under `policy` while reading, as `host-cli
-/// replay TRACE` does ([`backfill_cli::stream::read_and_replay`] with
+/// replay TRACE` does ([`backfill_cli::replay::stream::read_and_replay`] with
 /// [`whole_trace`]; no per-job records, no progress bar).
 ///
 /// # Errors
 /// [`CliError`] when the trace cannot be read or the kernel refuses a call.
 pub fn replay_while_reading(path: &Path, policy: Policy) -> Result<RunResult, CliError> {
     let (window, shaping) = whole_trace();
-    backfill_cli::stream::read_and_replay(path, window, shaping, policy, CategoryBounds::DEFAULT)
-        .map(|(_, result)| result)
+    backfill_cli::replay::stream::read_and_replay(
+        path,
+        window,
+        shaping,
+        policy,
+        CategoryBounds::DEFAULT,
+    )
+    .map(|(_, result)| result)
 }
 
 /// Processors of the busy machine.
