@@ -1,6 +1,6 @@
 //! Streaming metric accumulators: one pass over finished jobs, no storage.
 //!
-//! Definitions (DESIGN.md section 5), with `run` the effective run time
+//! Definitions (`docs/design.md`, "Metrics"), with `run` the effective run time
 //! (`end - start`, after a kill at the estimate):
 //!
 //! * wait = start - submit; turnaround = end - submit;

@@ -1,7 +1,7 @@
 //! The scheduling policies, chosen at run time by value (no `dyn`).
 //!
 //! Each policy family lives in its own file below, which opens with the
-//! rules it implements (DESIGN.md section 3) and the paper they come from:
+//! rules it implements (`docs/design.md`, "Policies") and the paper they come from:
 //!
 //! | policy | file | rule | source |
 //! | --- | --- | --- | --- |

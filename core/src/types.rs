@@ -320,8 +320,8 @@ impl<const M: usize, const L: usize> Cluster<M, L> {
     }
 }
 
-/// The run-time floor of the bounded slowdown, in seconds (DESIGN.md
-/// section 5).
+/// The run-time floor of the bounded slowdown, in seconds (`docs/design.md`,
+/// "Metrics").
 pub const SLOWDOWN_BOUND: Duration = 10;
 
 /// Category boundaries.

@@ -40,7 +40,7 @@
 //!
 //! # Selecting: [`select()`] → [`Workload`](workload::Workload) of [`TraceJob`]s
 //!
-//! Following DESIGN.md section 4:
+//! Following `docs/design.md`, "Replaying SWF traces":
 //!
 //! * **Window.** Data lines are taken in file order. Lines with status 2, 3
 //!   or 4 record pieces of checkpointed or swapped jobs: they are not jobs

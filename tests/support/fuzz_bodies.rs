@@ -313,7 +313,7 @@ fn api_submit(k: &mut ApiKernel, twin: &mut ApiKernel, now: Time, job: Job) {
 
 /// Conservative: a reservation still in the future never moves later.
 /// CONS+RS's search may move one later, but never past the job's guarantee
-/// (DESIGN.md, invariants).
+/// (`docs/design.md`, "Invariants", 2).
 fn never_later(k: &ApiKernel, before: &Holding, after: &Holding, what: &str) {
     if !k.policy().keeps_reservations() {
         return;

@@ -5,14 +5,14 @@
 //!   (`job(2).submit(1).procs(8).estimate(50)`), the same file core's unit
 //!   tests use.
 //! * [`check`]: [`check::replay`] a workload through core's simulator into a
-//!   [`check::RunLog`], and [`check::check`] it against DESIGN.md section 6,
+//!   [`check::RunLog`], and [`check::check`] it against `docs/design.md`, "Invariants",
 //!   getting a [`check::Violation`] that names rule, job and time.
 //! * [`scenario`]: small random clusters and workloads
 //!   ([`scenario::ScenarioSpec`]) and [`scenario::Scenario::verify`], which
 //!   replays one under every policy and checks everything.
 //! * [`mod@reference`]: a brute-force per-second model of a profile.
 //! * [`naive`]: a naive reference simulator of whole replays on one machine
-//!   ([`naive::simulate`]), written from DESIGN.md rather than from the
+//!   ([`naive::simulate`]), written from `docs/design.md` rather than from the
 //!   kernel, and [`naive::compare`], which finds the first job on which a
 //!   kernel replay differs from it (start, end, kill, guarantee).
 //! * [`fuzz_bodies`]: the fuzz targets' bodies, shared by `fuzz/` (nightly,

@@ -10,8 +10,8 @@
 //!
 //! # Written from the spec, not from the kernel
 //!
-//! The rules come from DESIGN.md (sections 2 and 3), the README's policy
-//! table and the selective-reservation paper (Srinivasan, Kettimuthu,
+//! The rules come from `docs/design.md` ("Resource model", "Event order",
+//! "Policies") and the selective-reservation paper (Srinivasan, Kettimuthu,
 //! Subramani & Sadayappan, JSSPP 2002), and, where those are silent, from the
 //! module and item docs of `backfill_core` (not its code). Nothing is shared
 //! with core but the input types. Where the kernel keeps sorted profiles,
@@ -80,8 +80,8 @@
 //! * **BF_UNMOD / BF_MOD**: EASY's pass over a queue ordered, at every
 //!   pass, by the priority of the flexible-backfilling heuristics, highest
 //!   first, ties `(submit, id)`. The reference's workloads have no
-//!   deadlines and no licenses, so two terms remain (DESIGN.md, heuristics
-//!   paragraph; `Heuristics`' field docs for the units): aging,
+//!   deadlines and no licenses, so two terms remain (`docs/design.md`,
+//!   "Flexible backfilling"; `Heuristics`' field docs for the units): aging,
 //!   `age_factor * (now - submit)`, and wait minimisation,
 //!   `floor(wait_boost * shortest / estimate)` with `shortest` the smallest
 //!   estimate of the jobs waiting at the start of the pass; the priority is
@@ -92,7 +92,7 @@
 //! * **Conservative without compression**: Conservative with step 2 left
 //!   out; a reservation never moves.
 //! * **CONS+RS**: Conservative, and after step 2 of an instant at which a
-//!   job ended before its estimate, the random search (DESIGN.md; the
+//!   job ended before its estimate, the random search (`docs/design.md`, "CONS+RS"; the
 //!   readings where the paper is silent are those of `backfill_core`'s
 //!   `policy::cons_rs` module docs). Its budget is `k` iterations per job
 //!   queued at the start of the search (or a fixed number); an iteration
@@ -112,7 +112,7 @@
 //!   rounded down, `max(estimate, 10)`) of the queued jobs, recomputed here
 //!   from scratch, give `(W - W') * S + (S - S') * W > 0` with `W > 0`.
 //!
-//! SJF-EASY promises nothing (DESIGN.md: it is not starvation-free), so the
+//! SJF-EASY promises nothing (`docs/design.md`, "SJF-EASY": it is not starvation-free), so the
 //! reference records no guarantee under it, though it reserves the head's
 //! shadow time in each pass as EASY does; FCFS makes no reservations at all.
 
@@ -600,7 +600,7 @@ impl Naive<'_> {
         }
     }
 
-    /// CONS+RS's random search (DESIGN.md section 3, and the readings in
+    /// CONS+RS's random search (`docs/design.md`, "CONS+RS", and the readings in
     /// `backfill_core::policy`'s CONS+RS docs): a budget of iterations, each
     /// picking a queued job whose reservation starts after now, uniformly
     /// by the seeded generator, and trying to move it into the earliest gap

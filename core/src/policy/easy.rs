@@ -1,6 +1,6 @@
 //! EASY (aggressive) backfilling, and SJF-EASY.
 //!
-//! Rules (DESIGN.md section 3, "EASY" and "SJF-EASY"):
+//! Rules (`docs/design.md`, "EASY" and "SJF-EASY"):
 //!
 //! * start from the head while jobs fit now;
 //! * the first job that does not fit (the head) gets a reservation at its

@@ -10,7 +10,7 @@
 //! Every one of these is a field of [`FarmSpec`] (and an option of
 //! `host-cli generate farm`), with the paper's value as default.
 //!
-//! Readings where the paper is silent (research note F11-F15), each
+//! Readings where the paper is silent (`docs/design.md`, "Choices where the papers are vague"), each
 //! documented on its field: a license's copies are `ratio * (machines
 //! where it is usable)`, rounded down, at least 1; suitability and needs
 //! are drawn per (license, machine) and per (job, license) pair; the

@@ -12,7 +12,7 @@
 //! Repetition `r` uses seed `seed + r` for every mean, ratio and policy
 //! (common random numbers: the policies, and the means, see the same farms
 //! and jobs; a mean only stretches the gaps), and every repetition draws
-//! its farm anew (research note F15). Replays run in parallel (rayon) with
+//! its farm anew (`docs/design.md`, "Choices where the papers are vague"). Replays run in parallel (rayon) with
 //! a progress bar on a terminal; results do not depend on the order they
 //! finish in.
 //!

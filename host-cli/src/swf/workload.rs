@@ -7,7 +7,7 @@ use super::reader::LoadedTrace;
 use super::record::SwfRecord;
 
 /// A job the scheduler can run, converted from one data line by the rules of
-/// DESIGN.md section 4 (see [`select`]).
+/// `docs/design.md`, "Replaying SWF traces" (see [`select`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct TraceJob {
     /// 1-based line number of the job's data line in the file.

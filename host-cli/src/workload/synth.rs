@@ -26,7 +26,7 @@
 //! the mean is an hour, and a day can bring three times the usual jobs.
 //! Queues therefore build up in bursts even at this load, and the waits
 //! and slowdowns under EASY are those of real logs run at 0.7 to 0.85
-//! (see the README); doubling the rate (`load` 2) offers 0.67 for
+//! (`docs/design.md`, "Replaying SWF traces"); doubling the rate (`load` 2) offers 0.67 for
 //! seed 1 and gives a mean wait of 17 hours and a mean bounded slowdown of
 //! 279 under EASY, which no real site shows.
 //!

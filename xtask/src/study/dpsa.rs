@@ -835,7 +835,7 @@ const NO_CHANGE: f64 = 0.05;
 
 /// Where our numbers differ from the paper's, the likely reasons (the
 /// figures quoted are the trace files' own, from `host-cli info` and the
-/// study's research notes).
+/// paper's own statements).
 const REASONS_D1: &str = "Where we differ: on LLNL-Atlas DPSA-n changes nothing at all, \
     because the search ran once in the whole trace (see the budget table): at its own load the \
     queue almost never holds two jobs that could start beside the head's reservation, so the \

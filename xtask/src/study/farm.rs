@@ -452,7 +452,7 @@ pub fn generate(dir: &Path) -> Result<Generated, String> {
        1–8 CPUs, 20 license pools (copies 50–70% of the machines where usable, usable with 90% \
        chance per machine), 1000 jobs of 1–8 CPUs, estimate 500–3000, exponential inter-arrival, \
        each license needed with 30% chance, 30% of jobs without deadline, deadline = submit + \
-       estimate + margin 30–250. Readings where the paper is silent (research note F1–F15): run \
+       estimate + margin 30–250. Readings where the paper is silent (`docs/design.md`, \"Choices where the papers are vague\"): run \
        time = estimate, equal machine speeds, farm and jobs redrawn per repetition; repetition r \
        uses seed 1 + r under every policy and inter-arrival (paired comparisons)."
             .into(),
