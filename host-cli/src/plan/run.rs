@@ -98,30 +98,28 @@ impl<K: Hash + Eq + Clone, V> Memo<K, V> {
             .1 += 1;
     }
 
-    /// The value of `key`, made by `make` by the first cell that asks (the
-    /// others wait for it).
-    fn get(&self, key: &K, make: impl FnOnce() -> Result<V, CliError>) -> Shared<V> {
-        let slot = Arc::clone(
+    /// The slot of `key`, made empty when there is none.
+    fn slot(&self, key: &K) -> Arc<OnceLock<Shared<V>>> {
+        Arc::clone(
             &self
                 .lock()
                 .entry(key.clone())
                 .or_insert_with(|| (Arc::new(OnceLock::new()), 0))
                 .0,
-        );
-        slot.get_or_init(|| make().map(Arc::new).map_err(SharedError::from))
+        )
+    }
+
+    /// The value of `key`, made by `make` by the first cell that asks (the
+    /// others wait for it).
+    fn get(&self, key: &K, make: impl FnOnce() -> Result<V, CliError>) -> Shared<V> {
+        self.slot(key)
+            .get_or_init(|| make().map(Arc::new).map_err(SharedError::from))
             .clone()
     }
 
     /// Sets `key`'s value (made beforehand by the caller).
     fn provide(&self, key: &K, value: V) {
-        let slot = Arc::clone(
-            &self
-                .lock()
-                .entry(key.clone())
-                .or_insert_with(|| (Arc::new(OnceLock::new()), 0))
-                .0,
-        );
-        let _ = slot.set(Ok(Arc::new(value)));
+        let _ = self.slot(key).set(Ok(Arc::new(value)));
     }
 
     /// A cell that needed `key` is done.
