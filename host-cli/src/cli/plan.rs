@@ -241,11 +241,18 @@ fn merge_results(a: &PlanMergeArgs) -> Result<String, CliError> {
     Ok(text)
 }
 
-/// A job name from the plan file's name: letters, digits, `-` and `_`.
+/// A job name from the plan file's name (its folder's for a file named
+/// `plan.toml`): letters, digits, `-` and `_`.
 fn job_name(plan: &Path) -> String {
-    let stem = plan
-        .file_stem()
-        .map_or_else(|| "plan".to_owned(), |s| s.to_string_lossy().into_owned());
+    let name = |p: &Path| p.file_stem().map(|s| s.to_string_lossy().into_owned());
+    let stem = match name(plan) {
+        Some(s) if s == "plan" => slurm::absolute(plan)
+            .ok()
+            .and_then(|p| p.parent().and_then(name))
+            .unwrap_or(s),
+        Some(s) => s,
+        None => "plan".to_owned(),
+    };
     let clean: String = stem
         .chars()
         .map(|c| {

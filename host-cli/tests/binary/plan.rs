@@ -462,5 +462,14 @@ fn slurm_writes_the_array_script() {
         out.display()
     )));
     assert!(out.join("logs").is_dir());
+    // A file named plan.toml takes its folder's name.
+    std::fs::create_dir(d.join("study-a")).expect("mkdir");
+    let named = write(&d.join("study-a"), "plan.toml", &plan_text(100, "1.0"));
+    ok(&["plan", "slurm", s(&named), "--out", s(&out)]);
+    let script = std::fs::read_to_string(out.join("plan.sbatch")).expect("script");
+    assert!(
+        script.contains("#SBATCH --job-name=plan-study-a\n"),
+        "{script}"
+    );
     assert!(!Path::new(BIN).is_relative());
 }
