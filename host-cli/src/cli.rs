@@ -10,6 +10,7 @@
 //! host-cli sweep TRACE --loads 1.0,1.2,1.4,1.6 --csv sweep.csv --svg sweep.svg
 //! host-cli fairness TRACE --policies easy,selective,selective-d,sjf-easy --svg fairness.svg
 //! host-cli generate lublin --jobs 5000 --procs 128 --seed 1 -o lublin.swf
+//! host-cli plan run plan.toml --out results && host-cli plan merge plan.toml results --out table.csv
 //! ```
 //!
 //! Without TRACE every command uses the built-in synthetic workload
@@ -22,6 +23,7 @@ mod analyses;
 pub(crate) mod args;
 mod farm_study;
 mod generate;
+mod plan;
 mod replay;
 
 use crate::error::CliError;
@@ -99,6 +101,7 @@ pub(crate) fn run(command: &Command) -> Result<String, CliError> {
         Command::Fairness(args) => analyses::run_fairness(args),
         Command::Generate(args) => generate::run(args),
         Command::FarmStudy(args) => farm_study::run_study(args),
+        Command::Plan(args) => plan::run(args),
     }
 }
 

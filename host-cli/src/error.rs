@@ -14,6 +14,10 @@ pub enum CliError {
     Replay(Box<ReplayFailure>),
     /// Bad option value.
     Usage(String),
+    /// Work asked for was not done: plan cells missing or failed (the
+    /// message lists them), or a step several plan cells share failed for
+    /// a reason other than bad input.
+    Incomplete(String),
     /// The input holds no job to run: an empty file or window, or every job
     /// of the window skipped. `why` says which.
     NothingToSchedule {
@@ -31,7 +35,7 @@ impl CliError {
     pub(crate) const fn exit_code(&self) -> u8 {
         match self {
             Self::Swf(_) | Self::Usage(_) | Self::NothingToSchedule { .. } => 2,
-            Self::Io(..) | Self::Replay(_) => 1,
+            Self::Io(..) | Self::Replay(_) | Self::Incomplete(_) => 1,
         }
     }
 }
@@ -42,7 +46,7 @@ impl std::fmt::Display for CliError {
             Self::Swf(e) => write!(f, "{e}"),
             Self::Io(path, e) => write!(f, "{path}: {e}"),
             Self::Replay(failure) => write!(f, "{failure}"),
-            Self::Usage(m) => f.write_str(m),
+            Self::Usage(m) | Self::Incomplete(m) => f.write_str(m),
             Self::NothingToSchedule { trace, why } => {
                 write!(f, "{trace}: nothing to schedule: {why}")
             }

@@ -28,6 +28,9 @@
 //! * [`farm`]: heterogeneous farms (the flexible-backfilling paper): the
 //!   TOML/CSV farm files, their generator, farm replays and metrics, and
 //!   the farm study;
+//! * [`plan`]: **plans**: studies as numbered cells (one replay each) that
+//!   run here, as batch-array tasks or on Slurm, each writing its result
+//!   file, merged into one table; `host-cli sweep` runs through one;
 //! * [`cli`]: **the command line**: the clap options ([`cli::args`]) apart
 //!   from the commands that run them.
 //!
@@ -43,6 +46,7 @@ pub mod error;
 pub mod farm;
 pub mod numbers;
 pub mod output;
+pub mod plan;
 pub mod replay;
 pub mod studies;
 pub mod swf;

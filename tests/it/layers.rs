@@ -16,7 +16,7 @@ const CORE: &[&str] = &[
 /// stages a trace goes through, from reading it to the command line
 /// (`numbers` is a leaf utility, `error` the host's error type).
 const HOST_CLI: &[&str] = &[
-    "numbers", "swf", "error", "workload", "replay", "output", "studies", "farm", "cli",
+    "numbers", "swf", "error", "workload", "replay", "output", "studies", "farm", "plan", "cli",
 ];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {

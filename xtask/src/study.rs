@@ -105,6 +105,127 @@ pub fn finish(
     Ok(())
 }
 
+/// A study's plan: its committed `docs/studies/NAME/plan.toml`, run with
+/// `host-cli plan run` (cells whose result is in `out` are not run again,
+/// so an interrupted study resumes) and read back with `host-cli plan
+/// merge --json`: one JSON object per cell, in plan order.
+pub struct StudyPlan<'a> {
+    /// The host-cli binary.
+    pub bin: &'a Path,
+    /// The plan file.
+    pub plan: &'a Path,
+    /// The folder its relative trace names are found in.
+    pub traces: &'a Path,
+    /// The results folder (`plan run --out`).
+    pub out: &'a Path,
+    /// Cells run at a time.
+    pub jobs: usize,
+}
+
+/// A merged row of a plan, by column name.
+pub type PlanRow = serde_json::Map<String, serde_json::Value>;
+
+impl StudyPlan<'_> {
+    /// Runs every missing cell, then merges; an error when a cell fails or
+    /// has no result.
+    pub fn run(&self) -> Result<Vec<PlanRow>, String> {
+        let run = |args: &[&std::ffi::OsStr]| {
+            let mut command = std::process::Command::new(self.bin);
+            command
+                .arg("plan")
+                .args(args)
+                .arg("--traces")
+                .arg(self.traces)
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null());
+            let shown = format!("{command:?}");
+            let status = command.status().map_err(|e| format!("{shown}: {e}"))?;
+            if status.success() {
+                Ok(())
+            } else {
+                Err(format!("{shown} failed ({status}); its messages are above"))
+            }
+        };
+        let jobs = self.jobs.to_string();
+        run(&[
+            "run".as_ref(),
+            self.plan.as_os_str(),
+            "--out".as_ref(),
+            self.out.as_os_str(),
+            "--jobs".as_ref(),
+            jobs.as_ref(),
+        ])?;
+        let table = self.out.join("merged.json");
+        run(&[
+            "merge".as_ref(),
+            self.plan.as_os_str(),
+            self.out.as_os_str(),
+            "--json".as_ref(),
+            table.as_os_str(),
+        ])?;
+        serde_json::from_str(&repo::read_text(&table)?)
+            .map_err(|e| format!("{}: {e}", table.display()))
+    }
+}
+
+/// Runs study `name`'s committed plan (`docs/studies/NAME/plan.toml`) into
+/// `--runs DIR` (or a temporary folder) and merges it; returns the study's
+/// new folder (holding a copy of the plan), the merged rows and when the
+/// study started.
+pub fn run_plan(
+    common: &Common,
+    reports: &Reports,
+    name: &str,
+) -> Result<(StudyDir, Vec<PlanRow>, std::time::Instant), String> {
+    let traces = repo::traces_dir(common.traces.as_deref())?;
+    repo::traces_in(&traces)?;
+    let plan = repo::studies_dir().join(name).join(PLAN_FILE);
+    let text = repo::read_text(&plan)?;
+    let (bin, study) = begin(common, name)?;
+    let runs = crate::exec::RunsDir::new(reports.runs.as_deref())?;
+    eprintln!("{} into {}", plan.display(), runs.path().display());
+    let started = std::time::Instant::now();
+    let rows = StudyPlan {
+        bin: &bin,
+        plan: &plan,
+        traces: &traces,
+        out: runs.path(),
+        jobs: common.jobs(),
+    }
+    .run()?;
+    repo::write_text(&study.path().join(PLAN_FILE), &text)?;
+    Ok((study, rows, started))
+}
+
+/// A study's plan file, in its folder.
+pub const PLAN_FILE: &str = "plan.toml";
+
+/// Column `name` of a merged plan row as a number; an error naming the
+/// cell when it is empty.
+pub fn plan_f64(row: &PlanRow, name: &str) -> Result<f64, String> {
+    row.get(name)
+        .and_then(serde_json::Value::as_f64)
+        .ok_or_else(|| {
+            format!(
+                "plan cell {}: no {name}",
+                row.get("cell").unwrap_or(&serde_json::Value::Null)
+            )
+        })
+}
+
+/// Column `name` of a merged plan row as text.
+pub fn plan_str(row: &PlanRow, name: &str) -> Result<String, String> {
+    row.get(name)
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            format!(
+                "plan cell {}: no {name}",
+                row.get("cell").unwrap_or(&serde_json::Value::Null)
+            )
+        })
+}
+
 /// A `host-cli replay --format json` report, read by JSON pointer.
 pub struct Report<'a> {
     /// Where it came from, for errors.

@@ -7,6 +7,8 @@ use crate::error::CliError;
 use crate::output::csv_text;
 use crate::output::files::OutputFiles;
 use crate::output::progress;
+use crate::plan::spec::Workload;
+use crate::plan::sweep as plan_sweep;
 use crate::replay;
 use crate::replay::policy::PolicyChoice;
 use crate::replay::{Prepared, Shaping};
@@ -158,8 +160,19 @@ pub(crate) fn run_compare(args: &CompareArgs) -> Result<String, CliError> {
 /// Any [`CliError`].
 pub(crate) fn run_sweep(args: &SweepArgs) -> Result<String, CliError> {
     let files = analysis_files(args.trace.as_deref(), &args.analysis.output)?;
-    let source = Source::load(args.trace.as_deref(), args.analysis.synthetic.spec())?;
-    let spec = sweep::SweepSpec {
+    let synthetic = args.analysis.synthetic.spec();
+    let source = Source::load(args.trace.as_deref(), synthetic)?;
+    let workload = match &args.trace {
+        Some(path) => Workload::Trace {
+            name: path.display().to_string(),
+            path: path.clone(),
+        },
+        None => Workload::Builtin {
+            jobs: synthetic.jobs,
+            seed: synthetic.seed,
+        },
+    };
+    let spec = plan_sweep::SweepSpec {
         window: args.analysis.window.window(),
         estimates: args.estimates,
         loads: args.loads.clone(),
@@ -178,7 +191,8 @@ pub(crate) fn run_sweep(args: &SweepArgs) -> Result<String, CliError> {
         },
     )?;
     let bar = replays_bar("sweep", per_load * spec.loads.len() as u64, &jobs);
-    let report = sweep::run(&source, &spec, Some(&bar));
+    drop(jobs);
+    let report = plan_sweep::run(source, &workload, &spec, Some(&bar));
     progress::finish(&bar);
     let report = report?;
     let set = args.set.label();

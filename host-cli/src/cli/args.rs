@@ -3,6 +3,7 @@
 //! do with them is in the other modules of [`crate::cli`].
 
 pub(crate) mod farm;
+pub(crate) mod plan;
 
 use crate::error::CliError;
 use crate::replay::policy::{PolicyChoice, ThresholdFrom, ThresholdOptions};
@@ -12,6 +13,7 @@ use crate::workload::synth::SyntheticSpec;
 use backfill_core::CategoryBounds;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use farm::{FarmStudyArgs, GenerateFarmArgs, HeuristicsArgs};
+use plan::PlanArgs;
 use std::path::PathBuf;
 
 /// Replay parallel-job traces through the backfill scheduling kernel.
@@ -42,6 +44,9 @@ pub(crate) enum Command {
     Generate(GenerateArgs),
     /// The flexible-backfilling paper's farm experiments (figures 1, 2 and its tables).
     FarmStudy(FarmStudyArgs),
+    /// Plans: numbered cells of a study, run here, as array tasks or on
+    /// Slurm, merged into one table (docs/plans.md).
+    Plan(PlanArgs),
 }
 
 /// Output format.

@@ -83,7 +83,7 @@ impl std::fmt::Display for FormatError {
 impl std::error::Error for FormatError {}
 
 /// The 1-based line of byte `offset` in `text`.
-fn line_of(text: &str, offset: usize) -> u64 {
+pub(crate) fn line_of(text: &str, offset: usize) -> u64 {
     let end = offset.min(text.len());
     let newlines = text
         .as_bytes()

@@ -61,7 +61,19 @@ pub(crate) fn growing_phase(label: &str, large: bool) -> ProgressBar {
     bar(label, 0, large)
 }
 
+/// A bar counting the `total` cells of a plan run (`host-cli plan run`),
+/// drawn only when `visible` (and stderr is a terminal, after
+/// [`show_on_terminal`]).
+#[must_use]
+pub(crate) fn cells(label: &str, total: u64, visible: bool) -> ProgressBar {
+    counting(label, total, visible, "cells")
+}
+
 fn bar(label: &str, total: u64, large: bool) -> ProgressBar {
+    counting(label, total, large, "jobs")
+}
+
+fn counting(label: &str, total: u64, large: bool, unit: &str) -> ProgressBar {
     let visible = SHOW.load(Ordering::Relaxed) && large;
     let target = if visible {
         ProgressDrawTarget::stderr()
@@ -70,9 +82,10 @@ fn bar(label: &str, total: u64, large: bool) -> ProgressBar {
     };
     let bar = ProgressBar::with_draw_target(Some(total), target);
     bar.set_style(
-        ProgressStyle::with_template(
-            "{msg} [{wide_bar}] {human_pos}/{human_len} jobs  elapsed {elapsed}  remaining {eta}",
-        )
+        ProgressStyle::with_template(&format!(
+            "{{msg}} [{{wide_bar}}] {{human_pos}}/{{human_len}} {unit}  elapsed {{elapsed}}  \
+             remaining {{eta}}"
+        ))
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> "),
     );

@@ -174,6 +174,24 @@ impl ThresholdOptions {
         })
     }
 
+    /// The options that `choice` uses, the others cleared: what a replay of
+    /// `choice` alone would be given (a plan's cell, see `crate::plan`).
+    /// `--threshold-from` stays only where it sets thresholds.
+    #[must_use]
+    pub(crate) fn for_choice(&self, choice: PolicyChoice) -> Self {
+        let selective = choice.is_selective();
+        let selective_d = choice.is_selective_d();
+        let derives =
+            (selective && self.threshold.is_none()) || (selective_d && self.thresholds.is_none());
+        Self {
+            threshold: self.threshold.filter(|_| selective),
+            thresholds: self.thresholds.filter(|_| selective_d),
+            from: self.from.filter(|_| derives),
+            scale: self.scale.filter(|_| choice.is_scaled()),
+            well_estimated_only: self.well_estimated_only && choice.is_adaptive(),
+        }
+    }
+
     /// Refuses options that no policy in `choices` would use, and
     /// `--threshold-from` together with the thresholds it would replace.
     ///

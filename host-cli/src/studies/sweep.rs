@@ -2,18 +2,16 @@
 //! [`super::compare`] at several load factors. Each load divides every
 //! submit time by the factor (`docs/design.md`, "Replaying SWF traces"), and
 //! each load gets its own Conservative run for thresholds, so Selective's
-//! thresholds follow the load as in the paper. Loads run in parallel
-//! (rayon), every replay on its own large-stack thread.
+//! thresholds follow the load as in the paper. The replays run as the
+//! cells of a plan (`crate::plan::sweep`), in parallel, every replay on its
+//! own large-stack thread; this module makes the report, its table, CSV rows
+//! and figure.
 
 use super::compare::{self, Comparison, CsvRow, METRICS};
-use super::{run_study, Scenario, Source};
+use super::Scenario;
 use crate::error::CliError;
 use crate::numbers::pct_text;
-use crate::replay::policy::{PolicyChoice, ThresholdOptions};
-use crate::replay::{Estimates, Shaping, Window};
 use crate::studies::plot::{self, LinePanel, Series};
-use backfill_core::CategoryBounds;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
@@ -26,74 +24,6 @@ pub(crate) struct SweepReport {
     pub(crate) baseline: String,
     /// One comparison per load, in the order given.
     pub(crate) comparisons: Vec<Comparison>,
-}
-
-/// The sweep's parameters.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct SweepSpec {
-    /// Window.
-    pub(crate) window: Window,
-    /// Estimates.
-    pub(crate) estimates: Estimates,
-    /// Load factors.
-    pub(crate) loads: Vec<f64>,
-    /// Policies.
-    pub(crate) choices: Vec<PolicyChoice>,
-    /// Threshold options.
-    pub(crate) options: ThresholdOptions,
-    /// Baseline.
-    pub(crate) baseline: PolicyChoice,
-    /// Category bounds.
-    pub(crate) bounds: CategoryBounds,
-}
-
-/// Replays a sweep: every load, every policy.
-///
-/// # Errors
-/// Option, preparation and replay errors.
-pub(crate) fn run(
-    source: &Source,
-    spec: &SweepSpec,
-    progress: Option<&indicatif::ProgressBar>,
-) -> Result<SweepReport, CliError> {
-    if spec.loads.is_empty() {
-        return Err(CliError::Usage(
-            "--loads needs at least one load factor".into(),
-        ));
-    }
-    spec.options.check(&spec.choices)?;
-    let prepared = spec
-        .loads
-        .iter()
-        .map(|&load| {
-            source.prepare(
-                &spec.window,
-                Shaping {
-                    estimates: spec.estimates,
-                    load,
-                },
-            )
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let results = prepared
-        .par_iter()
-        .map(|p| {
-            let study = run_study(p, &spec.choices, &spec.options, spec.bounds, None, progress)?;
-            let (c, common) = compare::comparison(p, &study, spec.baseline, spec.bounds)?;
-            Ok((c, common, study.rejected()))
-        })
-        .collect::<Result<Vec<_>, CliError>>()?;
-    let (Some(first), Some((_, common, rejected))) = (prepared.first(), results.first()) else {
-        return Err(CliError::Usage(
-            "--loads needs at least one load factor".into(),
-        ));
-    };
-    let scenario = Scenario::new(first, &spec.window, spec.bounds, None, *rejected, common);
-    Ok(SweepReport {
-        scenario,
-        baseline: spec.baseline.name().to_owned(),
-        comparisons: results.into_iter().map(|(c, _, _)| c).collect(),
-    })
 }
 
 /// The sweep for one set of jobs as text: per metric, a load x policy table

@@ -7,11 +7,14 @@
 //!   bad or clashing paths, runs that fail after some outputs are written);
 //! * [`hostile`]: input that cannot be scheduled or does not fit (empty
 //!   windows, bad headers, times past the replay clock, huge queues) and
-//!   misleading option errors.
+//!   misleading option errors;
+//! * [`plan`]: plans run here, by cell and as array tasks, killed and
+//!   resumed, merged, and refused when their results do not fit.
 
 mod formats;
 mod hostile;
 mod output;
+mod plan;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -2,14 +2,14 @@
 //! exact estimates, and load sweeps on the DPSA paper's traces; its document
 //! puts the paper's claims D1-D4 against our numbers.
 //!
-//! `cargo xtask study dpsa` replays (`host-cli replay --format json
-//! --latency`, `--jobs` at a time) and writes `data/dpsa-runs.csv` (one row
-//! per replay) and `data/study.toml`; [`generate`] writes, from those,
+//! `cargo xtask study dpsa` runs the study's plan, `plan.toml` in its
+//! folder, with `host-cli plan run` (`--jobs` cells at a time, every kernel
+//! call timed), reads it back with `host-cli plan merge`, and writes
+//! `data/dpsa-runs.csv` (one row per cell) and `data/study.toml`; [`generate`] writes, from those,
 //! `data/dpsa-change.csv` (percent changes against EASY), the figures and
 //! the README.
 
-use super::{begin, finish, holds, rows_of_reports, Common, Generated, Reports};
-use crate::exec::{self, RunsDir};
+use super::{finish, holds, plan_f64, plan_str, run_plan, Common, Generated, PlanRow, Reports};
 use crate::repo::{self, short, stem, Meta};
 use backfill_cli::numbers::{pct_text, percent_change};
 use backfill_cli::studies::plot::{self, BarPanel, PointSeries, Series};
@@ -17,14 +17,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::Command;
-use std::time::Instant;
 
 /// The study's name and folder.
 pub const NAME: &str = "dpsa";
-/// The paper traces' load factors of claim D4's sweeps.
-const SWEEP_LOADS: [&str; 3] = ["1.1", "1.2", "1.3"];
-
 /// The traces the DPSA paper names and that we have, in its order.
 const PAPER: [&str; 5] = [
     "LLNL-Thunder-2007-1.1-cln",
@@ -211,105 +206,53 @@ fn bars(doc: &Doc<'_>, traces: &[&str], title: &str) -> Result<String, String> {
     )
 }
 
-/// One replay of the study: trace path, estimates, policy, load.
-struct Replay {
-    trace: std::path::PathBuf,
-    estimates: &'static str,
-    policy: &'static str,
-    load: &'static str,
-}
-
 /// Runs the study into its folder (see the module docs).
 pub fn run(common: &Common, reports: &Reports) -> Result<(), String> {
-    let traces = repo::traces_in(&repo::traces_dir(common.traces.as_deref())?)?;
-    let (bin, study) = begin(common, NAME)?;
-    let runs = RunsDir::new(reports.runs.as_deref())?;
-    let mut list = Vec::new();
-    for trace in &traces {
-        for estimates in ESTIMATES {
-            for policy in ["easy", "dpsa-p", "dpsa-n", "dpsa-w"] {
-                list.push(Replay {
-                    trace: trace.clone(),
-                    estimates,
-                    policy,
-                    load: "1.0",
-                });
-            }
-        }
-    }
-    for trace in traces.iter().filter(|t| PAPER.contains(&stem(t).as_str())) {
-        for load in SWEEP_LOADS {
-            for policy in ["easy", "dpsa-n"] {
-                list.push(Replay {
-                    trace: trace.clone(),
-                    estimates: "user",
-                    policy,
-                    load,
-                });
-            }
-        }
-    }
-    eprintln!("{} replays into {}", list.len(), runs.path().display());
-    let started = Instant::now();
-    exec::parallel(common.jobs(), &list, |r| {
-        let name = stem(&r.trace);
-        let out = runs.path().join(format!(
-            "{name}__{}__{}__l{}.json",
-            r.estimates, r.policy, r.load
-        ));
-        if exec::done(&out) {
-            return Ok(());
-        }
-        let mut command = Command::new(&bin);
-        command.arg("replay").arg(&r.trace).args([
-            "--estimates",
-            r.estimates,
-            "--policy",
-            r.policy,
-            "--load",
-            r.load,
-            "--latency",
-            "--format",
-            "json",
-        ]);
-        exec::to_file(command, &out, None)?;
-        eprintln!("  {name} {} {} x{}", r.estimates, r.policy, r.load);
-        Ok(())
-    })?;
+    let (study, cells, started) = run_plan(common, reports, NAME)?;
     let meta = Meta {
         seconds: started.elapsed().as_secs(),
         ..Meta::default()
     };
-    let rows = repo::csv_text(&read_runs(runs.path())?)?;
+    let rows = repo::csv_text(&read_runs(&cells)?)?;
     finish(study, &[(RUNS_CSV, rows)], &meta, generate)
 }
 
 /// The runs file in `data/`.
 const RUNS_CSV: &str = "dpsa-runs.csv";
 
-/// The replay reports in `dir` as CSV rows.
-fn read_runs(dir: &Path) -> Result<Vec<Run>, String> {
-    rows_of_reports(dir, |r| {
-        let (f, u, s) = (|p| r.f(p), |p| r.u(p), |p| r.s(p));
-        Ok(Run {
-            trace: stem(Path::new(&s("/trace")?)),
-            estimates: s("/estimates")?,
-            load: f("/load").unwrap_or(1.0),
-            policy: s("/policy")?,
-            machine_procs: u("/machine_procs").unwrap_or(0),
-            jobs: u("/accounting/scheduled").unwrap_or(0),
-            mean_bounded_slowdown: f("/metrics/0/mean_bounded_slowdown").unwrap_or(f64::NAN),
-            mean_wait: f("/metrics/0/mean_wait").unwrap_or(f64::NAN),
-            utilisation: f("/utilisation").unwrap_or(f64::NAN),
-            budget: u("/dpsa/budget"),
-            searches: u("/dpsa/searches"),
-            nodes: u("/dpsa/nodes"),
-            budget_hits: u("/dpsa/budget_hits"),
-            overflows: u("/dpsa/overflows"),
-            replay_seconds: f("/timings/replay_seconds").unwrap_or(f64::NAN),
-            slowest_call_ms: f("/timings/slowest_call_us").unwrap_or(f64::NAN) / 1000.0,
+/// The merged cells as CSV rows, sorted as the replay reports' file names
+/// were (trace, estimates, policy, load).
+fn read_runs(cells: &[PlanRow]) -> Result<Vec<Run>, String> {
+    let u = |c: &PlanRow, name: &str| c.get(name).and_then(serde_json::Value::as_u64);
+    let mut runs = cells
+        .iter()
+        .map(|c| {
+            Ok(Run {
+                trace: stem(Path::new(&plan_str(c, "trace")?)),
+                estimates: plan_str(c, "estimates")?,
+                load: plan_f64(c, "load")?,
+                policy: plan_str(c, "policy")?,
+                machine_procs: u(c, "machine_procs").unwrap_or(0),
+                jobs: u(c, "jobs").unwrap_or(0),
+                mean_bounded_slowdown: plan_f64(c, "mean_bounded_slowdown")?,
+                mean_wait: plan_f64(c, "mean_wait")?,
+                utilisation: plan_f64(c, "utilisation")?,
+                budget: u(c, "dpsa.budget"),
+                searches: u(c, "dpsa.searches"),
+                nodes: u(c, "dpsa.nodes"),
+                budget_hits: u(c, "dpsa.budget_hits"),
+                overflows: u(c, "dpsa.overflows"),
+                replay_seconds: plan_f64(c, "replay_seconds")?,
+                slowest_call_ms: plan_f64(c, "slowest_call_us")? / 1000.0,
+            })
         })
-    })
+        .collect::<Result<Vec<Run>, String>>()?;
+    runs.sort_by(|a, b| {
+        (&a.trace, &a.estimates, &a.policy)
+            .cmp(&(&b.trace, &b.estimates, &b.policy))
+            .then(a.load.total_cmp(&b.load))
+    });
+    Ok(runs)
 }
 
 /// The study's generated files, from its `data/dpsa-runs.csv` and
@@ -441,7 +384,9 @@ fn markdown(doc: &Doc<'_>, meta: &Meta) -> String {
     let _ = writeln!(
         out,
         "Generated by `cargo xtask study dpsa` ({replays} replays, {} s on this 2-core machine) \
-         with `xtask/src/study/dpsa.rs`; do not edit by hand. Every number is in \
+         with `xtask/src/study/dpsa.rs`, which runs the cells of [`plan.toml`](plan.toml) \
+         with `host-cli plan run` and reads them back with `host-cli plan merge`; do not edit \
+         by hand. Every number is in \
          [`data/dpsa-runs.csv`](data/dpsa-runs.csv) (one row per replay) and \
          [`data/dpsa-change.csv`](data/dpsa-change.csv) (percent changes against EASY).\n",
         meta.seconds

@@ -2,20 +2,20 @@
 //! and utilisation of each trace under the eight single-machine policies,
 //! with user and with exact estimates.
 //!
-//! `cargo xtask study policies` replays (`host-cli replay --format json
-//! --latency`; Selective and Selective-D with `--threshold-from
-//! conservative`) and writes `data/policies_by_trace.csv` (one row per
-//! replay, with its wall time and slowest kernel call); [`generate`] writes
-//! the README's table from it.
+//! `cargo xtask study policies` runs the study's plan, `plan.toml` in its
+//! folder (every trace x user and exact estimates x the eight policies,
+//! every kernel call timed; Selective and Selective-D take their
+//! thresholds from the Conservative cell of the same trace and estimates),
+//! with `host-cli plan run`, reads it back with `host-cli plan merge`, and
+//! writes `data/policies_by_trace.csv` (one row per cell, with its wall
+//! time and slowest kernel call); [`generate`] writes the README's table
+//! from it.
 
-use super::{begin, finish, Common, Generated, Reports};
-use crate::exec::{self, RunsDir};
+use super::{finish, plan_f64, plan_str, run_plan, Common, Generated, Reports};
 use crate::repo::{self, stem, Meta};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::Command;
-use std::time::Instant;
 
 /// The study's name and folder.
 pub const NAME: &str = "policies";
@@ -70,77 +70,23 @@ fn round(v: f64, digits: usize) -> f64 {
 
 /// Runs the study into its folder (see the module docs).
 pub fn run(common: &Common, reports: &Reports, options: &Options) -> Result<(), String> {
-    let traces = repo::traces_in(&repo::traces_dir(common.traces.as_deref())?)?;
-    let (bin, study) = begin(common, NAME)?;
-    let runs = RunsDir::new(reports.runs.as_deref())?;
-    let mut list = Vec::new();
-    for trace in &traces {
-        for estimates in ["user", "exact"] {
-            for policy in POLICIES {
-                list.push((trace.clone(), estimates, policy));
-            }
-        }
-    }
-    eprintln!("{} replays into {}", list.len(), runs.path().display());
-    let started = Instant::now();
-    let out_of = |trace: &Path, estimates: &str, policy: &str| {
-        runs.path()
-            .join(format!("{}__{estimates}__{policy}.json", stem(trace)))
-    };
-    exec::parallel(common.jobs(), &list, |(trace, estimates, policy)| {
-        let out = out_of(trace, estimates, policy);
-        if exec::done(&out) {
-            return Ok(());
-        }
-        let mut command = Command::new(&bin);
-        command.arg("replay").arg(trace).args([
-            "--policy",
-            policy,
-            "--estimates",
-            estimates,
-            "--format",
-            "json",
-            "--latency",
-        ]);
-        if matches!(*policy, "selective" | "selective-d") {
-            command.args(["--threshold-from", "conservative"]);
-        }
-        let t0 = Instant::now();
-        exec::to_file(command, &out, None)?;
-        let seconds = t0.elapsed().as_secs_f64();
-        repo::write_text(&out.with_extension("seconds"), &format!("{seconds}\n"))?;
-        eprintln!("  {} {estimates} {policy}: {seconds:.2} s", stem(trace));
-        Ok(())
-    })?;
+    let (study, cells, started) = run_plan(common, reports, NAME)?;
     let mut rows = Vec::new();
-    for (trace, estimates, policy) in &list {
-        let out = out_of(trace, estimates, policy);
-        let report: serde_json::Value = serde_json::from_str(&repo::read_text(&out)?)
-            .map_err(|e| format!("{}: {e}", out.display()))?;
-        let seconds: f64 = repo::read_text(&out.with_extension("seconds"))?
-            .trim()
-            .parse()
-            .map_err(|e| format!("{}: {e}", out.display()))?;
-        let overall = report
-            .pointer("/metrics")
-            .and_then(serde_json::Value::as_array)
-            .and_then(|m| m.iter().find(|s| s["set"] == "all"))
-            .ok_or_else(|| format!("{}: no metrics of all jobs", out.display()))?;
-        let f = |v: &serde_json::Value, p: &str| {
-            v.pointer(p)
-                .and_then(serde_json::Value::as_f64)
-                .ok_or_else(|| format!("{}: no {p}", out.display()))
-        };
+    for cell in &cells {
+        let trace = plan_str(cell, "trace")?;
         rows.push(Row {
-            trace: stem(trace),
-            estimates: (*estimates).to_owned(),
-            policy: (*policy).to_owned(),
-            jobs: overall["jobs"].as_u64().unwrap_or(0),
-            mean_wait: round(f(overall, "/mean_wait")?, 1),
-            mean_bounded_slowdown: round(f(overall, "/mean_bounded_slowdown")?, 2),
-            utilisation_pct: round(100.0 * f(&report, "/utilisation")?, 2),
-            slowest_call_us: round(f(&report, "/timings/slowest_call_us")?, 1),
-            wall_seconds: round(seconds, 2),
+            trace: stem(Path::new(&trace)),
+            estimates: plan_str(cell, "estimates")?,
+            policy: plan_str(cell, "policy")?,
+            jobs: cell
+                .get("jobs")
+                .and_then(serde_json::Value::as_u64)
+                .unwrap_or(0),
+            mean_wait: round(plan_f64(cell, "mean_wait")?, 1),
+            mean_bounded_slowdown: round(plan_f64(cell, "mean_bounded_slowdown")?, 2),
+            utilisation_pct: round(100.0 * plan_f64(cell, "utilisation")?, 2),
+            slowest_call_us: round(plan_f64(cell, "slowest_call_us")?, 1),
+            wall_seconds: round(plan_f64(cell, "cell_seconds")?, 2),
         });
     }
     let meta = Meta {
@@ -183,15 +129,19 @@ pub fn generate(dir: &Path) -> Result<Generated, String> {
          trace in the traces folder (whole trace, machine size from the header, or the log's \
          peak use for METACENTRUM) under every policy, with the users' estimates and with exact \
          ones. Selective and Selective-D take their thresholds from a Conservative run of the \
-         same trace and estimates (`--threshold-from conservative`, the default); the adaptive \
-         and scaled variants need none. Generated by",
+         same trace and estimates (the Conservative cell's replay); the adaptive and scaled \
+         variants need none. The cells are those of the study's plan, [plan.toml](plan.toml), \
+         run with `host-cli plan run` and read back with `host-cli plan merge` by",
     ));
     out.push_str("\n\n```sh\ncargo xtask study policies\n```\n\n");
     out.push_str(&wrap(&format!(
-        "({} replays, {wall:.0} s of replay wall time in all on this 2-core machine{}; the CSV \
-         adds each run's wall time and its slowest single kernel call, a wall-clock reading \
-         that includes any preemption by the OS.)",
+        "({} cells, {wall:.0} s of cell wall time in all and {} s from start to end, {} cells \
+         at a time, on this 2-core machine{}; the CSV adds each cell's wall time and its \
+         slowest single kernel call, a wall-clock reading that includes any preemption by the \
+         OS.)",
         rows.len(),
+        meta.seconds,
+        meta.jobs.unwrap_or(1),
         meta.note
             .as_ref()
             .map_or_else(String::new, |n| format!(" {n}"))

@@ -1,0 +1,723 @@
+//! The plan file (TOML). `docs/plans.md` is the reference; in short:
+//!
+//! ```toml
+//! metrics = ["jobs", "mean_wait", "mean_bounded_slowdown", "utilisation"]
+//! latency = false              # time every kernel call (slowest call in the timings)
+//!
+//! [[experiment]]               # one cross product; a plan has one or more
+//! traces = ["KTH-SP2-1996-2.1-cln.swf.gz", "SDSC-*.swf.gz"]
+//! builtin = [{ jobs = 2000, seed = 1 }]
+//! windows = [{ first = 5000 }, { skip = 0 }]
+//! estimates = ["user", "exact"]
+//! loads = [1.0, 1.2]
+//! policies = ["easy", { name = "selective", threshold = 26.69 }, "cons-rs"]
+//! seeds = [0, 1, 2]            # only for a policy that draws (cons-rs)
+//! short_max = 3600
+//! narrow_max = 8
+//! ```
+//!
+//! Cells come out experiment by experiment, and within one in the order
+//! workload (traces as listed, a glob's matches sorted by name, then the
+//! built-in workloads), window, estimates, load, policy, seed. Every error
+//! names the file, the line and the field (from toml's spans); unknown
+//! keys, empty lists, unknown policies or metrics, options a policy does
+//! not take, traces that are not there and two cells with the same
+//! parameters are all refused.
+
+use super::metrics;
+use super::spec::{CellSpec, Plan, PolicySpec, Workload};
+use crate::error::CliError;
+use crate::farm::format::{line_of, FormatError};
+use crate::replay::policy::{PolicyChoice, ThresholdFrom, ThresholdOptions};
+use crate::replay::thresholds::{parse_scale, parse_threshold};
+use crate::replay::{Estimates, Window};
+use crate::workload::synth::SyntheticSpec;
+use backfill_core::{CategoryBounds, Policy};
+use serde::Deserialize;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use toml::{Spanned, Value};
+
+/// The environment variable naming the traces folder.
+pub(crate) const TRACES_ENV: &str = "BACKFILL_TRACES_DIR";
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPlan {
+    metrics: Option<Spanned<Vec<Spanned<String>>>>,
+    latency: Option<bool>,
+    #[serde(default)]
+    experiment: Vec<Spanned<RawExperiment>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawExperiment {
+    traces: Option<Spanned<Vec<Spanned<String>>>>,
+    builtin: Option<Spanned<Vec<Spanned<RawBuiltin>>>>,
+    windows: Option<Spanned<Vec<Spanned<RawWindow>>>>,
+    estimates: Option<Spanned<Vec<Spanned<String>>>>,
+    loads: Option<Spanned<Vec<Spanned<f64>>>>,
+    policies: Spanned<Vec<Spanned<Value>>>,
+    seeds: Option<Spanned<Vec<Spanned<i64>>>>,
+    short_max: Option<Spanned<i64>>,
+    narrow_max: Option<Spanned<i64>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBuiltin {
+    jobs: Option<Spanned<i64>>,
+    seed: Option<Spanned<i64>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawWindow {
+    skip: Option<Spanned<i64>>,
+    first: Option<Spanned<i64>>,
+    procs: Option<Spanned<i64>>,
+}
+
+/// The folder relative trace names are looked up in: `given` (`--traces`),
+/// else `$BACKFILL_TRACES_DIR` when set and not empty, else the plan
+/// file's folder.
+#[must_use]
+pub(crate) fn traces_dir(given: Option<&Path>, plan: &Path) -> PathBuf {
+    if let Some(dir) = given {
+        return dir.to_path_buf();
+    }
+    if let Some(dir) = std::env::var_os(TRACES_ENV).filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    match plan.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Reads and expands the plan file `path`, relative trace names taken from
+/// [`traces_dir`]`(traces, path)`.
+///
+/// # Errors
+/// [`CliError::Usage`] with the [`FormatError`]: file, line, field.
+pub(crate) fn read(path: &Path, traces: Option<&Path>) -> Result<Plan, CliError> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        CliError::Usage(
+            FormatError {
+                file: name.clone(),
+                line: None,
+                field: None,
+                message: format!("cannot read the plan: {e}"),
+            }
+            .to_string(),
+        )
+    })?;
+    parse(&name, &text, &traces_dir(traces, path)).map_err(|e| CliError::Usage(e.to_string()))
+}
+
+/// Where errors point: the file and its text.
+struct Ctx<'a> {
+    file: &'a str,
+    text: &'a str,
+}
+
+impl Ctx<'_> {
+    fn err(&self, span: Range<usize>, field: &str, message: impl Into<String>) -> FormatError {
+        FormatError {
+            file: self.file.to_owned(),
+            line: Some(line_of(self.text, span.start)),
+            field: (!field.is_empty()).then(|| field.to_owned()),
+            message: message.into(),
+        }
+    }
+
+    /// The key written on the line of byte `offset` (`loads = [...]` gives
+    /// `loads`), for toml's own errors, which name no field.
+    fn key_at(&self, offset: usize) -> Option<String> {
+        let start = self.text.get(..offset)?.rfind('\n').map_or(0, |i| i + 1);
+        let line = self.text.get(start..)?.lines().next()?;
+        let (key, _) = line.split_once('=')?;
+        let key = key.trim().trim_matches('"');
+        (!key.is_empty()
+            && key
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c)))
+        .then(|| key.to_owned())
+    }
+
+    /// A whole number in `lo..=hi`.
+    fn int<T: TryFrom<i64>>(
+        &self,
+        v: &Spanned<i64>,
+        field: &str,
+        lo: i64,
+        hi: u64,
+    ) -> Result<T, FormatError> {
+        let n = *v.get_ref();
+        if n < lo || u64::try_from(n).is_ok_and(|n| n > hi) {
+            return Err(self.err(
+                v.span(),
+                field,
+                format!("{n} is out of range: a whole number from {lo} to {hi}"),
+            ));
+        }
+        T::try_from(n).map_err(|_| self.err(v.span(), field, format!("{n} is out of range")))
+    }
+
+    /// A list that must not be empty.
+    fn list<'v, T>(
+        &self,
+        v: &'v Spanned<Vec<T>>,
+        field: &str,
+        what: &str,
+    ) -> Result<&'v [T], FormatError> {
+        if v.get_ref().is_empty() {
+            return Err(self.err(
+                v.span(),
+                field,
+                format!("the list is empty: give at least one {what} (or leave `{field}` out)"),
+            ));
+        }
+        Ok(v.get_ref())
+    }
+}
+
+/// Parses the plan `text`; `file` names it in errors, relative trace names
+/// are looked up in `traces`.
+///
+/// # Errors
+/// [`FormatError`] naming the file, line and field.
+pub(crate) fn parse(file: &str, text: &str, traces: &Path) -> Result<Plan, FormatError> {
+    let ctx = Ctx { file, text };
+    let raw: RawPlan = toml::from_str(text).map_err(|e| {
+        let span = e.span().unwrap_or(0..0);
+        let field = ctx.key_at(span.start).unwrap_or_default();
+        let mut err = ctx.err(span, &field, e.message().trim_end().replace('\n', "; "));
+        if e.span().is_none() {
+            err.line = None;
+        }
+        err
+    })?;
+    let metrics = match &raw.metrics {
+        None => metrics::DEFAULT.map(str::to_owned).to_vec(),
+        Some(list) => {
+            let mut out: Vec<String> = Vec::new();
+            for (i, m) in ctx.list(list, "metrics", "metric")?.iter().enumerate() {
+                let field = format!("metrics[{i}]");
+                let name = m.get_ref();
+                if !metrics::is_known(name) {
+                    return Err(ctx.err(m.span(), &field, metrics::unknown(name)));
+                }
+                if out.contains(name) {
+                    return Err(ctx.err(m.span(), &field, format!("`{name}` is listed twice")));
+                }
+                out.push(name.clone());
+            }
+            out
+        }
+    };
+    if raw.experiment.is_empty() {
+        return Err(FormatError {
+            file: file.to_owned(),
+            line: None,
+            field: None,
+            message: "the plan has no [[experiment]]: add one with traces (or builtin) and \
+                      policies"
+                .into(),
+        });
+    }
+    let mut specs = Vec::new();
+    let mut lines = Vec::new();
+    for (i, e) in raw.experiment.iter().enumerate() {
+        let line = line_of(text, e.span().start);
+        let origin = format!("experiment {}, line {line}", i + 1);
+        for spec in experiment(&ctx, e.get_ref(), &format!("experiment[{i}]"), traces)? {
+            specs.push((spec, origin.clone()));
+            lines.push(line);
+        }
+    }
+    Plan::new(
+        file.to_owned(),
+        Some(traces.to_path_buf()),
+        metrics,
+        raw.latency.unwrap_or(false),
+        specs,
+    )
+    .map_err(|d| FormatError {
+        file: file.to_owned(),
+        line: lines.get(d.second).copied(),
+        field: None,
+        message: d.message,
+    })
+}
+
+/// The cells of one experiment, in order.
+fn experiment(
+    ctx: &Ctx<'_>,
+    e: &RawExperiment,
+    at: &str,
+    traces: &Path,
+) -> Result<Vec<CellSpec>, FormatError> {
+    let field = |name: &str| format!("{at}.{name}");
+    let mut workloads = Vec::new();
+    if let Some(list) = &e.traces {
+        for (i, pattern) in ctx
+            .list(list, &field("traces"), "trace")?
+            .iter()
+            .enumerate()
+        {
+            workloads.extend(find_traces(
+                ctx,
+                pattern,
+                &format!("{}[{i}]", field("traces")),
+                traces,
+            )?);
+        }
+    }
+    if let Some(list) = &e.builtin {
+        for (i, b) in ctx
+            .list(list, &field("builtin"), "workload")?
+            .iter()
+            .enumerate()
+        {
+            let f = format!("{}[{i}]", field("builtin"));
+            let b = b.get_ref();
+            let default = SyntheticSpec::default();
+            let jobs = match &b.jobs {
+                Some(v) => ctx.int(v, &format!("{f}.jobs"), 1, u64::from(u32::MAX))?,
+                None => default.jobs,
+            };
+            let seed = match &b.seed {
+                Some(v) => ctx.int(v, &format!("{f}.seed"), 0, u64::MAX)?,
+                None => default.seed,
+            };
+            workloads.push(Workload::Builtin { jobs, seed });
+        }
+    }
+    if workloads.is_empty() {
+        return Err(ctx.err(
+            e.policies.span(),
+            at,
+            "the experiment names no workload: give `traces` or `builtin`",
+        ));
+    }
+    let windows = match &e.windows {
+        None => vec![Window::WHOLE],
+        Some(list) => ctx
+            .list(list, &field("windows"), "window")?
+            .iter()
+            .enumerate()
+            .map(|(i, w)| window(ctx, w.get_ref(), &format!("{}[{i}]", field("windows"))))
+            .collect::<Result<_, _>>()?,
+    };
+    let estimates = match &e.estimates {
+        None => vec![Estimates::User],
+        Some(list) => ctx
+            .list(list, &field("estimates"), "estimate kind")?
+            .iter()
+            .enumerate()
+            .map(|(i, s)| match s.get_ref().as_str() {
+                "user" => Ok(Estimates::User),
+                "exact" => Ok(Estimates::Exact),
+                other => Err(ctx.err(
+                    s.span(),
+                    &format!("{}[{i}]", field("estimates")),
+                    format!("`{other}` is not an estimate kind: user or exact"),
+                )),
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    let loads = match &e.loads {
+        None => vec![1.0],
+        Some(list) => ctx
+            .list(list, &field("loads"), "load factor")?
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let v = *l.get_ref();
+                if v.is_finite() && v > 0.0 {
+                    Ok(v)
+                } else {
+                    Err(ctx.err(
+                        l.span(),
+                        &format!("{}[{i}]", field("loads")),
+                        format!(
+                            "{v} is not a load factor (a positive number: submit times are \
+                             divided by it, so 1.2 is 20% heavier)"
+                        ),
+                    ))
+                }
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    let policies: Vec<PolicySpec> = ctx
+        .list(&e.policies, &field("policies"), "policy")?
+        .iter()
+        .enumerate()
+        .map(|(i, p)| policy(ctx, p, &format!("{}[{i}]", field("policies"))))
+        .collect::<Result<_, _>>()?;
+    let seeds: Option<Vec<u64>> = match &e.seeds {
+        None => None,
+        Some(list) => {
+            let values = ctx
+                .list(list, &field("seeds"), "seed")?
+                .iter()
+                .enumerate()
+                .map(|(i, s)| ctx.int(s, &format!("{}[{i}]", field("seeds")), 0, u64::MAX))
+                .collect::<Result<Vec<u64>, _>>()?;
+            if !policies.iter().any(PolicySpec::draws) {
+                return Err(ctx.err(
+                    list.span(),
+                    &field("seeds"),
+                    "seeds apply to the policies that draw random numbers (cons-rs), and this \
+                     experiment has none",
+                ));
+            }
+            Some(values)
+        }
+    };
+    let bound = |v: &Option<Spanned<i64>>, name: &str, default: u32| match v {
+        Some(v) => ctx.int(v, &field(name), 0, u64::from(u32::MAX)),
+        None => Ok(default),
+    };
+    let bounds = CategoryBounds {
+        short_max: bound(&e.short_max, "short_max", CategoryBounds::DEFAULT.short_max)?,
+        narrow_max: bound(
+            &e.narrow_max,
+            "narrow_max",
+            CategoryBounds::DEFAULT.narrow_max,
+        )?,
+    };
+    let mut out = Vec::new();
+    for workload in &workloads {
+        for &window in &windows {
+            for &estimates in &estimates {
+                for &load in &loads {
+                    for &policy in &policies {
+                        let cell_seeds: Vec<Option<u64>> = if policy.draws() {
+                            seeds.as_ref().map_or_else(
+                                || vec![Some(PolicySpec::default_seed())],
+                                |s| s.iter().copied().map(Some).collect(),
+                            )
+                        } else {
+                            vec![None]
+                        };
+                        for seed in cell_seeds {
+                            out.push(CellSpec {
+                                workload: workload.clone(),
+                                window,
+                                bounds,
+                                estimates,
+                                load,
+                                policy,
+                                seed,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A window entry.
+fn window(ctx: &Ctx<'_>, w: &RawWindow, at: &str) -> Result<Window, FormatError> {
+    Ok(Window {
+        skip: match &w.skip {
+            Some(v) => ctx.int(v, &format!("{at}.skip"), 0, u64::MAX)?,
+            None => 0,
+        },
+        first: match &w.first {
+            Some(v) => Some(ctx.int(v, &format!("{at}.first"), 0, u64::MAX)?),
+            None => None,
+        },
+        procs: match &w.procs {
+            Some(v) => Some(ctx.int(v, &format!("{at}.procs"), 1, u64::from(u32::MAX))?),
+            None => None,
+        },
+    })
+}
+
+/// The traces a `traces` entry names: one file, or a glob's matches sorted
+/// by name; relative ones in `dir`.
+fn find_traces(
+    ctx: &Ctx<'_>,
+    pattern: &Spanned<String>,
+    field: &str,
+    dir: &Path,
+) -> Result<Vec<Workload>, FormatError> {
+    let text = pattern.get_ref();
+    let where_ = || {
+        format!(
+            "{} (relative trace names are looked up in --traces DIR, else ${TRACES_ENV}, else \
+             the plan's folder)",
+            dir.display()
+        )
+    };
+    if text.trim().is_empty() {
+        return Err(ctx.err(pattern.span(), field, "an empty trace name"));
+    }
+    let absolute = Path::new(text).is_absolute();
+    let full = if absolute {
+        PathBuf::from(text)
+    } else {
+        dir.join(text)
+    };
+    let name_of = |path: &Path| {
+        if absolute {
+            path.display().to_string()
+        } else {
+            path.strip_prefix(dir)
+                .unwrap_or(path)
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join("/")
+        }
+    };
+    if !text.contains(['*', '?', '[']) {
+        if !full.is_file() {
+            return Err(ctx.err(
+                pattern.span(),
+                field,
+                format!("trace `{text}` not found in {}", where_()),
+            ));
+        }
+        return Ok(vec![Workload::Trace {
+            name: name_of(&full),
+            path: full,
+        }]);
+    }
+    let glob_text = if absolute {
+        text.clone()
+    } else {
+        format!(
+            "{}/{text}",
+            glob::Pattern::escape(&dir.display().to_string())
+        )
+    };
+    let paths = glob::glob(&glob_text).map_err(|e| {
+        ctx.err(
+            pattern.span(),
+            field,
+            format!("`{text}` is not a valid pattern: {e}"),
+        )
+    })?;
+    let mut found: Vec<PathBuf> = paths
+        .filter_map(Result::ok)
+        .filter(|p| p.is_file())
+        .collect();
+    found.sort();
+    if found.is_empty() {
+        return Err(ctx.err(
+            pattern.span(),
+            field,
+            format!("no trace matches `{text}` in {}", where_()),
+        ));
+    }
+    Ok(found
+        .into_iter()
+        .map(|path| Workload::Trace {
+            name: name_of(&path),
+            path,
+        })
+        .collect())
+}
+
+/// The kind of a TOML value, for messages.
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::String(_) => "a string",
+        Value::Integer(_) => "an integer",
+        Value::Float(_) => "a float",
+        Value::Boolean(_) => "a boolean",
+        Value::Datetime(_) => "a date",
+        Value::Array(_) => "an array",
+        Value::Table(_) => "a table",
+    }
+}
+
+/// A number's text, for the threshold parsers.
+fn number_text(v: &Value) -> Option<String> {
+    match v {
+        Value::Integer(i) => Some(i.to_string()),
+        Value::Float(f) => Some(f.to_string()),
+        _ => None,
+    }
+}
+
+/// The options a policy entry may have: (key, the policies it applies to).
+const OPTIONS: [(&str, &str); 8] = [
+    ("threshold", "selective"),
+    ("thresholds", "selective-d"),
+    ("threshold_from", "selective and selective-d"),
+    ("scale", "selective-scaled"),
+    (
+        "well_estimated_only",
+        "selective-adaptive and selective-scaled",
+    ),
+    ("nodes", "dpsa-p, dpsa-n and dpsa-w"),
+    ("iterations", "cons-rs"),
+    ("no_compression", "conservative"),
+];
+
+/// A policy entry: a name, or a table with `name` and options.
+fn policy(ctx: &Ctx<'_>, entry: &Spanned<Value>, at: &str) -> Result<PolicySpec, FormatError> {
+    let span = entry.span();
+    let err = |field: &str, message: String| ctx.err(span.clone(), field, message);
+    let named = |name: &str, field: &str| {
+        <PolicyChoice as clap::ValueEnum>::from_str(name, false).map_err(|_| {
+            err(
+                field,
+                format!(
+                    "`{name}` is not a policy; the policies are {}",
+                    Policy::ALL.map(Policy::name).join(", ")
+                ),
+            )
+        })
+    };
+    let table = match entry.get_ref() {
+        Value::String(name) => {
+            return Ok(PolicySpec::new(
+                named(name, at)?,
+                &ThresholdOptions::default(),
+            ));
+        }
+        Value::Table(t) => t,
+        other => {
+            return Err(err(
+                at,
+                format!(
+                    "a policy is a name or a table {{ name = \"...\", options }}, not {}",
+                    kind(other)
+                ),
+            ))
+        }
+    };
+    let name = match table.get("name") {
+        Some(Value::String(n)) => n.clone(),
+        Some(other) => {
+            return Err(err(
+                &format!("{at}.name"),
+                format!("the policy name is a string, not {}", kind(other)),
+            ))
+        }
+        None => return Err(err(at, "a policy table needs `name`".into())),
+    };
+    let mut choice = named(&name, &format!("{at}.name"))?;
+    let mut options = ThresholdOptions::default();
+    let mut spec = PolicySpec::new(choice, &options);
+    let dpsa = matches!(choice.plain(), Some(Policy::Dpsa { .. }));
+    for (key, value) in table {
+        if key == "name" {
+            continue;
+        }
+        let field = format!("{at}.{key}");
+        let Some(&(_, applies)) = OPTIONS.iter().find(|o| o.0 == key) else {
+            return Err(err(
+                &field,
+                format!(
+                    "unknown policy option `{key}`; the options are {}",
+                    OPTIONS.map(|o| o.0).join(", ")
+                ),
+            ));
+        };
+        let fits = match key.as_str() {
+            "threshold" => name == "selective",
+            "thresholds" => name == "selective-d",
+            "threshold_from" => name == "selective" || name == "selective-d",
+            "scale" => name == "selective-scaled",
+            "well_estimated_only" => name == "selective-adaptive" || name == "selective-scaled",
+            "nodes" => dpsa,
+            "iterations" => spec.draws(),
+            _ => name == "conservative",
+        };
+        if !fits {
+            return Err(err(
+                &field,
+                format!("`{key}` applies to {applies}, not {name}"),
+            ));
+        }
+        let bad = |what: &str| err(&field, format!("`{key}` is {what}, not {}", kind(value)));
+        let parsed = |r: Result<u32, String>| r.map_err(|m| err(&field, m));
+        match (key.as_str(), value) {
+            ("threshold", v) => {
+                let t = number_text(v).ok_or_else(|| bad("a number (e.g. 26.69)"))?;
+                options.threshold = Some(parsed(parse_threshold(&t))?);
+            }
+            ("thresholds", Value::Array(values)) => {
+                let mut out = [0; 4];
+                if values.len() != 4 {
+                    return Err(err(
+                        &field,
+                        format!(
+                            "`thresholds` takes four numbers (SN, SW, LN, LW), not {}",
+                            values.len()
+                        ),
+                    ));
+                }
+                for (slot, v) in out.iter_mut().zip(values) {
+                    let t = number_text(v).ok_or_else(|| bad("four numbers"))?;
+                    *slot = parsed(parse_threshold(&t))?;
+                }
+                options.thresholds = Some(out);
+            }
+            ("threshold_from", Value::String(s)) if s == "conservative" => {
+                options.from = Some(ThresholdFrom::Conservative);
+            }
+            ("threshold_from", Value::String(s)) => {
+                return Err(err(
+                    &field,
+                    format!("`{s}` is not a threshold source: the one source is \"conservative\""),
+                ))
+            }
+            ("scale", v) => {
+                let t = number_text(v).ok_or_else(|| bad("a number (e.g. 1.5)"))?;
+                options.scale = Some(parsed(parse_scale(&t))?);
+            }
+            ("well_estimated_only", Value::Boolean(b)) => options.well_estimated_only = *b,
+            ("nodes" | "iterations", Value::Integer(n)) => {
+                let n = u32::try_from(*n).map_err(|_| {
+                    err(
+                        &field,
+                        format!("{n} is out of range: a whole number from 0 to {}", u32::MAX),
+                    )
+                })?;
+                if key == "nodes" {
+                    spec.dpsa_nodes = Some(n);
+                } else {
+                    spec.rs_iterations = Some(n);
+                }
+            }
+            ("no_compression", Value::Boolean(b)) => {
+                if *b {
+                    choice = named(Policy::ConservativeNoCompression.name(), &field)?;
+                }
+            }
+            ("thresholds", _) => return Err(bad("an array of four numbers")),
+            ("threshold_from", _) => return Err(bad("a string")),
+            ("well_estimated_only" | "no_compression", _) => return Err(bad("a boolean")),
+            _ => return Err(bad("a whole number")),
+        }
+    }
+    if options.from.is_some() && (options.threshold.is_some() || options.thresholds.is_some()) {
+        return Err(err(
+            at,
+            "`threshold_from` and the thresholds it would replace are both given: give one or the \
+             other"
+                .into(),
+        ));
+    }
+    let with = PolicySpec::new(choice, &options);
+    Ok(PolicySpec {
+        dpsa_nodes: spec.dpsa_nodes,
+        rs_iterations: spec.rs_iterations,
+        ..with
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,293 @@
+use super::*;
+
+/// A traces folder holding `a.swf`, `b.swf` and `sub/c.swf` (contents do
+/// not matter: the plan is only expanded here).
+fn traces() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.swf"), "").unwrap();
+    std::fs::write(dir.path().join("b.swf"), "").unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    std::fs::write(dir.path().join("sub/c.swf"), "").unwrap();
+    dir
+}
+
+fn expand(text: &str) -> Result<Plan, FormatError> {
+    let dir = traces();
+    parse("plan.toml", text, dir.path())
+}
+
+/// The error of `text`, displayed.
+fn error(text: &str) -> String {
+    match expand(text) {
+        Ok(plan) => panic!("accepted, {} cells:\n{text}", plan.cells.len()),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn cells_come_out_in_a_stable_documented_order() {
+    let text = "metrics = [\"jobs\", \"mean_wait.SN\", \"cons_rs.iterations\"]\n\
+                [[experiment]]\n\
+                traces = [\"b.swf\", \"*.swf\"]\n\
+                windows = [{ first = 100 }, { skip = 10, first = 50, procs = 64 }]\n\
+                estimates = [\"user\", \"exact\"]\n\
+                loads = [1.0, 1.5]\n\
+                policies = [\"easy\", \"cons-rs\"]\n\
+                seeds = [3, 4]\n\
+                [[experiment]]\n\
+                builtin = [{ jobs = 300, seed = 2 }]\n\
+                policies = [{ name = \"selective\", threshold = 26.69 }, \"dpsa-n\"]\n";
+    let dir = traces();
+    let plan = parse("plan.toml", text, dir.path());
+    // b.swf is listed, then matched by the glob after a.swf: its cells
+    // come twice, the second time from 48 on.
+    let e = plan.unwrap_err().to_string();
+    assert!(e.starts_with("plan.toml:2: cells 0 (experiment 1, line 2) and 48 (experiment 1, line 2) are the same replay (trace=b.swf,"), "{e}");
+    let text = text.replace("[\"b.swf\", \"*.swf\"]", "[\"b.swf\", \"a.swf\"]");
+    let plan = parse("plan.toml", &text, dir.path()).unwrap();
+    // 2 traces x 2 windows x 2 estimates x 2 loads x (easy + cons-rs x 2
+    // seeds), then the built-in workload x 2 policies.
+    assert_eq!(plan.cells.len(), 2 * 2 * 2 * 2 * 3 + 2);
+    let p: Vec<_> = plan.cells.iter().map(|c| c.spec.parameters()).collect();
+    assert_eq!(
+        (
+            p[0].trace.as_str(),
+            p[0].first,
+            p[0].estimates.as_str(),
+            p[0].load,
+            p[0].policy.as_str(),
+            p[0].seed
+        ),
+        ("b.swf", Some(100), "user", 1.0, "easy", None)
+    );
+    assert_eq!((p[1].policy.as_str(), p[1].seed), ("cons-rs", Some(3)));
+    assert_eq!((p[2].policy.as_str(), p[2].seed), ("cons-rs", Some(4)));
+    assert_eq!(p[3].load, 1.5);
+    assert_eq!(p[6].estimates, "exact");
+    assert_eq!(
+        (p[12].skip, p[12].first, p[12].procs),
+        (10, Some(50), Some(64))
+    );
+    assert_eq!(p[24].trace, "a.swf");
+    assert_eq!(p[48].trace, "builtin(jobs=300,seed=2)");
+    assert_eq!(p[48].options, "threshold=26.69");
+    assert_eq!(p[49].policy, "dpsa-n");
+    assert_eq!(plan.metrics, ["jobs", "mean_wait.SN", "cons_rs.iterations"]);
+    assert!(plan.cells.iter().enumerate().all(|(i, c)| c.index == i));
+    // The same text expands to the same cells, ids and fingerprint.
+    let again = parse("other-name.toml", &text, dir.path()).unwrap();
+    assert_eq!(again.fingerprint, plan.fingerprint);
+    assert_eq!(
+        again.cells.iter().map(|c| &c.id).collect::<Vec<_>>(),
+        plan.cells.iter().map(|c| &c.id).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_grown_plan_keeps_the_ids_of_its_old_cells() {
+    let dir = traces();
+    let small = "[[experiment]]\ntraces = [\"b.swf\"]\npolicies = [\"easy\", \"fcfs\"]\n";
+    let grown =
+        "[[experiment]]\ntraces = [\"a.swf\", \"b.swf\"]\npolicies = [\"easy\", \"fcfs\"]\n";
+    let small = parse("p.toml", small, dir.path()).unwrap();
+    let grown = parse("p.toml", grown, dir.path()).unwrap();
+    assert_ne!(small.fingerprint, grown.fingerprint);
+    // Renumbered: b.swf's cells were 0 and 1 and are now 2 and 3.
+    assert_eq!(small.cells[0].id, grown.cells[2].id);
+    assert_eq!(small.cells[1].id, grown.cells[3].id);
+}
+
+#[test]
+fn globs_and_subfolders_name_traces_relative_to_the_folder() {
+    let plan = expand("[[experiment]]\ntraces = [\"**/*.swf\"]\npolicies = [\"easy\"]\n").unwrap();
+    let names: Vec<String> = plan
+        .cells
+        .iter()
+        .map(|c| c.spec.parameters().trace)
+        .collect();
+    assert_eq!(names, ["a.swf", "b.swf", "sub/c.swf"]);
+}
+
+#[test]
+fn seeds_only_multiply_the_policies_that_draw() {
+    let plan = expand(
+        "[[experiment]]\nbuiltin = [{}]\npolicies = [\"easy\", \"cons-rs\", \"conservative\"]\nseeds = [1, 2, 3]\n",
+    )
+    .unwrap();
+    let seeds: Vec<_> = plan
+        .cells
+        .iter()
+        .map(|c| (c.spec.parameters().policy, c.spec.seed))
+        .collect();
+    assert_eq!(seeds.len(), 5);
+    assert_eq!(seeds[0], ("easy".to_owned(), None));
+    assert_eq!(seeds[3], ("cons-rs".to_owned(), Some(3)));
+    assert_eq!(seeds[4], ("conservative".to_owned(), None));
+    // Without seeds, CONS+RS runs with its default seed (named in the cell).
+    let plan = expand("[[experiment]]\nbuiltin = [{}]\npolicies = [\"cons-rs\"]\n").unwrap();
+    assert_eq!(plan.cells[0].spec.seed, Some(PolicySpec::default_seed()));
+}
+
+#[test]
+fn policy_options_reach_the_cell() {
+    let plan = expand(
+        "[[experiment]]\nbuiltin = [{}]\npolicies = [\
+         { name = \"conservative\", no_compression = true },\
+         { name = \"dpsa-w\", nodes = 500 },\
+         { name = \"cons-rs\", iterations = 7 },\
+         { name = \"selective-d\", thresholds = [1, 2.5, 3, 4] },\
+         { name = \"selective-scaled\", scale = 2, well_estimated_only = true },\
+         { name = \"selective\", threshold_from = \"conservative\" }]\n",
+    )
+    .unwrap();
+    let p: Vec<(String, String)> = plan
+        .cells
+        .iter()
+        .map(|c| (c.spec.parameters().policy, c.spec.parameters().options))
+        .collect();
+    let p: Vec<(&str, &str)> = p.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    assert_eq!(
+        p,
+        [
+            ("conservative-no-compression", ""),
+            ("dpsa-w", "nodes=500"),
+            ("cons-rs", "iterations=7"),
+            ("selective-d", "thresholds=1.00,2.50,3.00,4.00"),
+            ("selective-scaled", "scale=2.00 well-estimated-only"),
+            ("selective", "threshold-from=conservative"),
+        ]
+    );
+}
+
+#[test]
+fn malformed_plans_name_the_file_line_and_field() {
+    let cases: &[(&str, &str)] = &[
+        // Not TOML at all.
+        ("[[experiment]\n", "plan.toml:1: "),
+        // Wrong types.
+        (
+            "[[experiment]]\ntraces = [\"a.swf\"]\nloads = \"1.2\"\npolicies = [\"easy\"]\n",
+            "plan.toml:3: field loads: ",
+        ),
+        (
+            "[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [\"easy\"]\nshort_max = -1\n",
+            "plan.toml:4: field experiment[0].short_max: -1 is out of range",
+        ),
+        (
+            "[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [3]\n",
+            "plan.toml:3: field experiment[0].policies[0]: a policy is a name or a table",
+        ),
+        (
+            "[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [{ name = \"dpsa-n\", nodes = \"many\" }]\n",
+            "plan.toml:3: field experiment[0].policies[0].nodes: `nodes` is a whole number, not a string",
+        ),
+        (
+            "[[experiment]]\ntraces = [\"a.swf\"]\nwindows = [{ first = 1.5 }]\npolicies = [\"easy\"]\n",
+            "plan.toml:3: field windows: ",
+        ),
+        (
+            "[[experiment]]\ntraces = [\"a.swf\"]\nloads = [0.0]\npolicies = [\"easy\"]\n",
+            "plan.toml:3: field experiment[0].loads[0]: 0 is not a load factor",
+        ),
+        // Unknown keys, at every level.
+        ("metric = [\"jobs\"]\n[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [\"easy\"]\n", "plan.toml:1: "),
+        (
+            "[[experiment]]\ntraces = [\"a.swf\"]\npolicy = [\"easy\"]\n",
+            "plan.toml:",
+        ),
+        (
+            "[[experiment]]\ntraces = [\"a.swf\"]\nwindows = [{ firts = 10 }]\npolicies = [\"easy\"]\n",
+            "plan.toml:3: ",
+        ),
+        (
+            "[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [{ name = \"easy\", threshold = 2 }]\n",
+            "plan.toml:3: field experiment[0].policies[0].threshold: `threshold` applies to selective, not easy",
+        ),
+        (
+            "[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [{ name = \"easy\", depth = 2 }]\n",
+            "plan.toml:3: field experiment[0].policies[0].depth: unknown policy option `depth`",
+        ),
+        // Empty lists, no experiment, no workload.
+        ("metrics = []\n[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [\"easy\"]\n", "plan.toml:1: field metrics: the list is empty"),
+        ("[[experiment]]\ntraces = []\npolicies = [\"easy\"]\n", "plan.toml:2: field experiment[0].traces: the list is empty"),
+        ("[[experiment]]\ntraces = [\"a.swf\"]\npolicies = []\n", "plan.toml:3: field experiment[0].policies: the list is empty"),
+        ("[[experiment]]\ntraces = [\"a.swf\"]\nloads = []\npolicies = [\"easy\"]\n", "plan.toml:3: field experiment[0].loads: the list is empty"),
+        ("metrics = [\"jobs\"]\n", "plan.toml: the plan has no [[experiment]]"),
+        ("[[experiment]]\npolicies = [\"easy\"]\n", "plan.toml:2: field experiment[0]: the experiment names no workload"),
+        // Unknown names.
+        (
+            "[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [\"easy\", \"backfill\"]\n",
+            "plan.toml:3: field experiment[0].policies[1]: `backfill` is not a policy; the policies are fcfs, easy,",
+        ),
+        (
+            "metrics = [\"jobs\", \"mean_wiat\"]\n[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [\"easy\"]\n",
+            "plan.toml:1: field metrics[1]: `mean_wiat` is not a metric",
+        ),
+        (
+            "metrics = [\"jobs\", \"jobs\"]\n[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [\"easy\"]\n",
+            "plan.toml:1: field metrics[1]: `jobs` is listed twice",
+        ),
+        (
+            "[[experiment]]\ntraces = [\"a.swf\"]\nestimates = [\"user\", \"perfect\"]\npolicies = [\"easy\"]\n",
+            "plan.toml:3: field experiment[0].estimates[1]: `perfect` is not an estimate kind",
+        ),
+        // Traces that are not there.
+        (
+            "[[experiment]]\ntraces = [\"a.swf\", \"missing.swf\"]\npolicies = [\"easy\"]\n",
+            "plan.toml:2: field experiment[0].traces[1]: trace `missing.swf` not found in ",
+        ),
+        (
+            "[[experiment]]\ntraces = [\"*.gz\"]\npolicies = [\"easy\"]\n",
+            "plan.toml:2: field experiment[0].traces[0]: no trace matches `*.gz` in ",
+        ),
+        // Seeds where nothing draws.
+        (
+            "[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [\"easy\"]\nseeds = [1]\n",
+            "plan.toml:4: field experiment[0].seeds: seeds apply to the policies that draw",
+        ),
+        // Duplicate cells: a policy listed twice, across experiments.
+        (
+            "[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [\"easy\", \"easy\"]\n",
+            "plan.toml:1: cells 0 (experiment 1, line 1) and 1 (experiment 1, line 1) are the same replay",
+        ),
+        (
+            "[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [\"easy\"]\n\n[[experiment]]\ntraces = [\"a.swf\"]\nloads = [1]\npolicies = [\"fcfs\", \"easy\"]\n",
+            "plan.toml:5: cells 0 (experiment 1, line 1) and 2 (experiment 2, line 5) are the same replay",
+        ),
+        // Options that contradict each other.
+        (
+            "[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [{ name = \"selective\", threshold = 2, threshold_from = \"conservative\" }]\n",
+            "plan.toml:3: field experiment[0].policies[0]: `threshold_from` and the thresholds",
+        ),
+    ];
+    for (text, start) in cases {
+        let e = error(text);
+        assert!(
+            e.starts_with(start),
+            "expected `{start}...`, got `{e}` for:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn reading_names_the_file_and_the_traces_folder() {
+    let dir = traces();
+    let missing = dir.path().join("nowhere.toml");
+    let e = read(&missing, Some(dir.path())).unwrap_err().to_string();
+    assert!(
+        e.starts_with(&format!("{}: cannot read the plan", missing.display())),
+        "{e}"
+    );
+    // Relative names resolve in --traces, else the plan's own folder.
+    let plan_dir = tempfile::tempdir().unwrap();
+    let file = plan_dir.path().join("p.toml");
+    std::fs::write(
+        &file,
+        "[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [\"easy\"]\n",
+    )
+    .unwrap();
+    let plan = read(&file, Some(dir.path())).unwrap();
+    assert_eq!(plan.traces_dir.as_deref(), Some(dir.path()));
+    let e = read(&file, Some(plan_dir.path())).unwrap_err().to_string();
+    assert!(e.contains("trace `a.swf` not found in"), "{e}");
+}

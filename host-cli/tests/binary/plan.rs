@@ -1,0 +1,475 @@
+//! `host-cli plan`: cells run here, by index or as array tasks, merged
+//! into one table; a run killed mid-way and run again finishes only the
+//! missing cells; merge refuses gaps, results of another plan, files that
+//! are not what their name says and files cut short.
+
+use super::{job, run, scratch, stderr, stdout, write, BIN};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A plan of `loads.len() x 4` cells of the built-in workload.
+fn plan_text(jobs: u32, loads: &str) -> String {
+    format!(
+        "metrics = [\"jobs\", \"mean_wait\", \"mean_bounded_slowdown.SN\", \"utilisation\", \
+         \"thresholds\", \"cons_rs.iterations\"]\n\
+         [[experiment]]\n\
+         builtin = [{{ jobs = {jobs}, seed = 3 }}]\n\
+         loads = [{loads}]\n\
+         policies = [\"easy\", \"conservative\", \"selective\", {{ name = \"cons-rs\", iterations = 5 }}]\n"
+    )
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+/// Runs `host-cli ARGS`, asserting success; returns stdout.
+fn ok(args: &[&str]) -> String {
+    let out = run(args);
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    stdout(&out)
+}
+
+/// The merged CSV without the columns that differ between two runs of
+/// the same plan (timings and host).
+fn merged_values(plan: &Path, dir: &Path) -> Vec<Vec<String>> {
+    let text = ok(&["plan", "merge", s(plan), s(dir)]);
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let header = reader.headers().expect("header").clone();
+    let keep: Vec<usize> = header
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| !h.ends_with("_seconds") && *h != "slowest_call_us" && *h != "host")
+        .map(|(i, _)| i)
+        .collect();
+    let mut rows = vec![keep.iter().map(|&i| header[i].to_owned()).collect()];
+    for r in reader.records() {
+        let r = r.expect("record");
+        rows.push(keep.iter().map(|&i| r[i].to_owned()).collect());
+    }
+    rows
+}
+
+fn result_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir.join("cells"))
+        .map(|d| {
+            d.map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".json") && !n.starts_with('.'))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[test]
+fn cells_by_index_and_as_array_tasks_give_the_table_of_one_run() {
+    let dir = scratch();
+    let d = dir.path();
+    let plan = write(d, "plan.toml", &plan_text(300, "1.0, 1.3"));
+    let listing = ok(&["plan", "cells", s(&plan)]);
+    assert!(listing.ends_with("\n8 cells\n"), "{listing}");
+    assert!(listing.contains("builtin(jobs=300,seed=3)"), "{listing}");
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(&["plan", "cells", s(&plan), "--format", "json"])).expect("json");
+    assert_eq!(json["cells"], 8);
+    assert_eq!(json["list"][3]["parameters"]["policy"], "cons-rs");
+    assert!(json["list"][3]["parameters"]["seed"].is_u64());
+    assert!(json["list"][0]["parameters"]["seed"].is_null());
+
+    let all = d.join("all");
+    let text = ok(&["plan", "run", s(&plan), "--out", s(&all), "--jobs", "2"]);
+    assert!(
+        text.contains("8 selected: 0 already done, 8 run, 0 failed"),
+        "{text}"
+    );
+    let expected = merged_values(&plan, &all);
+    assert_eq!(expected.len(), 9);
+    // Selective's thresholds come from the Conservative run of its load.
+    let thresholds = expected[0]
+        .iter()
+        .position(|h| h == "thresholds")
+        .expect("column");
+    assert!(!expected[3][thresholds].is_empty());
+    assert!(expected[1][thresholds].is_empty());
+
+    // One cell at a time, in reverse, by --cell.
+    let single = d.join("single");
+    for i in (0..8).rev() {
+        ok(&[
+            "plan",
+            "run",
+            s(&plan),
+            "--out",
+            s(&single),
+            "--cell",
+            &i.to_string(),
+        ]);
+    }
+    assert_eq!(merged_values(&plan, &single), expected);
+
+    // Three Slurm array tasks, and two Kubernetes-style indexed tasks.
+    let tasks = d.join("tasks");
+    for k in 0..3 {
+        let out = Command::new(BIN)
+            .args(["plan", "run", s(&plan), "--out", s(&tasks)])
+            .env("SLURM_ARRAY_TASK_ID", k.to_string())
+            .env("SLURM_ARRAY_TASK_COUNT", "3")
+            .output()
+            .expect("run");
+        assert!(out.status.success(), "{}", stderr(&out));
+        let want = if k < 2 { 3 } else { 2 };
+        assert!(
+            stdout(&out).contains(&format!(
+                "{want} selected (task {k} of 3 from SLURM_ARRAY_TASK_ID)"
+            )),
+            "{}",
+            stdout(&out)
+        );
+    }
+    assert_eq!(merged_values(&plan, &tasks), expected);
+    let indexed = d.join("indexed");
+    for k in 0..2 {
+        let out = Command::new(BIN)
+            .args(["plan", "run", s(&plan), "--out", s(&indexed)])
+            .args([
+                "--index-env",
+                "JOB_COMPLETION_INDEX",
+                "--count-env",
+                "TASKS",
+            ])
+            .env("JOB_COMPLETION_INDEX", k.to_string())
+            .env("TASKS", "2")
+            .env_remove("SLURM_ARRAY_TASK_ID")
+            .output()
+            .expect("run");
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    assert_eq!(merged_values(&plan, &indexed), expected);
+
+    // JSON rows hold the same values as the CSV, keys in column order.
+    let json_path = d.join("table.json");
+    let csv_path = d.join("table.csv");
+    ok(&[
+        "plan",
+        "merge",
+        s(&plan),
+        s(&all),
+        "--out",
+        s(&csv_path),
+        "--json",
+        s(&json_path),
+    ]);
+    let json_text = std::fs::read_to_string(&json_path).expect("json");
+    let rows: Vec<serde_json::Map<String, serde_json::Value>> =
+        serde_json::from_str(&json_text).expect("rows");
+    assert_eq!(rows.len(), 8);
+    let csv_text = std::fs::read_to_string(&csv_path).expect("csv");
+    let header: Vec<&str> = csv_text
+        .lines()
+        .next()
+        .expect("header")
+        .split(',')
+        .collect();
+    let mut keys: Vec<&str> = rows[0].keys().map(String::as_str).collect();
+    let mut sorted = header.clone();
+    keys.sort_unstable();
+    sorted.sort_unstable();
+    assert_eq!(keys, sorted);
+    // Keys come in column order in the file.
+    let first_row = json_text.split('}').next().expect("a row");
+    let at: Vec<usize> = header
+        .iter()
+        .map(|h| first_row.find(&format!("\"{h}\":")).expect("key"))
+        .collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{first_row}");
+    assert_eq!(rows[5]["status"], "ok");
+}
+
+#[test]
+fn merge_refuses_gaps_other_plans_and_broken_files() {
+    let dir = scratch();
+    let d = dir.path();
+    let plan = write(d, "plan.toml", &plan_text(200, "1.0"));
+    let out = d.join("out");
+    ok(&["plan", "run", s(&plan), "--out", s(&out)]);
+    let files = result_files(&out);
+    assert_eq!(files.len(), 4);
+    let cells = out.join("cells");
+
+    // A missing result: exit 1 listing the cell; --allow-missing writes
+    // the table with the row marked.
+    let gone = cells.join(&files[1]);
+    let kept = std::fs::read(&gone).expect("read");
+    std::fs::remove_file(&gone).expect("remove");
+    let m = run(&["plan", "merge", s(&plan), s(&out)]);
+    assert_eq!(m.status.code(), Some(1), "{}", stderr(&m));
+    assert!(
+        stderr(&m).contains("1 of 4 cells have no result"),
+        "{}",
+        stderr(&m)
+    );
+    assert!(stdout(&m).is_empty());
+    let table = ok(&["plan", "merge", s(&plan), s(&out), "--allow-missing"]);
+    assert_eq!(table.matches(",missing,").count(), 1, "{table}");
+
+    // A result cut short counts as missing, named with its file.
+    std::fs::write(&gone, &kept[..kept.len() / 2]).expect("truncate");
+    let m = run(&["plan", "merge", s(&plan), s(&out)]);
+    assert_eq!(m.status.code(), Some(1));
+    assert!(
+        stderr(&m).contains("not a complete result file"),
+        "{}",
+        stderr(&m)
+    );
+    // plan run runs it again.
+    let text = ok(&["plan", "run", s(&plan), "--out", s(&out)]);
+    assert!(
+        text.contains("4 selected: 3 already done, 1 run, 0 failed"),
+        "{text}"
+    );
+    let rerun: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&gone).expect("read")).expect("a whole result");
+    assert_eq!(
+        format!("{}.json", rerun["id"].as_str().expect("id")),
+        files[1]
+    );
+
+    // A result under another cell's name.
+    let other = cells.join(&files[2]);
+    let other_text = std::fs::read(&other).expect("read");
+    std::fs::write(&other, &kept).expect("write");
+    let m = run(&["plan", "merge", s(&plan), s(&out)]);
+    assert_eq!(m.status.code(), Some(2));
+    assert!(
+        stderr(&m).contains("holds the result of cell id"),
+        "{}",
+        stderr(&m)
+    );
+    std::fs::write(&other, &other_text).expect("write");
+
+    // Results of another plan: same cells, other metrics.
+    let plan2 = write(
+        d,
+        "plan2.toml",
+        &plan_text(200, "1.0").replace("\"jobs\", ", ""),
+    );
+    let m = run(&["plan", "merge", s(&plan2), s(&out)]);
+    assert_eq!(m.status.code(), Some(2));
+    assert!(
+        stderr(&m).contains("a result of another plan (fingerprint"),
+        "{}",
+        stderr(&m)
+    );
+    // plan run refuses to mix them too, unless --force.
+    let r = run(&["plan", "run", s(&plan2), "--out", s(&out)]);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(
+        stderr(&r).contains("--force to replace them"),
+        "{}",
+        stderr(&r)
+    );
+    ok(&["plan", "run", s(&plan2), "--out", s(&out), "--force"]);
+    ok(&["plan", "merge", s(&plan2), s(&out)]);
+}
+
+#[test]
+fn a_failed_cell_leaves_a_record_that_merge_lists() {
+    let dir = scratch();
+    let d = dir.path();
+    // The second trace has jobs too wide for the machine only: nothing to
+    // schedule, so its cell fails while the other runs.
+    write(
+        d,
+        "good.swf",
+        &format!("; MaxProcs: 4\n{}", job(1, 0, 10, 2, 20)),
+    );
+    write(
+        d,
+        "bad.swf",
+        &format!("; MaxProcs: 4\n{}", job(1, 0, 10, 8, 20)),
+    );
+    let plan = write(
+        d,
+        "plan.toml",
+        "[[experiment]]\ntraces = [\"good.swf\", \"bad.swf\"]\npolicies = [\"easy\"]\n",
+    );
+    let out = d.join("out");
+    let r = run(&["plan", "run", s(&plan), "--out", s(&out)]);
+    assert_eq!(r.status.code(), Some(1), "{}", stderr(&r));
+    assert!(stderr(&r).contains("cell 1 failed: "), "{}", stderr(&r));
+    let files = result_files(&out);
+    assert_eq!(
+        files.iter().filter(|f| f.ends_with(".failed.json")).count(),
+        1,
+        "{files:?}"
+    );
+    let m = run(&["plan", "merge", s(&plan), s(&out)]);
+    assert_eq!(m.status.code(), Some(1));
+    assert!(
+        stderr(&m).contains("cell 1 (bad.swf easy user x1): failed: "),
+        "{}",
+        stderr(&m)
+    );
+    let table = ok(&["plan", "merge", s(&plan), s(&out), "--allow-missing"]);
+    assert!(table.contains(",failed,"), "{table}");
+}
+
+#[test]
+fn a_killed_run_resumes_with_only_the_missing_cells() {
+    let dir = scratch();
+    let d = dir.path();
+    // Twelve cells of a few seconds each in a debug build, one at a time.
+    let plan = write(d, "plan.toml", &plan_text(2500, "0.9, 1.0, 1.1"));
+    let reference = d.join("reference");
+    let killed = d.join("killed");
+    let mut child = Command::new(BIN)
+        .args(["plan", "run", s(&plan), "--out", s(&killed), "--jobs", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let start = Instant::now();
+    while result_files(&killed).len() < 2 {
+        assert!(
+            start.elapsed() < Duration::from_secs(600),
+            "no result after 10 minutes"
+        );
+        assert!(
+            child.try_wait().expect("wait").is_none(),
+            "the run ended before it was killed"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().expect("kill");
+    child.wait().expect("wait");
+    let done = result_files(&killed).len();
+    assert!((2..12).contains(&done), "{done} results when killed");
+    // Each result there is complete (written under a temporary name, then
+    // renamed): merge reads every one of them.
+    let m = run(&["plan", "merge", s(&plan), s(&killed)]);
+    assert_eq!(m.status.code(), Some(1));
+    assert!(
+        stderr(&m).contains(&format!("{} of 12 cells have no result", 12 - done)),
+        "{}",
+        stderr(&m)
+    );
+    assert!(
+        !stderr(&m).contains("not a complete result"),
+        "{}",
+        stderr(&m)
+    );
+    let text = ok(&["plan", "run", s(&plan), "--out", s(&killed)]);
+    assert!(
+        text.contains(&format!(
+            "12 selected: {done} already done, {} run, 0 failed",
+            12 - done
+        )),
+        "{text}"
+    );
+    ok(&["plan", "run", s(&plan), "--out", s(&reference)]);
+    assert_eq!(
+        merged_values(&plan, &killed),
+        merged_values(&plan, &reference)
+    );
+}
+
+#[test]
+fn plan_errors_exit_2_naming_file_line_and_field() {
+    let dir = scratch();
+    let d = dir.path();
+    let plan = write(
+        d,
+        "plan.toml",
+        "[[experiment]]\nbuiltin = [{}]\npolicies = [\"easy\", \"nope\"]\n",
+    );
+    let r = run(&["plan", "cells", s(&plan)]);
+    assert_eq!(r.status.code(), Some(2));
+    let err = stderr(&r);
+    assert!(
+        err.contains(&format!(
+            "{}:3: field experiment[0].policies[1]: `nope` is not a policy",
+            plan.display()
+        )),
+        "{err}"
+    );
+    let good = write(
+        d,
+        "good.toml",
+        "[[experiment]]\nbuiltin = [{ jobs = 50 }]\npolicies = [\"easy\"]\n",
+    );
+    let r = run(&[
+        "plan",
+        "run",
+        s(&good),
+        "--out",
+        s(&d.join("o")),
+        "--cell",
+        "1",
+    ]);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(
+        stderr(&r).contains("--cell 1: the plan has 1 cells"),
+        "{}",
+        stderr(&r)
+    );
+    let r = run(&["plan", "merge", s(&good), s(&d.join("nowhere"))]);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(stderr(&r).contains("not a folder"), "{}", stderr(&r));
+}
+
+#[test]
+fn slurm_writes_the_array_script() {
+    let dir = scratch();
+    let d = dir.path();
+    let plan = write(d, "my plan.toml", &plan_text(100, "1.0, 1.1"));
+    let out = d.join("out");
+    let text = ok(&[
+        "plan",
+        "slurm",
+        s(&plan),
+        "--out",
+        s(&out),
+        "--partition",
+        "debug",
+        "--time",
+        "10:00",
+        "--max-parallel",
+        "3",
+    ]);
+    assert!(
+        text.contains("(8 cells in 8 array tasks); submit it with: sbatch "),
+        "{text}"
+    );
+    let script = std::fs::read_to_string(out.join("plan.sbatch")).expect("script");
+    assert!(script.contains("#SBATCH --array=0-7%3\n"), "{script}");
+    assert!(
+        script.contains("#SBATCH --job-name=plan-my-plan\n"),
+        "{script}"
+    );
+    assert!(
+        script.contains("#SBATCH --partition=debug\n#SBATCH --time=10:00\n"),
+        "{script}"
+    );
+    assert!(script.contains(&format!(
+        "#SBATCH --output={}/logs/%A_%a.out",
+        out.display()
+    )));
+    assert!(script.contains(&format!(
+        "plan run '{}' --out '{}'",
+        plan.display(),
+        out.display()
+    )));
+    assert!(out.join("logs").is_dir());
+    // A file named plan.toml takes its folder's name.
+    std::fs::create_dir(d.join("study-a")).expect("mkdir");
+    let named = write(&d.join("study-a"), "plan.toml", &plan_text(100, "1.0"));
+    ok(&["plan", "slurm", s(&named), "--out", s(&out)]);
+    let script = std::fs::read_to_string(out.join("plan.sbatch")).expect("script");
+    assert!(
+        script.contains("#SBATCH --job-name=plan-study-a\n"),
+        "{script}"
+    );
+    assert!(!Path::new(BIN).is_relative());
+}
