@@ -510,12 +510,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     /// (for a tally, the cluster's plan, unused): both use the plan's memory
     /// alone. On a refusal the caller rebuilds the kernel's own plan.
     fn rebuild_plan(&mut self, d: &Decoded<'_, M, L>) -> Result<(), RestoreError> {
-        let ids = || {
-            d.queue
-                .iter()
-                .map(|q| q.job.id)
-                .chain(d.running.iter().map(|r| r.job.id))
-        };
+        let ids = || d.queue.ids().chain(d.running.ids());
         let jobs = d.queue.len().saturating_add(d.running.len());
         let twice = RestoreError::Invalid("two jobs with one id");
         match self.st.plan.scratch() {
