@@ -15,8 +15,11 @@
 //! * [`fuzz_bodies`]: the fuzz targets' bodies, shared by `fuzz/` (nightly,
 //!   libFuzzer) and `tests/it/fuzz_twins.rs` (stable).
 //! * [`rng`]: a seeded SplitMix64.
+//! * [`checkpoints`]: replays stopped, checkpointed, restored and resumed,
+//!   compared with replays that never stopped.
 
 pub mod check;
+pub mod checkpoints;
 pub mod fuzz_bodies;
 pub mod naive;
 pub mod reference;
