@@ -621,10 +621,6 @@ impl<'a> Writer<'a> {
         self.bytes(&v.to_le_bytes());
     }
 
-    pub(crate) fn i32(&mut self, v: i32) {
-        self.bytes(&v.to_le_bytes());
-    }
-
     pub(crate) fn u64(&mut self, v: u64) {
         self.bytes(&v.to_le_bytes());
     }
@@ -709,10 +705,6 @@ impl<'a> Reader<'a> {
         self.array().map(u32::from_le_bytes)
     }
 
-    pub(crate) fn i32(&mut self) -> Result<i32, RestoreError> {
-        self.array().map(i32::from_le_bytes)
-    }
-
     pub(crate) fn u64(&mut self) -> Result<u64, RestoreError> {
         self.array().map(u64::from_le_bytes)
     }
@@ -756,31 +748,63 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Writes a job (32 bytes: id, submit, processors, estimate, deadline,
-/// licenses, priority, tag).
+/// Bytes of a job in a checkpoint.
+const JOB_LEN: usize = 32;
+
+/// The little-endian words at `bytes`, in order (`N` words of 4 bytes).
+fn words<const N: usize>(bytes: &[u8]) -> [u32; N] {
+    let mut out = [0u32; N];
+    for (word, b) in out.iter_mut().zip(bytes.chunks_exact(4)) {
+        let mut w = [0u8; 4];
+        w.copy_from_slice(b);
+        *word = u32::from_le_bytes(w);
+    }
+    out
+}
+
+/// A job's 32 bytes: id, submit, processors, estimate, deadline, licenses,
+/// priority (two's complement), tag, each four.
+fn job_bytes(job: &Job) -> [u8; JOB_LEN] {
+    let fields = [
+        job.id,
+        job.submit,
+        job.procs,
+        job.estimate,
+        job.deadline,
+        job.licenses.0,
+        u32::from_le_bytes(job.priority.to_le_bytes()),
+        job.tag,
+    ];
+    let mut bytes = [0u8; JOB_LEN];
+    for (b, field) in bytes.chunks_exact_mut(4).zip(fields) {
+        b.copy_from_slice(&field.to_le_bytes());
+    }
+    bytes
+}
+
+/// The job [`job_bytes`] wrote at the start of `bytes`.
+fn job_from(bytes: &[u8]) -> Job {
+    let [id, submit, procs, estimate, deadline, licenses, priority, tag] = words(bytes);
+    Job {
+        id,
+        submit,
+        procs,
+        estimate,
+        deadline,
+        licenses: LicenseSet(licenses),
+        priority: i32::from_le_bytes(priority.to_le_bytes()),
+        tag,
+    }
+}
+
+/// Writes a job ([`job_bytes`]).
 pub(crate) fn write_job(w: &mut Writer<'_>, job: &Job) {
-    w.u32(job.id);
-    w.u32(job.submit);
-    w.u32(job.procs);
-    w.u32(job.estimate);
-    w.u32(job.deadline);
-    w.u32(job.licenses.0);
-    w.i32(job.priority);
-    w.u32(job.tag);
+    w.bytes(&job_bytes(job));
 }
 
 /// Reads what [`write_job`] writes.
 pub(crate) fn read_job(r: &mut Reader<'_>) -> Result<Job, RestoreError> {
-    Ok(Job {
-        id: r.u32()?,
-        submit: r.u32()?,
-        procs: r.u32()?,
-        estimate: r.u32()?,
-        deadline: r.u32()?,
-        licenses: LicenseSet(r.u32()?),
-        priority: r.i32()?,
-        tag: r.u32()?,
-    })
+    r.take(JOB_LEN).map(job_from)
 }
 
 /// One job record ([`RECORD_LEN`] bytes): the job, a slot (start, duration,
@@ -817,29 +841,14 @@ pub(crate) fn write_record(
     guarantee: Option<Time>,
 ) {
     let slot = slot.unwrap_or(Slot::NOTHING);
-    let words = [
-        job.id,
-        job.submit,
-        job.procs,
-        job.estimate,
-        job.deadline,
-        job.licenses.0,
-        u32::from_le_bytes(job.priority.to_le_bytes()),
-        job.tag,
-        slot.start,
-        slot.duration,
-    ];
+    let [g0, g1, g2, g3] = guarantee.unwrap_or(Time::MAX).to_le_bytes();
+    let [s0, s1, s2, s3] = slot.start.to_le_bytes();
+    let [d0, d1, d2, d3] = slot.duration.to_le_bytes();
+    let tail = [s0, s1, s2, s3, d0, d1, d2, d3, slot.machine, g0, g1, g2, g3];
     // Filled in place and written at once: one bounds check per record.
     let mut record = [0u8; RECORD_LEN];
-    for (field, word) in record.chunks_exact_mut(4).zip(words) {
-        field.copy_from_slice(&word.to_le_bytes());
-    }
-    let [g0, g1, g2, g3] = guarantee.unwrap_or(Time::MAX).to_le_bytes();
-    for (byte, value) in record
-        .iter_mut()
-        .skip(40)
-        .zip([slot.machine, g0, g1, g2, g3])
-    {
+    let fields = job_bytes(job).into_iter().chain(tail);
+    for (byte, value) in record.iter_mut().zip(fields) {
         *byte = value;
     }
     w.bytes(&record);
@@ -882,30 +891,17 @@ impl<'a> Records<'a> {
     /// offsets, the fields of [`write_record`].
     pub(crate) fn get(&self, i: usize) -> Option<Record> {
         let b = self.bytes(i)?;
-        let word = |at: usize| {
-            let mut w = [0u8; 4];
-            if let Some(field) = b.get(at..at.saturating_add(4)) {
-                w.copy_from_slice(field);
-            }
-            u32::from_le_bytes(w)
-        };
+        let (job, tail) = b.split_at_checked(JOB_LEN)?;
+        let [start, duration] = words(tail);
+        let [guarantee] = words(tail.get(9..)?);
         Some(Record {
-            job: Job {
-                id: word(0),
-                submit: word(4),
-                procs: word(8),
-                estimate: word(12),
-                deadline: word(16),
-                licenses: LicenseSet(word(20)),
-                priority: i32::from_le_bytes(word(24).to_le_bytes()),
-                tag: word(28),
-            },
+            job: job_from(job),
             slot: Slot {
-                start: word(32),
-                duration: word(36),
-                machine: b.get(40).copied().unwrap_or(0),
+                start,
+                duration,
+                machine: tail.get(8).copied().unwrap_or(0),
             },
-            guarantee: word(41),
+            guarantee,
         })
     }
 

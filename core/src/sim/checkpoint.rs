@@ -321,32 +321,23 @@ mod tests {
         other[2].runtime += 1;
         let mut again = Sim::new(Kernel::new(cluster(), Policy::Easy));
         again.restore(&bytes).unwrap();
-        let refused = again.resume_with(
-            other.iter().copied(),
-            &mut Heard::default(),
-            |_, _| {},
-            |_| false,
-        );
-        assert!(matches!(
-            refused,
-            Err(SimError {
-                kind: SimErrorKind::InputMismatch,
-                ..
-            })
-        ));
-        let short = again.resume_with(
-            input.iter().copied().take(3),
-            &mut Heard::default(),
-            |_, _| {},
-            |_| false,
-        );
-        assert!(matches!(
-            short,
-            Err(SimError {
-                kind: SimErrorKind::InputMismatch,
-                ..
-            })
-        ));
+        // Another input, and the same one cut short.
+        let short: Vec<SimJob> = input.iter().copied().take(3).collect();
+        for wrong in [&other, &short] {
+            let refused = again.resume_with(
+                wrong.iter().copied(),
+                &mut Heard::default(),
+                |_, _| {},
+                |_| false,
+            );
+            assert!(matches!(
+                refused,
+                Err(SimError {
+                    kind: SimErrorKind::InputMismatch,
+                    ..
+                })
+            ));
+        }
         // The kernel's checkpoint is not a replay's, and the other way round.
         let mut kernel_bytes = std::vec![0u8; Kernel::<32, 16, 81, 2, 0>::checkpoint_size()];
         let len = sim.kernel().checkpoint(&mut kernel_bytes).unwrap();
