@@ -1414,6 +1414,86 @@ mod tests {
         }
     }
 
+    /// Every error says what went wrong, with its figures.
+    #[test]
+    fn errors_say_what_and_where() {
+        use std::string::ToString;
+        let cases = [
+            (RestoreError::Truncated { len: 7, needed: 40 }, "7 bytes"),
+            (
+                RestoreError::TrailingBytes {
+                    len: 41,
+                    expected: 40,
+                },
+                "trailing",
+            ),
+            (RestoreError::BadMagic, "magic"),
+            (RestoreError::NewerVersion(3), "version 3 is newer"),
+            (
+                RestoreError::UnsupportedVersion(0),
+                "version 0 has no reader",
+            ),
+            (
+                RestoreError::HeaderChecksum {
+                    stored: 1,
+                    computed: 2,
+                },
+                "header checksum",
+            ),
+            (
+                RestoreError::Checksum {
+                    stored: 0xAB,
+                    computed: 2,
+                },
+                "0x000000ab",
+            ),
+            (
+                RestoreError::WrongKind {
+                    expected: Kind::Kernel,
+                    found: Kind::Simulator,
+                },
+                "replay where a kernel",
+            ),
+            (
+                RestoreError::Capacity {
+                    table: Table::Pools,
+                    written: 9,
+                    room: 8,
+                },
+                "9 license pools (L), this one holds 8",
+            ),
+            (
+                RestoreError::Malformed {
+                    offset: 77,
+                    what: "odd",
+                },
+                "byte 77: odd",
+            ),
+            (RestoreError::Invalid("two jobs"), "invalid state: two jobs"),
+        ];
+        for (e, part) in cases {
+            let text = e.to_string();
+            assert!(text.contains(part), "{text:?} lacks {part:?}");
+        }
+        let small = CheckpointError::BufferTooSmall { needed: 9, len: 3 };
+        assert_eq!(
+            small.to_string(),
+            "checkpoint needs 9 bytes, the buffer holds 3"
+        );
+        assert!(CheckpointError::TooLarge.to_string().contains("too large"));
+        for table in [
+            Table::Queued,
+            Table::Running,
+            Table::Steps,
+            Table::Machines,
+            Table::Pools,
+        ] {
+            assert!(!table.name().is_empty());
+        }
+        assert_eq!(Kind::of_code(Kind::Simulator.code()), Some(Kind::Simulator));
+        assert_eq!(Kind::of_code(3), None);
+    }
+
     /// A header reads back; short, foreign, newer and damaged headers are
     /// each their own error.
     #[test]
