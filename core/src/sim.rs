@@ -390,7 +390,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         F: FnMut(&Kernel<Q, R, B, M, L>, &Job),
     {
         self.progress = Progress::default();
-        let ended = self.resume_with(jobs, sink, arriving, |_| false)?;
+        let ended = self.resume_with(jobs, sink, arriving, |_, _| false)?;
         Ok(ended.unwrap_or(self.progress.outcome))
     }
 
@@ -399,9 +399,11 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     /// `pause` stopped an earlier call. `jobs` is the whole input from its
     /// first job; the jobs taken before are passed over, and must be the
     /// same ones (their fingerprint is checked). After each instant, every
-    /// completion, arrival and pass at it done, `pause(self)` is asked:
-    /// `true` stops the replay there and returns `Ok(None)`, the simulator
-    /// ready for [`Simulator::checkpoint`] or another `resume_with`.
+    /// completion, arrival and pass at it done, `pause(self, sink)` is
+    /// asked: it may write the simulator's checkpoint
+    /// ([`Simulator::checkpoint`]) and the sink's own state, and go on
+    /// (`false`), or stop the replay there (`true`: `Ok(None)` is returned,
+    /// the simulator ready for a checkpoint or another `resume_with`).
     /// `Ok(Some(outcome))` when the replay has ended; `outcome` counts all
     /// of it, before and after any pause. A replay paused and resumed
     /// (restored or not) reports to `sink` what one uninterrupted replay
@@ -422,7 +424,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         I: IntoIterator<Item = SimJob>,
         S: Sink,
         F: FnMut(&Kernel<Q, R, B, M, L>, &Job),
-        P: FnMut(&Self) -> bool,
+        P: FnMut(&Self, &mut S) -> bool,
     {
         let mut jobs = jobs.into_iter();
         let (mut passed, mut digest) = (0u64, Progress::EMPTY_DIGEST);
@@ -530,7 +532,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
                 ));
             }
             result.map_err(|e| err(SimErrorKind::Kernel(e), None))?;
-            if pause(self) {
+            if pause(self, sink) {
                 return Ok(None);
             }
         }

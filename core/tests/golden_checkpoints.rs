@@ -229,7 +229,7 @@ fn never_stopped(
         input.iter().copied(),
         &mut sink,
         |_, _| {},
-        |sim| {
+        |sim, _| {
             instant += 1;
             if instant == stop {
                 at = heard.borrow().len();
@@ -291,7 +291,8 @@ fn checkpoints_of_earlier_builds_restore_and_continue() {
                     sim.kernel().counters()
                 );
                 let mut sink = Heard::default();
-                let ended = sim.resume_with(input.iter().copied(), &mut sink, |_, _| {}, |_| false);
+                let ended =
+                    sim.resume_with(input.iter().copied(), &mut sink, |_, _| {}, |_, _| false);
                 ended.unwrap().unwrap();
                 let after = sink.0.borrow().clone();
                 assert_eq!(after, lines[at..], "{name}: the continuation differs");

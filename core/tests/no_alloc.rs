@@ -267,7 +267,7 @@ fn checkpoints_and_restores_do_not_allocate() {
                 jobs.iter().copied(),
                 &mut Metrics::new(CategoryBounds::DEFAULT),
                 |_, _| {},
-                |_| {
+                |_, _| {
                     instants += 1;
                     false
                 },
@@ -280,7 +280,7 @@ fn checkpoints_and_restores_do_not_allocate() {
                     jobs.iter().copied(),
                     &mut metrics,
                     |_, _| {},
-                    |_| {
+                    |_, _| {
                         seen += 1;
                         seen == stop
                     },
@@ -295,7 +295,7 @@ fn checkpoints_and_restores_do_not_allocate() {
                 let kernel_len = sim.kernel().checkpoint(&mut kernel_buf);
                 let kernel_restored = kernel_len.map(|len| kernel.restore(&kernel_buf[..len]));
                 let resumed =
-                    other.resume_with(jobs.iter().copied(), &mut metrics, |_, _| {}, |_| false);
+                    other.resume_with(jobs.iter().copied(), &mut metrics, |_, _| {}, |_, _| false);
                 let counted = allocations() - before;
                 results.push((
                     policy,

@@ -140,7 +140,7 @@ pub fn whole<const Q: usize, const R: usize, const B: usize, const M: usize, con
             jobs.iter().copied(),
             &mut sink,
             |_, _| {},
-            |_| {
+            |_, _| {
                 after_instant.push(heard.borrow().len());
                 false
             },
@@ -185,7 +185,7 @@ pub fn resumed<const Q: usize, const R: usize, const B: usize, const M: usize, c
             jobs.iter().copied(),
             &mut Recorder::default(),
             |_, _| {},
-            |_| {
+            |_, _| {
                 seen += 1;
                 seen == stop
             },
@@ -221,7 +221,7 @@ pub fn resumed<const Q: usize, const R: usize, const B: usize, const M: usize, c
             "{policy}: the restored replay writes other bytes"
         );
         let mut sink = Recorder::default();
-        let ended = second.resume_with(jobs.iter().copied(), &mut sink, |_, _| {}, |_| false);
+        let ended = second.resume_with(jobs.iter().copied(), &mut sink, |_, _| {}, |_, _| false);
         Some(Resumed {
             lines: sink.take(),
             outcome: match ended {

@@ -1090,7 +1090,7 @@ mod checkpoint_body {
                 scenario.jobs.iter().copied(),
                 &mut Recorder::default(),
                 |_, _| {},
-                |_| {
+                |_, _| {
                     n += 1;
                     n == 6
                 },
@@ -1251,7 +1251,7 @@ mod checkpoint_body {
             jobs.iter().copied(),
             &mut Recorder::default(),
             |_, _| {},
-            |_| {
+            |_, _| {
                 n = n.saturating_add(1);
                 n > stop
             },
@@ -1269,8 +1269,8 @@ mod checkpoint_body {
         restored.restore(bytes).expect("accepted above");
         let (a, b) = (Recorder::default(), Recorder::default());
         let (mut sa, mut sb) = (a, b);
-        let ea = sim.resume_with(jobs.iter().copied(), &mut sa, |_, _| {}, |_| false);
-        let eb = restored.resume_with(jobs.iter().copied(), &mut sb, |_, _| {}, |_| false);
+        let ea = sim.resume_with(jobs.iter().copied(), &mut sa, |_, _| {}, |_, _| false);
+        let eb = restored.resume_with(jobs.iter().copied(), &mut sb, |_, _| {}, |_, _| false);
         assert_eq!(ea, eb, "the restored replay ended otherwise");
         assert_eq!(
             sa.take(),

@@ -270,7 +270,7 @@ mod tests {
                         input.iter().copied(),
                         &mut before,
                         |_, _| {},
-                        |_| {
+                        |_, _| {
                             seen += 1;
                             seen == stop
                         },
@@ -286,13 +286,48 @@ mod tests {
                 assert_eq!(checkpoint_of(&second), bytes);
                 let mut after = Heard::default();
                 let ended = second
-                    .resume_with(input.iter().copied(), &mut after, |_, _| {}, |_| false)
+                    .resume_with(input.iter().copied(), &mut after, |_, _| {}, |_, _| false)
                     .unwrap();
                 assert_eq!(ended, Some(outcome), "{policy} stop {stop}");
                 before.0.extend(after.0);
                 assert_eq!(before.0, heard.0, "{policy} stop {stop}");
             }
             assert!(instants > 20, "{policy}: {instants} instants");
+        }
+    }
+
+    /// A host checkpoints inside `pause`, with the sink at hand, and goes
+    /// on: a replay restored from any of those checkpoints ends as the one
+    /// that went on, and its sink hears the rest of what that one's heard.
+    #[test]
+    fn checkpoints_taken_in_pause_resume_exactly() {
+        let input = jobs(5);
+        let mut sim = Sim::new(Kernel::new(cluster(), Policy::ConsRs(Default::default())));
+        let mut taken: Vec<(usize, Vec<u8>)> = Vec::new();
+        let mut heard = Heard::default();
+        let outcome = sim
+            .resume_with(
+                input.iter().copied(),
+                &mut heard,
+                |_, _| {},
+                |sim, sink| {
+                    if sink.0.len() % 3 == 0 {
+                        taken.push((sink.0.len(), checkpoint_of(sim)));
+                    }
+                    false
+                },
+            )
+            .unwrap();
+        assert!(taken.len() > 5, "{} checkpoints", taken.len());
+        for (at, bytes) in &taken {
+            let mut again = Sim::new(Kernel::new(cluster(), Policy::Easy));
+            again.restore(bytes).unwrap();
+            let mut rest = Heard::default();
+            let ended = again
+                .resume_with(input.iter().copied(), &mut rest, |_, _| {}, |_, _| false)
+                .unwrap();
+            assert_eq!(ended, outcome);
+            assert_eq!(rest.0, heard.0[*at..]);
         }
     }
 
@@ -309,7 +344,7 @@ mod tests {
                 input.iter().copied(),
                 &mut Heard::default(),
                 |_, _| {},
-                |_| {
+                |_, _| {
                     n += 1;
                     n == 12
                 },
@@ -328,7 +363,7 @@ mod tests {
                 wrong.iter().copied(),
                 &mut Heard::default(),
                 |_, _| {},
-                |_| false,
+                |_, _| false,
             );
             assert!(matches!(
                 refused,
@@ -386,7 +421,7 @@ mod tests {
                 input.iter().copied(),
                 &mut Heard::default(),
                 |_, _| {},
-                |_| false,
+                |_, _| false,
             )
             .unwrap();
         let whole = Sim::new(Kernel::new(cluster(), Policy::Conservative))
