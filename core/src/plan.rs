@@ -618,6 +618,7 @@ impl<const B: usize, const M: usize, const L: usize> Plan<B, M, L> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::fixtures::{job, AtSpeed};
     use crate::types::{LicensePool, Machine, MachineSet};
     use std::format;
 
@@ -631,7 +632,7 @@ mod tests {
             Cluster::new(&[machine(4), machine(8), machine(2)], &[]).unwrap();
         let mut plan: Plan<16, 3, 1> = Plan::new(&three);
         plan.reserve(
-            &Job::new(1, 0, 3, 50),
+            &job(1).procs(3).estimate(50).job(),
             &Slot {
                 start: 10,
                 machine: 1,
@@ -665,30 +666,18 @@ mod tests {
     /// one later, though the fast one is searched first.
     #[test]
     fn earliest_looks_past_the_first_machine_in_order() {
-        let cluster: Cluster<2, 0> = Cluster::new(
-            &[
-                Machine {
-                    cpus: 4,
-                    speed: 1000,
-                },
-                Machine {
-                    cpus: 4,
-                    speed: 2000,
-                },
-            ],
-            &[],
-        )
-        .unwrap();
+        let cluster: Cluster<2, 0> =
+            Cluster::new(&[Machine::new(4), Machine::new(4).at_speed(2000)], &[]).unwrap();
         assert_eq!(cluster.order(), &[1, 0]);
         let mut plan: Plan<16, 2, 0> = Plan::new(&cluster);
-        let busy = Job::new(1, 0, 4, 200);
+        let busy = job(1).procs(4).estimate(200).job();
         let fast_busy = Slot {
             start: 0,
             machine: 1,
             duration: 100,
         };
         plan.reserve(&busy, &fast_busy).unwrap();
-        let job = Job::new(2, 0, 4, 100);
+        let job = job(2).procs(4).estimate(100).job();
         let now = Slot {
             start: 0,
             machine: 0,
@@ -722,10 +711,7 @@ mod tests {
     fn earliest_before_credits_the_jobs_own_license() {
         use crate::types::{LicensePool, LicenseSet, MachineSet};
         let cluster: Cluster<1, 1> = Cluster::new(
-            &[Machine {
-                cpus: 4,
-                speed: 1000,
-            }],
+            &[Machine::new(4)],
             &[LicensePool {
                 count: 1,
                 machines: MachineSet::ALL,
@@ -733,7 +719,7 @@ mod tests {
         )
         .unwrap();
         let mut plan: Plan<16, 1, 1> = Plan::new(&cluster);
-        let mut job = Job::new(1, 0, 4, 100);
+        let mut job = job(1).procs(4).estimate(100).job();
         job.licenses = LicenseSet(1);
         let own = Slot {
             start: 100,
@@ -769,10 +755,7 @@ mod tests {
     #[test]
     fn shift_earlier_takes_only_overlapping_moves() {
         use crate::types::{LicensePool, LicenseSet, MachineSet};
-        let machine = Machine {
-            cpus: 4,
-            speed: 1000,
-        };
+        let machine = Machine::new(4);
         let pool = LicensePool {
             count: 1,
             machines: MachineSet::ALL,
@@ -783,17 +766,17 @@ mod tests {
             machine,
             duration: 100,
         };
-        let job = Job::new(1, 0, 3, 100);
-        let mut licensed = job;
-        licensed.licenses = LicenseSet(1);
+        let mover = job(1).procs(3).estimate(100);
+        let licensed = mover.licenses(LicenseSet(1)).job();
+        let mover = mover.job();
         let own = slot(100, 0);
         for (who, to) in [
-            (job, slot(50, 1)),
-            (job, slot(0, 0)),
-            (job, slot(100, 0)),
-            (job, slot(150, 0)),
+            (mover, slot(50, 1)),
+            (mover, slot(0, 0)),
+            (mover, slot(100, 0)),
+            (mover, slot(150, 0)),
             (
-                job,
+                mover,
                 Slot {
                     duration: 90,
                     ..slot(50, 0)
@@ -807,23 +790,25 @@ mod tests {
             assert_eq!(format!("{plan:?}"), before);
         }
         let mut plan: Plan<16, 2, 1> = Plan::new(&cluster);
-        plan.reserve(&job, &own).unwrap();
+        plan.reserve(&mover, &own).unwrap();
         let other = Slot {
             start: 0,
             machine: 0,
             duration: 300,
         };
-        plan.reserve(&Job::new(2, 0, 1, 300), &other).unwrap();
+        plan.reserve(&job(2).procs(1).estimate(300).job(), &other)
+            .unwrap();
         let mut expected = plan.clone();
-        expected.release_from(&job, &own, 0).unwrap();
-        expected.reserve(&job, &slot(50, 0)).unwrap();
+        expected.release_from(&mover, &own, 0).unwrap();
+        expected.reserve(&mover, &slot(50, 0)).unwrap();
         // Freed: [150, 200), where job 2 still holds 1 of the 4.
-        assert_eq!(plan.shift_earlier(&job, &own, &slot(50, 0)), Ok(Some(3)));
+        assert_eq!(plan.shift_earlier(&mover, &own, &slot(50, 0)), Ok(Some(3)));
         assert_eq!(format!("{plan:?}"), format!("{expected:?}"));
         // With its license: machine 1 is all free in [150, 200).
         let mut plan: Plan<16, 2, 1> = Plan::new(&cluster);
         plan.reserve(&licensed, &own).unwrap();
-        plan.reserve(&Job::new(2, 0, 1, 300), &other).unwrap();
+        plan.reserve(&job(2).procs(1).estimate(300).job(), &other)
+            .unwrap();
         let mut expected = plan.clone();
         expected.release_from(&licensed, &own, 0).unwrap();
         expected.reserve(&licensed, &slot(50, 0)).unwrap();
@@ -836,8 +821,7 @@ mod tests {
         // processors have room from 50, the license not.
         let mut plan: Plan<16, 2, 1> = Plan::new(&cluster);
         plan.reserve(&licensed, &own).unwrap();
-        let mut holder = Job::new(3, 0, 1, 60);
-        holder.licenses = LicenseSet(1);
+        let holder = job(3).procs(1).estimate(60).licenses(LicenseSet(1)).job();
         plan.reserve(
             &holder,
             &Slot {

@@ -562,12 +562,13 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::fixtures::job;
 
     /// The reservation and guarantee read back as set, `None` included, and
     /// `Debug` shows them as options (not the values that stand for none).
     #[test]
     fn a_queued_job_reads_back_its_reservation_and_guarantee() {
-        let mut q = QueuedJob::new(Job::new(7, 0, 2, 30));
+        let mut q = QueuedJob::new(job(7).procs(2).estimate(30).job());
         assert_eq!((q.reservation(), q.guarantee()), (None, None));
         let text = std::format!("{q:?}");
         assert!(
@@ -589,7 +590,7 @@ mod tests {
         );
         q.set_reservation(None);
         q.set_guarantee(None);
-        assert_eq!(q, QueuedJob::new(Job::new(7, 0, 2, 30)));
+        assert_eq!(q, QueuedJob::new(job(7).procs(2).estimate(30).job()));
         assert_eq!(core::mem::size_of::<QueuedJob>(), 48);
     }
 }

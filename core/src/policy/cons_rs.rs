@@ -699,9 +699,10 @@ impl Objective {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::fixtures::job;
 
     fn queued(id: u32, submit: Time, estimate: u32, start: Time) -> QueuedJob {
-        let job = Job::new(id, submit, 1, estimate);
+        let job = job(id).submit(submit).procs(1).estimate(estimate).job();
         let mut q = QueuedJob::new(job);
         q.set_reservation(Some(Slot {
             start,
@@ -786,9 +787,11 @@ mod tests {
         .unwrap();
         let mut st: State<8, 8, 64, 3, 1> = State::new(cluster, false);
         let licensed = |id, procs, estimate| {
-            let mut job = Job::new(id, 0, procs, estimate);
-            job.licenses = LicenseSet(1);
-            job
+            job(id)
+                .procs(procs)
+                .estimate(estimate)
+                .licenses(LicenseSet(1))
+                .job()
         };
         let hold = |st: &mut State<8, 8, 64, 3, 1>, job: Job, machine, duration| {
             let slot = Slot {
@@ -798,8 +801,8 @@ mod tests {
             };
             st.plan.reserve(&job, &slot).unwrap();
         };
-        hold(&mut st, Job::new(1, 0, 2, 30), 0, 30);
-        hold(&mut st, Job::new(2, 0, 2, 30), 1, 30);
+        hold(&mut st, job(1).procs(2).estimate(30).job(), 0, 30);
+        hold(&mut st, job(2).procs(2).estimate(30).job(), 1, 30);
         hold(&mut st, licensed(3, 1, 50), 2, 50);
         let j = licensed(4, 2, 100);
         // 0: no processors; 30: processors but no license; 50: both, on
@@ -815,7 +818,7 @@ mod tests {
         assert_eq!(find_gap(&st, &j, 50), Ok(None));
         assert_eq!(find_gap(&st, &j, 40), Ok(None));
         // Without a license: 30, on m0.
-        let k = Job::new(5, 0, 2, 100);
+        let k = job(5).procs(2).estimate(100).job();
         let at_30 = Slot {
             start: 30,
             machine: 0,

@@ -1,6 +1,6 @@
 //! FCFS: first come, first served, without backfilling.
 //!
-//! Rule (DESIGN.md section 3, "FCFS"): start jobs strictly in queue order
+//! Rule (`docs/design.md`, "FCFS"): start jobs strictly in queue order
 //! while the head fits now; the first job that does not fit blocks every job
 //! behind it until it starts. The baseline every backfilling paper compares
 //! against.
