@@ -549,7 +549,51 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
                 _ => RestoreError::Invalid(
                     "the jobs hold more processors or licenses than the cluster has",
                 ),
-            })
+            })?;
+        self.check_unkept_reservation(d)
+    }
+
+    /// A reservation the plan does not keep (the policy makes it again at
+    /// each pass: EASY's head, DPSA's, flexible backfilling's holder) must
+    /// fit beside the running jobs at its start, as every reservation such
+    /// a policy makes does: else the next pass would find the job's
+    /// earliest start later, past its guarantee. Reads the plan just
+    /// rebuilt (the running jobs alone) or, with a tally, the running jobs.
+    fn check_unkept_reservation(&self, d: &Decoded<'_, M, L>) -> Result<(), RestoreError> {
+        if d.policy.keeps_reservations() {
+            return Ok(());
+        }
+        for q in d.queue.iter() {
+            let Some(slot) = q.slot() else {
+                continue;
+            };
+            let fits = if d.tally {
+                let cpus = d.cluster.machines().first().map_or(0, |m| m.cpus);
+                let held = d
+                    .running
+                    .iter()
+                    .filter(|r| r.slot.end() > slot.start)
+                    .fold(0u64, |sum, r| sum.saturating_add(u64::from(r.job.procs)));
+                held.saturating_add(u64::from(q.job.procs)) <= u64::from(cpus)
+            } else {
+                let limit = slot.start.saturating_add(1);
+                matches!(
+                    self.st.plan.earliest_before(
+                        &d.cluster,
+                        &q.job,
+                        &Slot::NOTHING,
+                        slot.start,
+                        limit
+                    ),
+                    Ok(Some(_))
+                )
+            };
+            require(
+                fits,
+                "a reservation that does not fit beside the running jobs",
+            )?;
+        }
+        Ok(())
     }
 
     /// Rebuilds the plan from the kernel's own jobs (after a refused
