@@ -6,7 +6,7 @@ use super::{json, output_files};
 use crate::error::CliError;
 use crate::farm::{format as farm_format, replay as farm_replay, report as farm_report};
 use crate::output::csv_text;
-use crate::output::files::OutputFiles;
+use crate::output::files::{identity, OutputFiles};
 use crate::output::{batsim, progress, report};
 use crate::replay::checkpoint::{self, Checkpointing, Fingerprint};
 use crate::replay::policy::{SearchOptions, ThresholdOptions};
@@ -38,6 +38,9 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
             ));
         }
         return run_farm_replay(args, farm);
+    }
+    if let Some(path) = &args.checkpoint {
+        check_checkpoint_path(path, args)?;
     }
     if checkpointing && args.latency {
         return Err(CliError::Usage(
@@ -163,6 +166,31 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     };
     files.commit()?;
     Ok(text)
+}
+
+/// Refuses a `--checkpoint` path that names the trace or the `--jobs-out`
+/// file, or lies in no directory, before the replay starts.
+///
+/// # Errors
+/// [`CliError::Usage`] naming the option, the path and the problem.
+fn check_checkpoint_path(path: &Path, args: &ReplayArgs) -> Result<(), CliError> {
+    let bad =
+        |problem: &str| CliError::Usage(format!("--checkpoint {}: {problem}", path.display()));
+    let Some(id) = identity(path) else {
+        return Err(bad("its directory does not exist"));
+    };
+    if path.is_dir() {
+        return Err(bad("is a directory, not a file name"));
+    }
+    if args.trace.as_deref().and_then(identity).as_ref() == Some(&id) {
+        return Err(bad("is the input trace; refusing to overwrite it"));
+    }
+    if args.jobs_out.as_deref().and_then(identity).as_ref() == Some(&id) {
+        return Err(bad(
+            "--jobs-out writes to it; give each output its own file",
+        ));
+    }
+    Ok(())
 }
 
 /// Starts replaying the trace of `args` while it is read (see [`stream`]),

@@ -256,4 +256,41 @@ fn checkpoint_options_are_checked() {
     .concat());
     fails_with(&out, 2, &["--latency cannot be used with --checkpoint"]);
     assert!(!ck.exists());
+    let trace = super::small_trace(dir.path());
+    let trace_s = trace.to_str().expect("utf-8");
+    let before = std::fs::read(&trace).expect("trace");
+    let out = run(&[
+        "replay",
+        trace_s,
+        "--checkpoint",
+        trace_s,
+        "--checkpoint-every",
+        "1",
+    ]);
+    fails_with(&out, 2, &["--checkpoint", "is the input trace"]);
+    assert_eq!(std::fs::read(&trace).expect("trace"), before);
+    let jobs = dir.path().join("jobs.csv");
+    let jobs_s = jobs.to_str().expect("utf-8");
+    let out = run(&[
+        "replay",
+        trace_s,
+        "--jobs-out",
+        jobs_s,
+        "--checkpoint",
+        jobs_s,
+        "--checkpoint-every",
+        "1",
+    ]);
+    fails_with(&out, 2, &["--checkpoint", "--jobs-out writes to it"]);
+    let nowhere = dir.path().join("no/such/dir/c.ckpt");
+    let out = run(&[
+        "replay",
+        trace_s,
+        "--checkpoint",
+        nowhere.to_str().expect("utf-8"),
+        "--checkpoint-every",
+        "1",
+    ]);
+    fails_with(&out, 2, &["--checkpoint", "its directory does not exist"]);
+    assert_eq!(super::listing(dir.path()), ["small.swf"]);
 }
