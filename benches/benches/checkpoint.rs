@@ -14,7 +14,7 @@
 //!   jobs.
 //!
 //! `cargo bench -p backfill-benches --bench checkpoint`; the sizes are
-//! printed first; `python3 benches/medians.py` prints the medians.
+//! printed first; `cargo xtask medians` prints the medians.
 
 use backfill_benches::{
     busy_kernel, conservative_steps, queued_jobs, BENCH_RUNNING, BUSY_PROCS, QUEUED_AT,
