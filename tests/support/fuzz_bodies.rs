@@ -1178,7 +1178,7 @@ mod checkpoint_body {
 
     /// Bytes into restore (see `fuzz/fuzz_targets/checkpoint_restore.rs`).
     /// The first byte chooses: bit 0 set, the rest describe a real
-    /// checkpoint of a random replay and damage to it ([`Real`]); clear,
+    /// checkpoint of a random replay and damage to it (`Real`); clear,
     /// the rest are the bytes, resealed (checksums made right) when bit 1
     /// is set; bit 2, restore into busy targets rather than fresh ones.
     ///
