@@ -34,11 +34,13 @@ mod dpsa;
 mod easy;
 mod fcfs;
 mod flexible;
+mod saved;
 mod selective;
 
 pub use cons_rs::{Iterations, RandomSearch, MAX_TOUCHED};
 pub use dpsa::{DpsaOrder, DEFAULT_DPSA_NODES, DPSA_CANDIDATES};
 pub use flexible::{Heuristics, LicenseDemand, Scores};
+pub(crate) use saved::Saved;
 pub use selective::{SlowdownAverage, Threshold};
 
 use crate::plan::Slot;
