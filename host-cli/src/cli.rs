@@ -42,15 +42,19 @@ pub fn main() -> std::process::ExitCode {
     };
     progress::show_on_terminal();
     match run(&cli.command) {
+        Ok(text) if files::report_to_stderr() => {
+            files::write_stderr(text.as_bytes());
+            std::process::ExitCode::SUCCESS
+        }
         Ok(text) => match files::write_stdout(text.as_bytes()) {
             Ok(_) => std::process::ExitCode::SUCCESS,
             Err(e) => {
-                files::warn(&format!("host-cli: error: {e}"));
+                files::warn(&format!("error: {e}"));
                 std::process::ExitCode::from(1)
             }
         },
         Err(e) => {
-            files::warn(&format!("host-cli: error: {e}"));
+            files::warn(&format!("error: {e}"));
             std::process::ExitCode::from(e.exit_code())
         }
     }
@@ -62,9 +66,7 @@ pub fn main() -> std::process::ExitCode {
 fn clap_exit(e: &clap::Error) -> std::process::ExitCode {
     match e.print() {
         Err(io) if io.kind() != std::io::ErrorKind::BrokenPipe => {
-            files::warn(&format!(
-                "host-cli: error: writing the message failed: {io}"
-            ));
+            files::warn(&format!("error: writing the message failed: {io}"));
             std::process::ExitCode::from(1)
         }
         _ => std::process::ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2)),

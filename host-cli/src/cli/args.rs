@@ -59,7 +59,8 @@ pub(crate) enum Format {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum JobsFormat {
     /// job_id, submit, start, end, wait, run, estimate, procs,
-    /// bounded_slowdown, category, killed.
+    /// bounded_slowdown, category, killed, guarantee (the start its first
+    /// reservation promised; empty without one).
     Plain,
     /// Batsim's jobs.csv, which evalys loads to draw Gantt charts: job_id,
     /// workload_name, profile, submission_time,

@@ -312,7 +312,7 @@ pub(crate) fn load_prepared_tapped(
 ) -> Result<(Prepared, Option<swf::SwfHeader>), CliError> {
     match trace {
         Some(path) => {
-            let loaded = swf::load_tapped(path, tap)?;
+            let loaded = swf::load_tapped(path, tap).map_err(|e| farm_list_hint(path, e))?;
             let prepared = replay::prepare(&loaded, &window.window(), shaping)?;
             Ok((prepared, Some(loaded.header)))
         }
@@ -320,5 +320,20 @@ pub(crate) fn load_prepared_tapped(
             let source = Source::Synthetic(*spec);
             Ok((source.prepare(&window.window(), shaping)?, None))
         }
+    }
+}
+
+/// `error` with a hint when the file that failed to read as SWF is a farm
+/// job list (CSV), which needs `--farm`.
+fn farm_list_hint(path: &Path, error: swf::SwfError) -> CliError {
+    if farm_format::looks_like_job_list(path) {
+        CliError::Usage(format!(
+            "{error}; {} looks like a farm job list (CSV), not an SWF trace: replay it with \
+             host-cli replay --farm FARM.toml {}",
+            path.display(),
+            path.display()
+        ))
+    } else {
+        CliError::Swf(error)
     }
 }

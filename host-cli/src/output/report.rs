@@ -1,7 +1,7 @@
 //! Reports: what a replay or `info` prints, as a table or JSON, and the
 //! per-job CSV.
 
-use crate::numbers::round4;
+use crate::numbers::{agree, count_of, round4};
 use crate::replay::{MachineSource, Prepared, RunResult};
 use crate::swf::{SkipCounts, SkipReason, SwfHeader};
 use backfill_core::{
@@ -13,7 +13,9 @@ use std::io::Write;
 
 /// The standard metrics of one set of jobs: one row of the metrics table
 /// of `replay` (trace or farm) and, with the changes against a baseline,
-/// of `compare`.
+/// of `compare`. A set without jobs has no means and no worst value
+/// (`None`: `-` in tables, `null` in JSON, an empty CSV field), never a
+/// made-up 0.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub(crate) struct MetricsRow {
     /// `all` or a category label (SN, SW, LN, LW).
@@ -21,27 +23,43 @@ pub(crate) struct MetricsRow {
     /// Jobs in the set.
     pub(crate) jobs: u64,
     /// Mean wait (s).
-    pub(crate) mean_wait: f64,
+    pub(crate) mean_wait: Option<f64>,
     /// Mean bounded slowdown (10 s bound).
-    pub(crate) mean_bounded_slowdown: f64,
+    pub(crate) mean_bounded_slowdown: Option<f64>,
     /// Mean turnaround (s).
-    pub(crate) mean_turnaround: f64,
+    pub(crate) mean_turnaround: Option<f64>,
     /// Worst bounded slowdown.
-    pub(crate) worst_bounded_slowdown: f64,
+    pub(crate) worst_bounded_slowdown: Option<f64>,
     /// Jobs killed at their estimate.
     pub(crate) killed: u64,
+}
+
+/// `value` when `jobs` is not 0: a figure of a set that has jobs.
+#[must_use]
+pub(crate) fn of_jobs(jobs: u64, value: f64) -> Option<f64> {
+    (jobs > 0).then_some(value)
+}
+
+/// `v` with `decimals` decimals, right-aligned in `width`; `-` for none.
+#[must_use]
+pub(crate) fn cell(v: Option<f64>, width: usize, decimals: usize) -> String {
+    v.map_or_else(
+        || format!("{:>width$}", "-"),
+        |v| format!("{v:>width$.decimals$}"),
+    )
 }
 
 impl MetricsRow {
     /// The row of the jobs `acc` summed, labelled `set`.
     pub(crate) fn new(set: &str, acc: &Accumulator) -> Self {
+        let n = acc.count;
         Self {
             set: set.to_owned(),
-            jobs: acc.count,
-            mean_wait: acc.mean_wait(),
-            mean_bounded_slowdown: acc.mean_slowdown(),
-            mean_turnaround: acc.mean_turnaround(),
-            worst_bounded_slowdown: acc.worst_slowdown,
+            jobs: n,
+            mean_wait: of_jobs(n, acc.mean_wait()),
+            mean_bounded_slowdown: of_jobs(n, acc.mean_slowdown()),
+            mean_turnaround: of_jobs(n, acc.mean_turnaround()),
+            worst_bounded_slowdown: of_jobs(n, acc.worst_slowdown),
             killed: acc.killed,
         }
     }
@@ -60,22 +78,33 @@ impl MetricsRow {
     /// `rows` as the reports' aligned table (a header line, one line per
     /// row), the job counts `jobs_width` wide.
     pub(crate) fn table(rows: &[Self], jobs_width: usize) -> String {
+        Self::table_labelled(rows, "set", 5, jobs_width)
+    }
+
+    /// [`table`](Self::table) with the first column headed `head` and
+    /// `set_width` wide.
+    pub(crate) fn table_labelled(
+        rows: &[Self],
+        head: &str,
+        set_width: usize,
+        jobs_width: usize,
+    ) -> String {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "{:<5} {:>jobs_width$} {:>12} {:>10} {:>14} {:>12} {:>7}",
-            "set", "jobs", "mean wait s", "mean bsld", "mean turnar. s", "worst bsld", "killed"
+            "{head:<set_width$} {:>jobs_width$} {:>12} {:>10} {:>14} {:>12} {:>7}",
+            "jobs", "mean wait s", "mean bsld", "mean turnar. s", "worst bsld", "killed"
         );
         for row in rows {
             let _ = writeln!(
                 out,
-                "{:<5} {:>jobs_width$} {:>12.1} {:>10.2} {:>14.1} {:>12.1} {:>7}",
+                "{:<set_width$} {:>jobs_width$} {} {} {} {} {:>7}",
                 row.set,
                 row.jobs,
-                row.mean_wait,
-                row.mean_bounded_slowdown,
-                row.mean_turnaround,
-                row.worst_bounded_slowdown,
+                cell(row.mean_wait, 12, 1),
+                cell(row.mean_bounded_slowdown, 10, 2),
+                cell(row.mean_turnaround, 14, 1),
+                cell(row.worst_bounded_slowdown, 12, 1),
                 row.killed
             );
         }
@@ -595,10 +624,12 @@ fn accounting_lines(a: &Accounting, read: &str, outcome: &str, every_reason: boo
         a.records_read, a.jobs_in_window, a.scheduled
     );
     if a.partial_execution_lines > 0 {
+        let n = a.partial_execution_lines;
         let _ = writeln!(
             out,
-            "             {} partial-execution lines (status 2/3/4) are not jobs",
-            a.partial_execution_lines
+            "             {} (status 2/3/4) {} not jobs",
+            count_of(n, "partial-execution line", "partial-execution lines"),
+            agree(n, "is", "are")
         );
     }
     for (reason, count) in a.skipped.labelled() {
@@ -615,17 +646,23 @@ fn accounting_lines(a: &Accounting, read: &str, outcome: &str, every_reason: boo
         }
     }
     if a.out_of_order > 0 {
+        let n = a.out_of_order;
         let _ = writeln!(
             out,
-            "             {} jobs were out of submit order in the file (sorted for the replay)",
-            a.out_of_order
+            "             {} {} out of submit order in the file (sorted for the replay)",
+            count_of(n, "job", "jobs"),
+            agree(n, "was", "were")
         );
     }
     if a.no_requested_time > 0 {
+        let n = a.no_requested_time;
         let _ = writeln!(
             out,
-            "             {} jobs have no requested time (field 9): their user estimate is their run time",
-            a.no_requested_time
+            "             {} {} no requested time (field 9): {} user estimate is {} run time",
+            count_of(n, "job", "jobs"),
+            agree(n, "has", "have"),
+            agree(n, "its", "their"),
+            agree(n, "its", "their")
         );
     }
     out
@@ -748,14 +785,14 @@ pub(crate) struct ReplayCsvRow {
     pub(crate) set: String,
     /// Jobs in the set.
     pub(crate) jobs: u64,
-    /// Mean wait (s).
-    pub(crate) mean_wait: f64,
-    /// Mean bounded slowdown.
-    pub(crate) mean_bounded_slowdown: f64,
-    /// Mean turnaround (s).
-    pub(crate) mean_turnaround: f64,
-    /// Worst bounded slowdown.
-    pub(crate) worst_bounded_slowdown: f64,
+    /// Mean wait (s); empty for a set without jobs.
+    pub(crate) mean_wait: Option<f64>,
+    /// Mean bounded slowdown; empty for a set without jobs.
+    pub(crate) mean_bounded_slowdown: Option<f64>,
+    /// Mean turnaround (s); empty for a set without jobs.
+    pub(crate) mean_turnaround: Option<f64>,
+    /// Worst bounded slowdown; empty for a set without jobs.
+    pub(crate) worst_bounded_slowdown: Option<f64>,
     /// Jobs killed at their estimate.
     pub(crate) killed: u64,
     /// Utilisation of the whole replay.
@@ -789,10 +826,10 @@ pub(crate) fn replay_csv_rows(r: &ReplayReport) -> Vec<ReplayCsvRow> {
             narrow_max: r.narrow_max,
             set: m.set.clone(),
             jobs: m.jobs,
-            mean_wait: round4(m.mean_wait),
-            mean_bounded_slowdown: round4(m.mean_bounded_slowdown),
-            mean_turnaround: round4(m.mean_turnaround),
-            worst_bounded_slowdown: round4(m.worst_bounded_slowdown),
+            mean_wait: m.mean_wait.map(round4),
+            mean_bounded_slowdown: m.mean_bounded_slowdown.map(round4),
+            mean_turnaround: m.mean_turnaround.map(round4),
+            worst_bounded_slowdown: m.worst_bounded_slowdown.map(round4),
             killed: m.killed,
             utilisation: round4(r.utilisation),
         })

@@ -7,11 +7,14 @@
 //!   bad or clashing paths, runs that fail after some outputs are written);
 //! * [`hostile`]: input that cannot be scheduled or does not fit (empty
 //!   windows, bad headers, times past the replay clock, huge queues) and
-//!   misleading option errors.
+//!   misleading option errors;
+//! * [`reports`]: what the reports say: sets without jobs, counts and their
+//!   nouns, one error prefix, `-` for stdout.
 
 mod formats;
 mod hostile;
 mod output;
+mod reports;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -46,7 +46,7 @@ fn a_full_disk_on_stdout_is_one_line_and_status_1() {
             .open("/dev/full")
             .expect("/dev/full");
         let out = run_to(args, Stdio::from(full));
-        fails_with(&out, 1, &["host-cli: error: ", "No space left on device"]);
+        fails_with(&out, 1, &["error: ", "No space left on device"]);
     }
 }
 
