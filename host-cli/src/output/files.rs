@@ -300,6 +300,28 @@ impl OutputFiles {
         Ok(())
     }
 
+    /// [`add`](Self::add) for an output whose name the tool chose (a
+    /// default file name, or a fixed name in a folder given): an existing
+    /// file there is replaced only when `force` (`--force`).
+    ///
+    /// # Errors
+    /// As [`add`](Self::add), and [`CliError::Usage`] naming the option,
+    /// the path and `--force` when the file exists and `force` is not set.
+    pub(crate) fn add_chosen(
+        &mut self,
+        option: &'static str,
+        path: &Path,
+        force: bool,
+    ) -> Result<(), CliError> {
+        if !force && path != Path::new("-") && path.symlink_metadata().is_ok() {
+            return Err(CliError::Usage(format!(
+                "{option} {}: the file exists; give --force to replace it, or another name",
+                path.display()
+            )));
+        }
+        self.add(option, Some(path))
+    }
+
     /// Whether an output was given with `option`.
     #[must_use]
     pub(crate) fn wants(&self, option: &str) -> bool {

@@ -66,6 +66,16 @@ pub fn run(args: &[&str]) -> Output {
         .expect("run host-cli")
 }
 
+/// Runs the binary with `args` in the directory `dir`.
+pub fn run_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run host-cli")
+}
+
 /// Runs the binary with `args` and stdout sent to `stdout`.
 pub fn run_to(args: &[&str], stdout: Stdio) -> Output {
     Command::new(BIN)

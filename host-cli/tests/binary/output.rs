@@ -2,7 +2,9 @@
 //! else is exit status 1 (or 2 when an output path is refused before the
 //! run) with a one-line message, and no file that looks complete is left.
 
-use super::{fails_with, listing, run, run_to, scratch, small_trace, stderr, stdout, write};
+use super::{
+    fails_with, listing, run, run_in, run_to, scratch, small_trace, stderr, stdout, write,
+};
 use std::io::Read;
 use std::process::{Command, Stdio};
 
@@ -153,4 +155,67 @@ fn outputs_appear_complete_after_a_good_run() {
             "readable by others as File::create makes it: {mode:o}"
         );
     }
+}
+
+#[test]
+fn default_file_names_are_never_replaced_without_force() {
+    let dir = scratch();
+    let generate = ["generate", "farm", "--jobs", "20", "--machines", "4"];
+    let first = run_in(dir.path(), &generate);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    assert_eq!(listing(dir.path()), ["farm.toml", "jobs.csv"]);
+    std::fs::write(dir.path().join("jobs.csv"), "mine").expect("write");
+    let again = run_in(dir.path(), &generate);
+    fails_with(
+        &again,
+        2,
+        &["--farm-out farm.toml: the file exists; give --force to replace it"],
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("jobs.csv")).expect("read"),
+        "mine",
+        "nothing replaced"
+    );
+    let forced = run_in(dir.path(), &[&generate[..], &["--force"]].concat());
+    assert_eq!(forced.status.code(), Some(0), "{}", stderr(&forced));
+    assert!(std::fs::read_to_string(dir.path().join("jobs.csv"))
+        .expect("read")
+        .contains("id,submit"));
+    // A name given is an output like any other: replaced.
+    let named = run_in(
+        dir.path(),
+        &[
+            &generate[..],
+            &["--farm-out", "farm.toml", "--jobs-out", "jobs.csv"],
+        ]
+        .concat(),
+    );
+    assert_eq!(named.status.code(), Some(0), "{}", stderr(&named));
+    // farm-study's files in a data folder are names it chose.
+    let data = dir.path().join("data");
+    let study = [
+        "farm-study",
+        "--jobs",
+        "20",
+        "--machines",
+        "4",
+        "--means",
+        "24",
+        "--repetitions",
+        "2",
+        "--no-license-sweep",
+        "--policies",
+        "fcfs",
+        "--data-dir",
+        "data",
+    ];
+    let out = run_in(dir.path(), &study);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let written = listing(&data);
+    assert!(!written.is_empty());
+    let out = run_in(dir.path(), &study);
+    fails_with(&out, 2, &["--data-dir", "the file exists; give --force"]);
+    let out = run_in(dir.path(), &[&study[..], &["--force"]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(listing(&data), written);
 }

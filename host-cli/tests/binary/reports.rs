@@ -27,8 +27,8 @@ fn sets_without_jobs_show_no_figures() {
         // set, jobs, four figures, killed.
         assert_eq!(cells, [set, "0", "-", "-", "-", "-", "0"], "{row}");
     }
-    let json: serde_json::Value = serde_json::from_str(&ok(&["replay", t, "--format", "json"]))
-        .expect("json");
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(&["replay", t, "--format", "json"])).expect("json");
     let metrics = json["metrics"].as_array().expect("metrics");
     for m in metrics.iter().filter(|m| m["jobs"] == 0) {
         for key in [
@@ -61,7 +61,10 @@ fn sets_without_jobs_show_no_figures() {
         .skip_while(|l| !l.starts_with("absolute values"))
         .find(|l| l.starts_with("mean bounded slowdown"))
         .expect("absolute slowdowns");
-    assert!(slowdowns.ends_with("-          -          -"), "{slowdowns}");
+    assert!(
+        slowdowns.ends_with("-          -          -"),
+        "{slowdowns}"
+    );
 }
 
 #[test]
@@ -71,14 +74,26 @@ fn farm_reports_leave_out_the_categories_without_jobs() {
     let jobs = dir.path().join("jobs.csv");
     let (f, j) = (farm.to_str().expect("utf-8"), jobs.to_str().expect("utf-8"));
     ok(&[
-        "generate", "farm", "--jobs", "40", "--machines", "4", "--farm-out", f, "--jobs-out", j,
+        "generate",
+        "farm",
+        "--jobs",
+        "40",
+        "--machines",
+        "4",
+        "--farm-out",
+        f,
+        "--jobs-out",
+        j,
     ]);
     // Estimates of 500-3000 s on machines of up to 8 CPUs: every job is
     // short and narrow.
     let table = ok(&["replay", "--farm", f, j]);
     assert!(table.lines().any(|l| l.starts_with("SN ")), "{table}");
     for set in ["SW ", "LN ", "LW "] {
-        assert!(!table.lines().any(|l| l.starts_with(set)), "{set}in\n{table}");
+        assert!(
+            !table.lines().any(|l| l.starts_with(set)),
+            "{set}in\n{table}"
+        );
     }
     let json: serde_json::Value =
         serde_json::from_str(&ok(&["replay", "--farm", f, j, "--format", "json"])).expect("json");
@@ -104,9 +119,7 @@ fn one_job_is_one_job() {
     let t = trace.to_str().expect("utf-8");
     let table = ok(&["replay", t]);
     assert!(
-        table.contains(
-            "1 job has no requested time (field 9): its user estimate is its run time"
-        ),
+        table.contains("1 job has no requested time (field 9): its user estimate is its run time"),
         "{table}"
     );
     assert!(
@@ -155,7 +168,14 @@ fn a_farm_job_list_replayed_as_a_trace_gets_a_hint() {
     let jobs = dir.path().join("jobs.csv");
     let (f, j) = (farm.to_str().expect("utf-8"), jobs.to_str().expect("utf-8"));
     ok(&[
-        "generate", "farm", "--jobs", "10", "--farm-out", f, "--jobs-out", j,
+        "generate",
+        "farm",
+        "--jobs",
+        "10",
+        "--farm-out",
+        f,
+        "--jobs-out",
+        j,
     ]);
     for command in ["replay", "info"] {
         let out = run(&[command, j]);
