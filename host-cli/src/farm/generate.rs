@@ -166,6 +166,37 @@ impl FarmSpec {
         Ok(())
     }
 
+    /// The farm and job parameters a study keeps across its grid: all but
+    /// the seed, the mean inter-arrival time and the license ratio.
+    #[must_use]
+    pub(crate) fn describe_farm(&self) -> String {
+        let margin = match self.margin_kind {
+            MarginKind::Absolute => "",
+            MarginKind::Percent => "% of the estimate",
+        };
+        format!(
+            "{} machines of {}-{} CPUs at speed {}-{}/1000, {} licenses (suitability {}%), {} jobs (estimate {}-{}, run time {}-{}% of it, CPUs {}-{}, needs {}% per license, deadline margin {}-{}{margin}, {}% without deadline)",
+            self.machines,
+            self.machine_cpus.0,
+            self.machine_cpus.1,
+            self.speed.0,
+            self.speed.1,
+            self.licenses,
+            self.suitability,
+            self.jobs,
+            self.estimate.0,
+            self.estimate.1,
+            self.runtime_percent.0,
+            self.runtime_percent.1,
+            self.job_cpus.0,
+            self.job_cpus.1,
+            self.needs,
+            self.margin.0,
+            self.margin.1,
+            self.no_deadline,
+        )
+    }
+
     /// The parameters as one line (for file headers).
     #[must_use]
     pub(crate) fn describe(&self) -> String {

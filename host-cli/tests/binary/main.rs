@@ -2,6 +2,7 @@
 //! small inputs written to a scratch directory, and check its exit status,
 //! stdout, stderr and the files it leaves behind.
 //!
+//! * [`farm`]: farm replays and `farm-study` (its Student-t intervals);
 //! * [`formats`]: CSV, JSON and per-job outputs as other tools read them;
 //! * [`output`]: stdout and output-file failures (closed pipes, full disks,
 //!   bad or clashing paths, runs that fail after some outputs are written);
@@ -11,6 +12,7 @@
 //! * [`reports`]: what the reports say: sets without jobs, counts and their
 //!   nouns, one error prefix, `-` for stdout.
 
+mod farm;
 mod formats;
 mod hostile;
 mod output;
