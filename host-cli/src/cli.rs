@@ -19,6 +19,7 @@
 //! Exit codes: 0 success, 1 a replay or output failure, 2 bad input or options.
 
 mod analyses;
+mod applies;
 pub(crate) mod args;
 mod farm_study;
 mod generate;
@@ -28,7 +29,7 @@ use crate::error::CliError;
 use crate::output::files::{self, OutputFiles};
 use crate::output::progress;
 pub(crate) use args::{Cli, Command};
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use std::path::Path;
 
 /// Entry point of the binary. Nothing here panics on an output error: a
@@ -36,10 +37,18 @@ use std::path::Path;
 /// write error is one line on stderr and status 1 (see [`crate::output`]).
 #[must_use]
 pub fn main() -> std::process::ExitCode {
-    let cli = match Cli::try_parse() {
+    let matches = match Cli::command().try_get_matches() {
+        Ok(matches) => matches,
+        Err(e) => return clap_exit(&e),
+    };
+    let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => return clap_exit(&e),
     };
+    if let Err(e) = applies::check(&matches) {
+        files::warn(&format!("error: {e}"));
+        return std::process::ExitCode::from(e.exit_code());
+    }
     progress::show_on_terminal();
     match run(&cli.command) {
         Ok(text) if files::report_to_stderr() => {
@@ -58,6 +67,13 @@ pub fn main() -> std::process::ExitCode {
             std::process::ExitCode::from(e.exit_code())
         }
     }
+}
+
+/// The command line's parser, for tests that walk every command and
+/// option it accepts.
+#[must_use]
+pub fn command() -> clap::Command {
+    Cli::command()
 }
 
 /// Prints clap's help, version or usage error and gives its exit status

@@ -165,6 +165,21 @@ fn start_early(
 fn run_farm_replay(args: &ReplayArgs, farm: &Path) -> Result<String, CliError> {
     let options = args.thresholds.options();
     options.check(&[args.policy])?;
+    if options.needs_conservative(&[args.policy]) {
+        let given = if args.policy.is_selective_d() {
+            "--thresholds SN,SW,LN,LW"
+        } else {
+            "--threshold X"
+        };
+        return Err(CliError::Usage(format!(
+            "--policy {}: a farm replay does not derive Selective's thresholds from a \
+             Conservative pre-run; give them with {given} (e.g. the mean bounded slowdowns that \
+             `host-cli replay --farm {} JOBS.csv --policy conservative` reports), or use \
+             selective-adaptive",
+            args.policy.name(),
+            farm.display()
+        )));
+    }
     let bounds = args.window.bounds();
     let (policy, _) = options.resolve(args.policy, bounds, None)?;
     let (r, files) = replay_farm(&ReplayRequest {

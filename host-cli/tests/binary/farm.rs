@@ -123,3 +123,81 @@ fn farm_study_intervals_are_student_t_and_say_so() {
         std::fs::read_to_string(dir.path().join("one/farm-grid-summary.csv")).expect("summary");
     assert_eq!(column(&summary, "mean_slowdown_ci95_student_t"), [None]);
 }
+
+#[test]
+fn selective_on_a_farm_says_what_to_do() {
+    let dir = scratch();
+    ok_in(
+        dir.path(),
+        &["generate", "farm", "--jobs", "30", "--machines", "4"],
+    );
+    for (policy, given) in [
+        ("selective", "--threshold X"),
+        ("selective-d", "--thresholds SN,SW,LN,LW"),
+    ] {
+        let out = run_in(
+            dir.path(),
+            &[
+                "replay",
+                "--farm",
+                "farm.toml",
+                "jobs.csv",
+                "--policy",
+                policy,
+            ],
+        );
+        let err = super::fails_with(&out, 2, &[policy, given, "--policy conservative"]);
+        assert!(!err.contains("were needed but not computed"), "{err}");
+    }
+    // With its threshold given, Selective replays the farm.
+    let text = ok_in(
+        dir.path(),
+        &[
+            "replay",
+            "--farm",
+            "farm.toml",
+            "jobs.csv",
+            "--policy",
+            "selective",
+            "--threshold",
+            "2",
+        ],
+    );
+    assert!(text.contains("policy       selective"), "{text}");
+}
+
+#[test]
+fn farm_replays_refuse_trace_options() {
+    let dir = scratch();
+    ok_in(
+        dir.path(),
+        &["generate", "farm", "--jobs", "30", "--machines", "4"],
+    );
+    for (option, value) in [
+        ("--load", "2"),
+        ("--first", "10"),
+        ("--skip", "5"),
+        ("--procs", "4"),
+        ("--synthetic-jobs", "10"),
+    ] {
+        let out = run_in(
+            dir.path(),
+            &["replay", "--farm", "farm.toml", "jobs.csv", option, value],
+        );
+        super::fails_with(&out, 2, &[option, "farm"]);
+    }
+    let out = run_in(
+        dir.path(),
+        &[
+            "replay",
+            "--farm",
+            "farm.toml",
+            "jobs.csv",
+            "--jobs-out",
+            "o.csv",
+            "--jobs-format",
+            "batsim",
+        ],
+    );
+    super::fails_with(&out, 2, &["--jobs-format", "farm"]);
+}

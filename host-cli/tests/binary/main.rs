@@ -4,6 +4,8 @@
 //!
 //! * [`farm`]: farm replays and `farm-study` (its Student-t intervals);
 //! * [`formats`]: CSV, JSON and per-job outputs as other tools read them;
+//! * [`options`]: every option of every command, in every mode, takes
+//!   effect or is refused;
 //! * [`output`]: stdout and output-file failures (closed pipes, full disks,
 //!   bad or clashing paths, runs that fail after some outputs are written);
 //! * [`hostile`]: input that cannot be scheduled or does not fit (empty
@@ -15,6 +17,7 @@
 mod farm;
 mod formats;
 mod hostile;
+mod options;
 mod output;
 mod reports;
 

@@ -190,3 +190,29 @@ fn a_farm_job_list_replayed_as_a_trace_gets_a_hint() {
         );
     }
 }
+
+#[test]
+fn options_for_another_policy_or_mode_are_refused() {
+    let dir = scratch();
+    let trace = small_trace(dir.path());
+    let trace = trace.to_str().expect("path");
+    for (args, option) in [
+        (
+            vec!["replay", trace, "--aging-weight", "5"],
+            "--aging-weight",
+        ),
+        (
+            vec!["replay", trace, "--synthetic-jobs", "10"],
+            "--synthetic-jobs",
+        ),
+        (vec!["replay", trace, "--seed", "3"], "--seed"),
+        (vec!["compare", trace, "--seed", "3"], "--seed"),
+        (vec!["replay", "--boost", "3"], "--boost"),
+    ] {
+        let out = run(&args);
+        fails_with(&out, 2, &[option]);
+    }
+    // The same --seed applies to cons-rs's search.
+    let out = run(&["replay", trace, "--policy", "cons-rs", "--seed", "3"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
