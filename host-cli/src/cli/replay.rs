@@ -64,6 +64,10 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     let (prepared, _) =
         load_prepared_tapped(args.trace.as_ref(), &args.window, shaping, &spec, tap)?;
     prepared.check_runnable()?;
+    if let Some((_, bar)) = &early {
+        // The trace is read: the streamed replay's bar gets its total.
+        progress::total_known(bar, prepared.jobs.len() as u64);
+    }
     let read = started.elapsed().as_secs_f64();
     let mut prerun = None;
     let derived = if options.needs_conservative(&[args.policy]) {

@@ -3,7 +3,7 @@
 //! run) with a one-line message, and no file that looks complete is left.
 
 use super::{
-    fails_with, listing, run, run_in, run_to, scratch, small_trace, stderr, stdout, write,
+    fails_with, job, listing, run, run_in, run_to, scratch, small_trace, stderr, stdout, write, BIN,
 };
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -218,4 +218,67 @@ fn default_file_names_are_never_replaced_without_force() {
     let out = run_in(dir.path(), &[&study[..], &["--force"]].concat());
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(listing(&data), written);
+}
+
+/// The totals (`N/M jobs`) and counts without a total (`N jobs
+/// replayed`) that the progress display showed in `screen`.
+fn progress_states(screen: &str) -> (Vec<u64>, usize) {
+    let number = |s: &str| s.replace(',', "").parse::<u64>().ok();
+    let mut totals = Vec::new();
+    let mut counts = 0;
+    for frame in screen.split(['\r', '\n']) {
+        let words: Vec<&str> = frame.split_whitespace().collect();
+        for pair in words.windows(2) {
+            if pair[1] == "jobs" {
+                if let Some((_, total)) = pair[0].split_once('/') {
+                    totals.extend(number(total));
+                }
+            }
+        }
+        if frame.contains("jobs replayed (") && frame.contains(" jobs/s)") {
+            counts += 1;
+        }
+    }
+    (totals, counts)
+}
+
+#[test]
+fn a_streamed_replay_shows_no_total_before_the_trace_is_read() {
+    // Bars are drawn only on a terminal: `script` gives the run one.
+    let has_script = Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_script {
+        eprintln!("skipped: no `script` (util-linux) to run host-cli on a terminal");
+        return;
+    }
+    let dir = scratch();
+    // Over 1 MiB and 20,000 jobs: large enough for a visible bar.
+    let jobs = 25_000_u32;
+    let mut text = String::from("; MaxProcs: 64\n");
+    for i in 0..jobs {
+        let run = 10 + i64::from(i * 7919 % 990);
+        let procs = 1 << (i % 4);
+        text.push_str(&job(i + 1, u64::from(i) * 100, run, procs, run * 2));
+    }
+    let trace = write(dir.path(), "big.swf", &text);
+    let command = format!("{BIN} replay {} --policy easy", trace.display());
+    let out = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run script");
+    let screen = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{screen}");
+    assert!(screen.contains("25000 scheduled"), "{screen}");
+    let (totals, counts) = progress_states(&screen);
+    assert!(
+        counts > 0,
+        "no count with its rate while streaming: {screen}"
+    );
+    assert!(
+        totals.iter().all(|&t| t == u64::from(jobs)),
+        "a total other than the job count: {totals:?}"
+    );
 }
