@@ -75,6 +75,7 @@ pub(crate) enum JobsFormat {
 
 /// Window and category options shared by every command.
 #[derive(Clone, Debug, Args)]
+#[command(next_help_heading = "Window and categories")]
 pub(crate) struct WindowArgs {
     /// Take only the first N job lines (after --skip), in file order.
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_count_u64)]
@@ -116,6 +117,7 @@ impl WindowArgs {
 
 /// The synthetic workload used without TRACE.
 #[derive(Clone, Debug, Args)]
+#[command(next_help_heading = "Built-in workload (without TRACE)")]
 pub(crate) struct SyntheticArgs {
     /// Synthetic workload (no TRACE): number of jobs.
     #[arg(long, default_value_t = SyntheticSpec::default().jobs, allow_negative_numbers = true, value_parser = parse_count_u32)]
@@ -159,6 +161,7 @@ impl ShapeArgs {
 /// (Selective-D), they come from a Conservative run of the same trace,
 /// window, estimates and load, as in the paper.
 #[derive(Clone, Debug, Default, Args)]
+#[command(next_help_heading = "Selective thresholds")]
 pub(crate) struct ThresholdArgs {
     /// Selective's starvation threshold, an expansion factor (e.g. 26.69).
     #[arg(long, value_name = "X", allow_negative_numbers = true, value_parser = parse_threshold)]
@@ -168,7 +171,9 @@ pub(crate) struct ThresholdArgs {
     pub(crate) thresholds: Option<[u32; 4]>,
     /// Take the thresholds a run gives: `conservative` is the mean bounded
     /// slowdown of a Conservative run (overall; per category for
-    /// selective-d; with user estimates over well-estimated jobs only).
+    /// selective-d; with user estimates over well-estimated jobs only)
+    /// [default: conservative, for selective without --threshold and
+    /// selective-d without --thresholds].
     #[arg(long, value_enum, value_name = "SOURCE")]
     pub(crate) threshold_from: Option<ThresholdFrom>,
     /// selective-scaled: the factor applied to the running mean slowdown [default: 1.5].
@@ -195,6 +200,7 @@ impl ThresholdArgs {
 
 /// Output options of the analyses.
 #[derive(Clone, Debug, Args)]
+#[command(next_help_heading = "Output")]
 pub(crate) struct OutputArgs {
     /// Report format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -213,17 +219,17 @@ pub(crate) struct ReplayArgs {
     /// SWF trace, plain or gzip. Without it, the built-in synthetic workload.
     pub(crate) trace: Option<PathBuf>,
     /// Scheduling policy.
-    #[arg(long, value_enum, default_value_t = PolicyChoice::EASY)]
+    #[arg(long, value_enum, default_value_t = PolicyChoice::EASY, help_heading = "Policy and workload")]
     pub(crate) policy: PolicyChoice,
     /// Estimates the scheduler sees.
-    #[arg(long, value_enum, default_value_t = Estimates::User)]
+    #[arg(long, value_enum, default_value_t = Estimates::User, help_heading = "Policy and workload")]
     pub(crate) estimates: Estimates,
     /// Load factor: submit times are divided by F (F > 1 is heavier).
-    #[arg(long, value_name = "F", default_value_t = 1.0, allow_negative_numbers = true, value_parser = parse_load)]
+    #[arg(long, value_name = "F", default_value_t = 1.0, allow_negative_numbers = true, value_parser = parse_load, help_heading = "Policy and workload")]
     pub(crate) load: f64,
     /// Write one CSV row per scheduled job to FILE, in trace order (layout:
     /// --jobs-format).
-    #[arg(long, value_name = "FILE.csv")]
+    #[arg(long, value_name = "FILE.csv", help_heading = "Output")]
     pub(crate) jobs_out: Option<PathBuf>,
     /// Layout of --jobs-out: this tool's columns, or Batsim's jobs.csv (for
     /// evalys; scripts/evalys_gantt.py draws its Gantt chart).
@@ -232,54 +238,60 @@ pub(crate) struct ReplayArgs {
         value_enum,
         value_name = "LAYOUT",
         default_value_t = JobsFormat::Plain,
-        requires = "jobs_out"
+        requires = "jobs_out",
+        help_heading = "Output"
     )]
     pub(crate) jobs_format: JobsFormat,
     /// Report format (csv: one row per set of jobs, each with the run's
     /// context, so the rows of several runs can be concatenated; json: one
     /// object, wall-clock times apart under "timings").
-    #[arg(long, value_enum, default_value_t = Format::Table)]
+    #[arg(long, value_enum, default_value_t = Format::Table, help_heading = "Output")]
     pub(crate) format: Format,
     /// Time every kernel call (two clock reads each) and report a histogram
     /// of call times with the slowest call: the worst case a firmware host
     /// must budget for. Off by default: an untimed replay reads no clock
     /// per call.
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub(crate) latency: bool,
     /// Synthetic workload: number of jobs.
-    #[arg(long, default_value_t = SyntheticSpec::default().jobs, allow_negative_numbers = true, value_parser = parse_count_u32)]
+    #[arg(long, default_value_t = SyntheticSpec::default().jobs, allow_negative_numbers = true, value_parser = parse_count_u32, help_heading = "Built-in workload (without TRACE)")]
     pub(crate) synthetic_jobs: u32,
     /// PRNG seed: the synthetic workload's [default: 1] and, under
     /// cons-rs, the random search's [default: 0]. With the synthetic
     /// workload and cons-rs, one seed sets both.
-    #[arg(long, allow_negative_numbers = true, value_parser = parse_count_u64)]
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_count_u64, help_heading = "Built-in workload (without TRACE)")]
     pub(crate) seed: Option<u64>,
     /// Selective thresholds.
     #[command(flatten)]
     pub(crate) thresholds: ThresholdArgs,
     /// dpsa-p / dpsa-n / dpsa-w: search nodes per scheduling pass (0: the
-    /// greedy set, so dpsa-p is EASY) [default: 100000]. Measured in a
-    /// release build on a 2-core machine shared with other replays
-    /// (`cargo xtask study dpsa`): the whole of LLNL-Thunder (user estimates)
-    /// replays in 0.8-1.0 s under dpsa-p/-n/-w, with 1-4% of its searches
-    /// stopped by the budget (the report counts them); CEA-Curie, the
-    /// heaviest trace, in 4-30 s.
-    #[arg(long, value_name = "N")]
+    /// greedy set, so dpsa-p is EASY) [default: 100000]. The report counts
+    /// the searches the budget stopped; `docs/studies/dpsa/README.md` has
+    /// replay times.
+    #[arg(
+        long,
+        value_name = "N",
+        help_heading = "Search policies (DPSA, CONS+RS, Conservative)"
+    )]
     pub(crate) dpsa_nodes: Option<u32>,
     /// cons-rs: iterations of each random search [default: 4 per queued
     /// job when the search starts, the paper's simulator's budget].
-    #[arg(long, value_name = "N")]
+    #[arg(
+        long,
+        value_name = "N",
+        help_heading = "Search policies (DPSA, CONS+RS, Conservative)"
+    )]
     pub(crate) rs_iterations: Option<u32>,
     /// conservative: never compress the plan (reservations made at arrival
     /// stay where they are: the CONS+RS paper's baseline).
-    #[arg(long)]
+    #[arg(long, help_heading = "Search policies (DPSA, CONS+RS, Conservative)")]
     pub(crate) no_compression: bool,
     /// Window and categories.
     #[command(flatten)]
     pub(crate) window: WindowArgs,
     /// Replay a farm: FARM.toml describes machines and license pools, and
     /// TRACE is then its job list (CSV); see `docs/studies/farm/README.md`.
-    #[arg(long, value_name = "FARM.toml")]
+    #[arg(long, value_name = "FARM.toml", help_heading = "Farms")]
     pub(crate) farm: Option<PathBuf>,
     /// Flexible-backfilling heuristics (bf-unmod, bf-mod).
     #[command(flatten)]

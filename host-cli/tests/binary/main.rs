@@ -3,6 +3,7 @@
 //! stdout, stderr and the files it leaves behind.
 //!
 //! * [`farm`]: farm replays and `farm-study` (its Student-t intervals);
+//! * [`help`]: the help texts (headings, defaults, listed policies);
 //! * [`formats`]: CSV, JSON and per-job outputs as other tools read them;
 //! * [`options`]: every option of every command, in every mode, takes
 //!   effect or is refused;
@@ -16,6 +17,7 @@
 
 mod farm;
 mod formats;
+mod help;
 mod hostile;
 mod options;
 mod output;

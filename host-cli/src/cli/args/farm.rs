@@ -59,6 +59,7 @@ pub(crate) fn parse_milli_range(text: &str) -> Result<(u32, u32), String> {
 /// The flexible-backfilling heuristics (bf-unmod, bf-mod): weights and
 /// constants, in points (one point = 1000 of the kernel's milli-points).
 #[derive(Clone, Debug, Args)]
+#[command(next_help_heading = "Flexible-backfilling heuristics (bf-unmod, bf-mod)")]
 pub(crate) struct HeuristicsArgs {
     /// bf-unmod/bf-mod: weight of the aging heuristic.
     #[arg(long, value_name = "W", default_value = "1", value_parser = parse_milli)]
@@ -136,6 +137,7 @@ impl HeuristicsArgs {
 
 /// The generator's parameters as options; defaults are the paper's.
 #[derive(Clone, Debug, Args)]
+#[command(next_help_heading = "Farm generator")]
 pub(crate) struct FarmSpecArgs {
     /// Machines.
     #[arg(long, default_value_t = FarmSpec::default().machines)]
