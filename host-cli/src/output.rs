@@ -5,10 +5,13 @@
 //! * [`progress`]: progress bars on stderr for the phases of a command;
 //! * [`report`]: the reports of `replay` and `info`: tables, JSON, CSV rows
 //!   and the per-job CSV;
+//! * [`distribution`]: percentiles and spread of the per-job figures
+//!   (`replay --distributions`);
 //! * [`batsim`]: the per-job schedule in Batsim's `jobs.csv` layout, with
 //!   processor ids assigned (for evalys and other Batsim tools).
 
 pub(crate) mod batsim;
+pub(crate) mod distribution;
 pub(crate) mod files;
 pub(crate) mod progress;
 pub(crate) mod report;

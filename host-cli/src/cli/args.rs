@@ -253,6 +253,12 @@ pub(crate) struct ReplayArgs {
     /// per call.
     #[arg(long, help_heading = "Output")]
     pub(crate) latency: bool,
+    /// Also report the distributions of wait, bounded slowdown and
+    /// turnaround per set of jobs: median, 90th, 95th and 99th percentiles
+    /// (nearest rank) and maximum, the standard deviations of wait and
+    /// bounded slowdown and the geometric mean of bounded slowdowns.
+    #[arg(long, help_heading = "Output")]
+    pub(crate) distributions: bool,
     /// Synthetic workload: number of jobs.
     #[arg(long, default_value_t = SyntheticSpec::default().jobs, allow_negative_numbers = true, value_parser = parse_count_u32, help_heading = "Built-in workload (without TRACE)")]
     pub(crate) synthetic_jobs: u32,

@@ -7,7 +7,7 @@ use crate::error::CliError;
 use crate::farm::{format as farm_format, replay as farm_replay, report as farm_report};
 use crate::output::csv_text;
 use crate::output::files::OutputFiles;
-use crate::output::{batsim, progress, report};
+use crate::output::{batsim, distribution, progress, report};
 use crate::replay::policy::{SearchOptions, ThresholdOptions};
 use crate::replay::stream;
 use crate::replay::thresholds::ConservativeThresholds;
@@ -98,7 +98,7 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
         &prepared,
         policy,
         bounds,
-        args.jobs_out.is_some(),
+        keep_records(args),
         args.latency,
         Some(&bar),
     );
@@ -116,6 +116,12 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
         total: started.elapsed().as_secs_f64(),
     };
     let mut r = report::replay_report(&prepared, &result, bounds, phases);
+    if args.distributions {
+        r.distributions = result
+            .records
+            .as_deref()
+            .map(|records| distribution::distributions(records, &result.metrics, bounds));
+    }
     if matches!(policy, Policy::Selective(_)) {
         r.thresholds = Some(used);
         r.conservative_thresholds = derived;
@@ -123,10 +129,16 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     let text = match args.format {
         Format::Table => report::replay_table(&r),
         Format::Json => json(&r)?,
-        Format::Csv => csv_text(&report::replay_csv_rows(&r))?,
+        Format::Csv => report::replay_csv(&r)?,
     };
     files.commit()?;
     Ok(text)
+}
+
+/// Whether the replay keeps its per-job records: for `--jobs-out` and
+/// `--distributions` only (a replay without them keeps none).
+const fn keep_records(args: &ReplayArgs) -> bool {
+    args.jobs_out.is_some() || args.distributions
 }
 
 /// Starts replaying the trace of `args` while it is read (see [`stream`]),
@@ -154,7 +166,7 @@ fn start_early(
         shaping,
         policy,
         bounds,
-        keep_records: args.jobs_out.is_some(),
+        keep_records: keep_records(args),
         latency: args.latency,
         progress: Some(bar.clone()),
     };

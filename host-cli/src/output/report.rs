@@ -276,6 +276,9 @@ pub(crate) struct ReplayReport {
     /// CONS+RS's random-search statistics: under CONS+RS only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) cons_rs: Option<ConsRsStats>,
+    /// Percentiles and spread per set (`--distributions` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) distributions: Option<Vec<crate::output::distribution::Distribution>>,
     /// Wall-clock measurements: the only part of the report that differs
     /// between two runs of the same command.
     pub(crate) timings: ReplayTimings,
@@ -538,6 +541,7 @@ pub(crate) fn replay_report(
         conservative_thresholds: None,
         dpsa: DpsaStats::of(result),
         cons_rs: ConsRsStats::of(result),
+        distributions: None,
         timings: ReplayTimings {
             read_seconds: phases.read,
             prerun_seconds: phases.prerun,
@@ -697,6 +701,10 @@ pub(crate) fn replay_table(r: &ReplayReport) -> String {
     }
     let _ = writeln!(out);
     out.push_str(&MetricsRow::table(&r.metrics, 8));
+    if let Some(d) = &r.distributions {
+        let _ = writeln!(out);
+        out.push_str(&crate::output::distribution::table(d));
+    }
     let _ = writeln!(out);
     let _ = writeln!(
         out,
@@ -797,6 +805,34 @@ pub(crate) struct ReplayCsvRow {
     pub(crate) killed: u64,
     /// Utilisation of the whole replay.
     pub(crate) utilisation: f64,
+}
+
+/// `replay --format csv`: the rows of [`replay_csv_rows`], each followed
+/// by its set's distribution columns when the report has them.
+///
+/// # Errors
+/// [`CliError::Io`] when the rows cannot be written.
+pub(crate) fn replay_csv(r: &ReplayReport) -> Result<String, crate::error::CliError> {
+    let text = crate::output::csv_text(&replay_csv_rows(r))?;
+    let Some(distributions) = &r.distributions else {
+        return Ok(text);
+    };
+    let fail = |e: csv::Error| crate::error::CliError::Io("csv".into(), csv_io(e));
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let mut header = reader.headers().map_err(fail)?.clone();
+    header.extend(crate::output::distribution::csv_header());
+    writer.write_record(&header).map_err(fail)?;
+    for (record, d) in reader.records().zip(distributions) {
+        let mut record = record.map_err(fail)?;
+        record.extend(crate::output::distribution::csv_fields(d));
+        writer.write_record(&record).map_err(fail)?;
+    }
+    let bytes = writer
+        .into_inner()
+        .map_err(|e| crate::error::CliError::Io("csv".into(), e.into_error()))?;
+    String::from_utf8(bytes)
+        .map_err(|e| crate::error::CliError::Io("csv".into(), std::io::Error::other(e)))
 }
 
 /// The CSV rows of a replay report: one per set (all, SN, SW, LN, LW).

@@ -2,6 +2,7 @@
 //! small inputs written to a scratch directory, and check its exit status,
 //! stdout, stderr and the files it leaves behind.
 //!
+//! * [`distributions`]: `replay --distributions` against the per-job rows;
 //! * [`farm`]: farm replays and `farm-study` (its Student-t intervals);
 //! * [`help`]: the help texts (headings, defaults, listed policies);
 //! * [`formats`]: CSV, JSON and per-job outputs as other tools read them;
@@ -15,6 +16,7 @@
 //! * [`reports`]: what the reports say: sets without jobs, counts and their
 //!   nouns, one error prefix, `-` for stdout.
 
+mod distributions;
 mod farm;
 mod formats;
 mod help;

@@ -1,0 +1,177 @@
+//! `replay --distributions`: every percentile, maximum, standard deviation
+//! and geometric mean in the JSON, CSV and table reports, recomputed here
+//! from the per-job rows of `--jobs-out` by sorting.
+
+use super::{run, scratch, stderr, stdout};
+use serde_json::Value;
+
+/// One job of the plain `--jobs-out` layout: its set and its wait,
+/// bounded slowdown and turnaround, recomputed from its times.
+struct Job {
+    category: String,
+    wait: f64,
+    bsld: f64,
+    turnaround: f64,
+}
+
+fn jobs(text: &str) -> Vec<Job> {
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let header = reader.headers().expect("header").clone();
+    let at = |name: &str| header.iter().position(|h| h == name).expect(name);
+    let (submit, start, end, category) = (at("submit"), at("start"), at("end"), at("category"));
+    reader
+        .records()
+        .map(|r| {
+            let r = r.expect("row");
+            let num = |i: usize| r.get(i).expect("field").parse::<f64>().expect("number");
+            let wait = num(start) - num(submit);
+            let run = (num(end) - num(start)).max(10.0);
+            Job {
+                category: r.get(category).expect("category").to_owned(),
+                wait,
+                bsld: (wait + run) / run,
+                turnaround: num(end) - num(submit),
+            }
+        })
+        .collect()
+}
+
+/// Nearest rank: the value of rank ceil(p n / 100) of the sorted values.
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil().max(1.0) as usize;
+    sorted[rank - 1]
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-6 * b.abs().max(1.0)
+}
+
+#[test]
+fn distributions_match_the_jobs_in_every_format() {
+    let dir = scratch();
+    let jobs_csv = dir.path().join("jobs.csv");
+    let base = [
+        "replay",
+        "--synthetic-jobs",
+        "400",
+        "--policy",
+        "conservative",
+        "--distributions",
+        "--jobs-out",
+    ];
+    let with = |format: &str| {
+        let mut args = base.to_vec();
+        args.extend([jobs_csv.to_str().expect("path"), "--format", format]);
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let report: Value = serde_json::from_str(&with("json")).expect("json");
+    let csv_text = with("csv");
+    let table = with("table");
+    let all = jobs(&std::fs::read_to_string(&jobs_csv).expect("jobs"));
+    let sets = report["distributions"].as_array().expect("distributions");
+    assert_eq!(sets.len(), 5);
+    let mut csv_rows = csv::Reader::from_reader(csv_text.as_bytes());
+    let header = csv_rows.headers().expect("header").clone();
+    let rows: Vec<csv::StringRecord> = csv_rows.records().map(|r| r.expect("row")).collect();
+    let mut nonempty = 0;
+    for (k, set) in sets.iter().enumerate() {
+        let name = set["set"].as_str().expect("set");
+        let mine: Vec<&Job> = all
+            .iter()
+            .filter(|j| name == "all" || j.category == name)
+            .collect();
+        assert_eq!(set["jobs"].as_u64(), Some(mine.len() as u64), "{name}");
+        let field = |column: &str| -> Option<f64> {
+            let i = header.iter().position(|h| h == column).expect(column);
+            let v = rows[k].get(i).expect("field");
+            (!v.is_empty()).then(|| v.parse().expect("number"))
+        };
+        if mine.is_empty() {
+            assert!(
+                set["wait"].is_null() && set["wait_std_dev"].is_null(),
+                "{set}"
+            );
+            assert_eq!(field("wait_p50"), None);
+            continue;
+        }
+        nonempty += 1;
+        let n = mine.len() as f64;
+        for (measure, value) in [
+            ("wait", (|j: &Job| j.wait) as fn(&Job) -> f64),
+            ("bounded_slowdown", |j| j.bsld),
+            ("turnaround", |j| j.turnaround),
+        ] {
+            let mut v: Vec<f64> = mine.iter().map(|j| value(j)).collect();
+            v.sort_by(f64::total_cmp);
+            for (key, want) in [
+                ("p50", percentile(&v, 50.0)),
+                ("p90", percentile(&v, 90.0)),
+                ("p95", percentile(&v, 95.0)),
+                ("p99", percentile(&v, 99.0)),
+                ("max", v[v.len() - 1]),
+            ] {
+                let got = set[measure][key].as_f64().expect("value");
+                assert!(
+                    close(got, want),
+                    "{name} {measure} {key}: {got} against {want}"
+                );
+                let cell = field(&format!("{measure}_{key}")).expect("csv value");
+                assert!(
+                    (cell - want).abs() < 1e-4 + 1e-9 * want,
+                    "{name} csv {measure}_{key}"
+                );
+            }
+        }
+        // Population standard deviations, two-pass; geometric mean of bsld.
+        let sd = |f: fn(&Job) -> f64| {
+            let mean = mine.iter().map(|j| f(j)).sum::<f64>() / n;
+            (mine.iter().map(|j| (f(j) - mean).powi(2)).sum::<f64>() / n).sqrt()
+        };
+        let geo = (mine.iter().map(|j| j.bsld.ln()).sum::<f64>() / n).exp();
+        for (key, want) in [
+            ("wait_std_dev", sd(|j| j.wait)),
+            ("bounded_slowdown_std_dev", sd(|j| j.bsld)),
+            ("geometric_mean_bounded_slowdown", geo),
+        ] {
+            let got = set[key].as_f64().expect(key);
+            assert!(close(got, want), "{name} {key}: {got} against {want}");
+            assert!(
+                (field(key).expect(key) - want).abs() < 1e-4 + 1e-9 * want,
+                "{name} {key}"
+            );
+        }
+        // The table shows the same values at its precision.
+        let wait = &set["wait"];
+        let line = format!(
+            "{name:<9} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1}",
+            wait["p50"].as_f64().unwrap_or_default(),
+            wait["p90"].as_f64().unwrap_or_default(),
+            wait["p95"].as_f64().unwrap_or_default(),
+            wait["p99"].as_f64().unwrap_or_default(),
+            wait["max"].as_f64().unwrap_or_default(),
+            set["wait_std_dev"].as_f64().unwrap_or_default(),
+        );
+        assert!(table.contains(&line), "{line:?} not in\n{table}");
+    }
+    assert!(nonempty >= 3, "too few sets with jobs");
+    assert!(table.contains("nearest-rank percentiles"), "{table}");
+}
+
+#[test]
+fn a_replay_without_distributions_reports_as_before() {
+    let out = run(&["replay", "--synthetic-jobs", "50", "--format", "json"]);
+    let report: Value = serde_json::from_str(&stdout(&out)).expect("json");
+    assert!(report.get("distributions").is_none());
+    let csv_text = stdout(&run(&[
+        "replay",
+        "--synthetic-jobs",
+        "50",
+        "--format",
+        "csv",
+    ]));
+    assert!(!csv_text.contains("wait_p50"));
+    let table = stdout(&run(&["replay", "--synthetic-jobs", "50"]));
+    assert!(!table.contains("distributions"));
+}
