@@ -46,6 +46,14 @@ pub struct RunResult {
     pub counters: Counters,
 }
 
+impl RunResult {
+    /// The per-job records in completion order, when the replay kept them.
+    #[must_use]
+    pub fn records(&self) -> Option<&[JobRecord]> {
+        self.records.as_deref()
+    }
+}
+
 struct HostSink<'a> {
     metrics: Metrics,
     records: Option<Vec<JobRecord>>,
