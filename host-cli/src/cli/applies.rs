@@ -170,7 +170,9 @@ fn farm_refusal(id: &str) -> Option<String> {
         "estimates" => "does not apply to a farm: its jobs' estimates are part of the job list",
         "jobs_format" => "does not apply to a farm: its --jobs-out has the farm's own columns",
         "latency" => "is not measured for farm replays",
-        "distributions" => "is not computed for farm replays (their report is the farm paper's)",
+        "distributions" | "warmup" | "cooldown" => {
+            "is not computed for farm replays (their report is the farm paper's)"
+        }
         "synthetic_jobs" | "seed" => {
             "sizes or seeds the built-in workload, and a farm job list was given (seed the \
              farm with `host-cli generate farm --seed S`)"

@@ -6,6 +6,7 @@ pub(crate) mod farm;
 
 use crate::error::CliError;
 use crate::replay::policy::{PolicyChoice, ThresholdFrom, ThresholdOptions};
+use crate::replay::steady::{parse_edge, Edge};
 use crate::replay::thresholds::{parse_scale, parse_threshold, parse_thresholds};
 use crate::replay::{Estimates, Shaping, Window};
 use crate::workload::synth::SyntheticSpec;
@@ -259,6 +260,15 @@ pub(crate) struct ReplayArgs {
     /// bounded slowdown and the geometric mean of bounded slowdowns.
     #[arg(long, help_heading = "Output")]
     pub(crate) distributions: bool,
+    /// Schedule the first jobs normally but leave them out of the metrics:
+    /// N jobs in submit order, or those submitted within a span of the
+    /// first submit (3600s, 90m, 12h, 2d).
+    #[arg(long, value_name = "N|SPAN", value_parser = parse_edge, help_heading = "Output")]
+    pub(crate) warmup: Option<Edge>,
+    /// Schedule the last jobs normally but leave them out of the metrics:
+    /// N jobs, or those submitted within a span of the last submit.
+    #[arg(long, value_name = "N|SPAN", value_parser = parse_edge, help_heading = "Output")]
+    pub(crate) cooldown: Option<Edge>,
     /// Synthetic workload: number of jobs.
     #[arg(long, default_value_t = SyntheticSpec::default().jobs, allow_negative_numbers = true, value_parser = parse_count_u32, help_heading = "Built-in workload (without TRACE)")]
     pub(crate) synthetic_jobs: u32,

@@ -9,6 +9,7 @@ use crate::output::csv_text;
 use crate::output::files::OutputFiles;
 use crate::output::{batsim, distribution, progress, report};
 use crate::replay::policy::{SearchOptions, ThresholdOptions};
+use crate::replay::steady::{self, Edge};
 use crate::replay::stream;
 use crate::replay::thresholds::ConservativeThresholds;
 use crate::replay::{self, Prepared, Shaping};
@@ -103,7 +104,9 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
         Some(&bar),
     );
     progress::finish(&bar);
-    let result = result?;
+    let mut result = result?;
+    let steady = (args.warmup.is_some() || args.cooldown.is_some())
+        .then(|| steady::measure(&prepared, &mut result, bounds, args.warmup, args.cooldown));
     if let Some(records) = &result.records {
         files.write_with("--jobs-out", |w| match args.jobs_format {
             JobsFormat::Plain => report::write_jobs_csv(w, &prepared, records, bounds),
@@ -117,10 +120,20 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     };
     let mut r = report::replay_report(&prepared, &result, bounds, phases);
     if args.distributions {
-        r.distributions = result
-            .records
-            .as_deref()
-            .map(|records| distribution::distributions(records, &result.metrics, bounds));
+        let measured = steady
+            .as_ref()
+            .map(|(records, _)| records.as_slice())
+            .or(result.records.as_deref());
+        r.distributions =
+            measured.map(|records| distribution::distributions(records, &result.metrics, bounds));
+    }
+    if let Some((_, left)) = steady {
+        r.left_out = Some(report::LeftOutReport {
+            warmup: args.warmup.map(Edge::text),
+            warmup_jobs: left.warmup,
+            cooldown: args.cooldown.map(Edge::text),
+            cooldown_jobs: left.cooldown,
+        });
     }
     if matches!(policy, Policy::Selective(_)) {
         r.thresholds = Some(used);
@@ -138,7 +151,10 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
 /// Whether the replay keeps its per-job records: for `--jobs-out` and
 /// `--distributions` only (a replay without them keeps none).
 const fn keep_records(args: &ReplayArgs) -> bool {
-    args.jobs_out.is_some() || args.distributions
+    args.jobs_out.is_some()
+        || args.distributions
+        || args.warmup.is_some()
+        || args.cooldown.is_some()
 }
 
 /// Starts replaying the trace of `args` while it is read (see [`stream`]),

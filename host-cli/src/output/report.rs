@@ -276,12 +276,54 @@ pub(crate) struct ReplayReport {
     /// CONS+RS's random-search statistics: under CONS+RS only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) cons_rs: Option<ConsRsStats>,
+    /// The warm-up and cool-down jobs left out of the metrics
+    /// (`--warmup`, `--cooldown` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) left_out: Option<LeftOutReport>,
     /// Percentiles and spread per set (`--distributions` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) distributions: Option<Vec<crate::output::distribution::Distribution>>,
     /// Wall-clock measurements: the only part of the report that differs
     /// between two runs of the same command.
     pub(crate) timings: ReplayTimings,
+}
+
+/// The jobs a replay scheduled but left out of its metrics.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub(crate) struct LeftOutReport {
+    /// The warm-up asked for, in words (`100 jobs`, `3600 s of submits`).
+    pub(crate) warmup: Option<String>,
+    /// Jobs left out as warm-up.
+    pub(crate) warmup_jobs: u64,
+    /// The cool-down asked for, in words.
+    pub(crate) cooldown: Option<String>,
+    /// Jobs left out as cool-down (not already warm-up).
+    pub(crate) cooldown_jobs: u64,
+}
+
+impl LeftOutReport {
+    /// The report line.
+    fn text(&self) -> String {
+        let part = |name: &str, rule: &Option<String>, jobs: u64, edge: &str| {
+            rule.as_ref().map(|rule| {
+                format!(
+                    "{} as {name} ({edge} {rule})",
+                    crate::numbers::count_of(jobs, "job", "jobs")
+                )
+            })
+        };
+        let parts: Vec<String> = [
+            part("warm-up", &self.warmup, self.warmup_jobs, "first"),
+            part("cool-down", &self.cooldown, self.cooldown_jobs, "last"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        format!(
+            "left out of the metrics: {} (scheduled normally)",
+            parts.join(" and ")
+        )
+    }
 }
 
 /// The wall-clock part of a replay report.
@@ -542,6 +584,7 @@ pub(crate) fn replay_report(
         dpsa: DpsaStats::of(result),
         cons_rs: ConsRsStats::of(result),
         distributions: None,
+        left_out: None,
         timings: ReplayTimings {
             read_seconds: phases.read,
             prerun_seconds: phases.prerun,
@@ -699,6 +742,9 @@ pub(crate) fn replay_table(r: &ReplayReport) -> String {
         let _ = writeln!(out);
         out.push_str(&crate::replay::thresholds::grid_text(c));
     }
+    if let Some(l) = &r.left_out {
+        let _ = writeln!(out, "measured     {}", l.text());
+    }
     let _ = writeln!(out);
     out.push_str(&MetricsRow::table(&r.metrics, 8));
     if let Some(d) = &r.distributions {
@@ -814,18 +860,28 @@ pub(crate) struct ReplayCsvRow {
 /// [`CliError::Io`] when the rows cannot be written.
 pub(crate) fn replay_csv(r: &ReplayReport) -> Result<String, crate::error::CliError> {
     let text = crate::output::csv_text(&replay_csv_rows(r))?;
-    let Some(distributions) = &r.distributions else {
+    if r.distributions.is_none() && r.left_out.is_none() {
         return Ok(text);
-    };
+    }
     let fail = |e: csv::Error| crate::error::CliError::Io("csv".into(), csv_io(e));
     let mut reader = csv::Reader::from_reader(text.as_bytes());
     let mut writer = csv::Writer::from_writer(Vec::new());
     let mut header = reader.headers().map_err(fail)?.clone();
-    header.extend(crate::output::distribution::csv_header());
+    if r.distributions.is_some() {
+        header.extend(crate::output::distribution::csv_header());
+    }
+    if r.left_out.is_some() {
+        header.extend(["warmup_jobs", "cooldown_jobs"]);
+    }
     writer.write_record(&header).map_err(fail)?;
-    for (record, d) in reader.records().zip(distributions) {
+    for (i, record) in reader.records().enumerate() {
         let mut record = record.map_err(fail)?;
-        record.extend(crate::output::distribution::csv_fields(d));
+        if let Some(d) = r.distributions.as_ref().and_then(|d| d.get(i)) {
+            record.extend(crate::output::distribution::csv_fields(d));
+        }
+        if let Some(l) = &r.left_out {
+            record.extend([l.warmup_jobs.to_string(), l.cooldown_jobs.to_string()]);
+        }
         writer.write_record(&record).map_err(fail)?;
     }
     let bytes = writer

@@ -175,3 +175,115 @@ fn a_replay_without_distributions_reports_as_before() {
     let table = stdout(&run(&["replay", "--synthetic-jobs", "50"]));
     assert!(!table.contains("distributions"));
 }
+
+#[test]
+fn warmup_and_cooldown_jobs_are_scheduled_but_not_measured() {
+    let dir = scratch();
+    let jobs_csv = dir.path().join("jobs.csv");
+    let path = jobs_csv.to_str().expect("path");
+    let run_with = |extra: &[&str]| -> Value {
+        let mut args = vec![
+            "replay",
+            "--synthetic-jobs",
+            "300",
+            "--distributions",
+            "--jobs-out",
+            path,
+            "--format",
+            "json",
+        ];
+        args.extend(extra);
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        serde_json::from_str(&stdout(&out)).expect("json")
+    };
+    let plain = run_with(&[]);
+    let plain_jobs = std::fs::read_to_string(&jobs_csv).expect("jobs");
+    let report = run_with(&["--warmup", "40", "--cooldown", "3h"]);
+    let text = std::fs::read_to_string(&jobs_csv).expect("jobs");
+    // Every job is still scheduled, the same way.
+    assert_eq!(text, plain_jobs);
+    assert_eq!(report["accounting"], plain["accounting"]);
+    // Submit order (ties by job number), as the replay orders its jobs.
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let mut rows: Vec<(u64, u64, Job)> = Vec::new();
+    let header = reader.headers().expect("header").clone();
+    let at = |name: &str| header.iter().position(|h| h == name).expect(name);
+    let (id, submit) = (at("job_id"), at("submit"));
+    for (record, job) in reader.records().zip(jobs(&text)) {
+        let record = record.expect("row");
+        let num = |i: usize| {
+            record
+                .get(i)
+                .expect("field")
+                .parse::<u64>()
+                .expect("number")
+        };
+        rows.push((num(submit), num(id), job));
+    }
+    rows.sort_by_key(|r| (r.0, r.1));
+    let last_submit = rows.last().expect("jobs").0;
+    let warm = 40;
+    let cool = rows[warm..]
+        .iter()
+        .filter(|r| r.0 > last_submit - 3 * 3600)
+        .count();
+    let measured: Vec<&Job> = rows[warm..]
+        .iter()
+        .filter(|r| r.0 <= last_submit - 3 * 3600)
+        .map(|r| &r.2)
+        .collect();
+    assert!(cool > 0 && !measured.is_empty(), "{cool} cool-down jobs");
+    assert_eq!(
+        report["left_out"]["warmup_jobs"].as_u64(),
+        Some(warm as u64)
+    );
+    assert_eq!(
+        report["left_out"]["cooldown_jobs"].as_u64(),
+        Some(cool as u64)
+    );
+    let all = &report["metrics"][0];
+    assert_eq!(all["jobs"].as_u64(), Some(measured.len() as u64));
+    let n = measured.len() as f64;
+    let mean_wait = measured.iter().map(|j| j.wait).sum::<f64>() / n;
+    let mean_bsld = measured.iter().map(|j| j.bsld).sum::<f64>() / n;
+    assert!(close(all["mean_wait"].as_f64().expect("mean"), mean_wait));
+    assert!(close(
+        all["mean_bounded_slowdown"].as_f64().expect("mean"),
+        mean_bsld
+    ));
+    let mut waits: Vec<f64> = measured.iter().map(|j| j.wait).collect();
+    waits.sort_by(f64::total_cmp);
+    let p90 = report["distributions"][0]["wait"]["p90"]
+        .as_f64()
+        .expect("p90");
+    assert!(close(p90, percentile(&waits, 90.0)));
+    // The table says how many were left out; the CSV rows carry the counts.
+    let table = stdout(&run(&[
+        "replay",
+        "--synthetic-jobs",
+        "300",
+        "--warmup",
+        "40",
+        "--cooldown",
+        "3h",
+    ]));
+    assert!(
+        table.contains(&format!(
+            "40 jobs as warm-up (first 40 jobs) and {cool} jobs as cool-down"
+        )),
+        "{table}"
+    );
+    let csv_text = stdout(&run(&[
+        "replay",
+        "--synthetic-jobs",
+        "300",
+        "--warmup",
+        "40",
+        "--format",
+        "csv",
+    ]));
+    let first = csv_text.lines().next().expect("header");
+    assert!(first.ends_with(",warmup_jobs,cooldown_jobs"), "{first}");
+    assert!(csv_text.lines().nth(1).expect("row").ends_with(",40,0"));
+}
