@@ -7,12 +7,15 @@
 //!   and the per-job CSV;
 //! * [`distribution`]: percentiles and spread of the per-job figures
 //!   (`replay --distributions`);
+//! * [`groups`]: figures per SWF user, group or queue and the fairness
+//!   between them (`replay --by`);
 //! * [`batsim`]: the per-job schedule in Batsim's `jobs.csv` layout, with
 //!   processor ids assigned (for evalys and other Batsim tools).
 
 pub(crate) mod batsim;
 pub(crate) mod distribution;
 pub(crate) mod files;
+pub(crate) mod groups;
 pub(crate) mod progress;
 pub(crate) mod report;
 

@@ -5,6 +5,7 @@
 pub(crate) mod farm;
 
 use crate::error::CliError;
+use crate::output::groups::GroupBy;
 use crate::replay::policy::{PolicyChoice, ThresholdFrom, ThresholdOptions};
 use crate::replay::steady::{parse_edge, Edge};
 use crate::replay::thresholds::{parse_scale, parse_threshold, parse_thresholds};
@@ -269,6 +270,11 @@ pub(crate) struct ReplayArgs {
     /// N jobs, or those submitted within a span of the last submit.
     #[arg(long, value_name = "N|SPAN", value_parser = parse_edge, help_heading = "Output")]
     pub(crate) cooldown: Option<Edge>,
+    /// Also report the metrics per SWF user, group or queue and the
+    /// fairness between them (mean bounded slowdown max/min, Jain index of
+    /// mean wait); --jobs-out then adds user, group and queue columns.
+    #[arg(long, value_enum, value_name = "OWNER", help_heading = "Output")]
+    pub(crate) by: Option<GroupBy>,
     /// Synthetic workload: number of jobs.
     #[arg(long, default_value_t = SyntheticSpec::default().jobs, allow_negative_numbers = true, value_parser = parse_count_u32, help_heading = "Built-in workload (without TRACE)")]
     pub(crate) synthetic_jobs: u32,

@@ -7,7 +7,7 @@ use crate::error::CliError;
 use crate::farm::{format as farm_format, replay as farm_replay, report as farm_report};
 use crate::output::csv_text;
 use crate::output::files::OutputFiles;
-use crate::output::{batsim, distribution, progress, report};
+use crate::output::{batsim, distribution, groups, progress, report};
 use crate::replay::policy::{SearchOptions, ThresholdOptions};
 use crate::replay::steady::{self, Edge};
 use crate::replay::stream;
@@ -109,7 +109,9 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
         .then(|| steady::measure(&prepared, &mut result, bounds, args.warmup, args.cooldown));
     if let Some(records) = &result.records {
         files.write_with("--jobs-out", |w| match args.jobs_format {
-            JobsFormat::Plain => report::write_jobs_csv(w, &prepared, records, bounds),
+            JobsFormat::Plain => {
+                report::write_jobs_csv(w, &prepared, records, bounds, args.by.is_some())
+            }
             JobsFormat::Batsim => batsim::write_jobs(w, &prepared, records),
         })?;
     }
@@ -119,13 +121,16 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
         total: started.elapsed().as_secs_f64(),
     };
     let mut r = report::replay_report(&prepared, &result, bounds, phases);
+    let measured = steady
+        .as_ref()
+        .map(|(records, _)| records.as_slice())
+        .or(result.records.as_deref());
     if args.distributions {
-        let measured = steady
-            .as_ref()
-            .map(|(records, _)| records.as_slice())
-            .or(result.records.as_deref());
         r.distributions =
             measured.map(|records| distribution::distributions(records, &result.metrics, bounds));
+    }
+    if let (Some(by), Some(records)) = (args.by, measured) {
+        r.groups = Some(groups::groups(&prepared, records, by));
     }
     if let Some((_, left)) = steady {
         r.left_out = Some(report::LeftOutReport {
@@ -155,6 +160,7 @@ const fn keep_records(args: &ReplayArgs) -> bool {
         || args.distributions
         || args.warmup.is_some()
         || args.cooldown.is_some()
+        || args.by.is_some()
 }
 
 /// Starts replaying the trace of `args` while it is read (see [`stream`]),

@@ -280,6 +280,9 @@ pub(crate) struct ReplayReport {
     /// (`--warmup`, `--cooldown` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) left_out: Option<LeftOutReport>,
+    /// Figures per user, group or queue (`--by` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) groups: Option<crate::output::groups::GroupsReport>,
     /// Percentiles and spread per set (`--distributions` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) distributions: Option<Vec<crate::output::distribution::Distribution>>,
@@ -585,6 +588,7 @@ pub(crate) fn replay_report(
         cons_rs: ConsRsStats::of(result),
         distributions: None,
         left_out: None,
+        groups: None,
         timings: ReplayTimings {
             read_seconds: phases.read,
             prerun_seconds: phases.prerun,
@@ -751,6 +755,10 @@ pub(crate) fn replay_table(r: &ReplayReport) -> String {
         let _ = writeln!(out);
         out.push_str(&crate::output::distribution::table(d));
     }
+    if let Some(g) = &r.groups {
+        let _ = writeln!(out);
+        out.push_str(&g.table());
+    }
     let _ = writeln!(out);
     let _ = writeln!(
         out,
@@ -860,7 +868,7 @@ pub(crate) struct ReplayCsvRow {
 /// [`CliError::Io`] when the rows cannot be written.
 pub(crate) fn replay_csv(r: &ReplayReport) -> Result<String, crate::error::CliError> {
     let text = crate::output::csv_text(&replay_csv_rows(r))?;
-    if r.distributions.is_none() && r.left_out.is_none() {
+    if r.distributions.is_none() && r.left_out.is_none() && r.groups.is_none() {
         return Ok(text);
     }
     let fail = |e: csv::Error| crate::error::CliError::Io("csv".into(), csv_io(e));
@@ -873,14 +881,49 @@ pub(crate) fn replay_csv(r: &ReplayReport) -> Result<String, crate::error::CliEr
     if r.left_out.is_some() {
         header.extend(["warmup_jobs", "cooldown_jobs"]);
     }
+    if r.groups.is_some() {
+        header.extend(["groups", "slowdown_max_over_min", "jain_index_of_mean_wait"]);
+    }
     writer.write_record(&header).map_err(fail)?;
-    for (i, record) in reader.records().enumerate() {
-        let mut record = record.map_err(fail)?;
-        if let Some(d) = r.distributions.as_ref().and_then(|d| d.get(i)) {
-            record.extend(crate::output::distribution::csv_fields(d));
+    let records: Vec<csv::StringRecord> =
+        reader.records().collect::<Result<_, _>>().map_err(fail)?;
+    // With --by, one more row per group after the sets' rows: the run's
+    // context, the set named `user 12` (or `group`, `queue`), its figures.
+    let group_rows = r.groups.iter().flat_map(|g| {
+        g.groups.iter().map(move |row| {
+            let mut report = r.clone();
+            let mut row = row.clone();
+            row.set = format!("{} {}", g.by.name(), row.set);
+            report.metrics = vec![row];
+            report
+        })
+    });
+    let mut rows = records;
+    for report in group_rows {
+        let text = crate::output::csv_text(&replay_csv_rows(&report))?;
+        let mut extra = csv::Reader::from_reader(text.as_bytes());
+        for record in extra.records() {
+            rows.push(record.map_err(fail)?);
+        }
+    }
+    for (i, mut record) in rows.into_iter().enumerate() {
+        if let Some(d) = &r.distributions {
+            match d.get(i) {
+                Some(d) => record.extend(crate::output::distribution::csv_fields(d)),
+                None => record.extend(crate::output::distribution::csv_header().iter().map(|_| "")),
+            }
         }
         if let Some(l) = &r.left_out {
             record.extend([l.warmup_jobs.to_string(), l.cooldown_jobs.to_string()]);
+        }
+        if let Some(g) = &r.groups {
+            let f = &g.fairness;
+            let text = |v: Option<f64>| v.map_or_else(String::new, |v| format!("{:?}", round4(v)));
+            record.extend([
+                f.groups.to_string(),
+                text(f.slowdown_max_over_min),
+                text(f.jain_index_of_mean_wait),
+            ]);
         }
         writer.write_record(&record).map_err(fail)?;
     }
@@ -968,7 +1011,11 @@ pub(crate) fn write_jobs_csv<W: Write>(
     prepared: &Prepared,
     records: &[JobRecord],
     bounds: CategoryBounds,
+    owners: bool,
 ) -> std::io::Result<()> {
+    if owners {
+        return write_jobs_csv_with_owners(out, prepared, records, bounds);
+    }
     let mut sorted: Vec<&JobRecord> = records.iter().collect();
     sorted.sort_by_key(|r| r.job.id);
     let mut writer = csv::Writer::from_writer(out);
@@ -993,6 +1040,37 @@ pub(crate) fn write_jobs_csv<W: Write>(
                 guarantee: r.guarantee,
             })
             .map_err(csv_io)?;
+    }
+    writer.flush()
+}
+
+/// [`write_jobs_csv`] with three more columns, the job's SWF `user`,
+/// `group` and `queue` (empty when unknown), for `replay --by`.
+fn write_jobs_csv_with_owners<W: Write>(
+    out: W,
+    prepared: &Prepared,
+    records: &[JobRecord],
+    bounds: CategoryBounds,
+) -> std::io::Result<()> {
+    let mut plain = Vec::new();
+    write_jobs_csv(&mut plain, prepared, records, bounds, false)?;
+    let mut ids: Vec<u32> = records.iter().map(|r| r.job.id).collect();
+    ids.sort_unstable();
+    let mut reader = csv::Reader::from_reader(plain.as_slice());
+    let mut writer = csv::Writer::from_writer(out);
+    let mut header = reader.headers().map_err(csv_io)?.clone();
+    header.extend(["user", "group", "queue"]);
+    writer.write_record(&header).map_err(csv_io)?;
+    let text = |v: Option<u32>| v.map_or_else(String::new, |v| v.to_string());
+    for (record, id) in reader.records().zip(ids) {
+        let mut record = record.map_err(csv_io)?;
+        let t = prepared.trace_jobs.get(id as usize);
+        record.extend([
+            text(t.and_then(|t| t.user)),
+            text(t.and_then(|t| t.group)),
+            text(t.and_then(|t| t.queue)),
+        ]);
+        writer.write_record(&record).map_err(csv_io)?;
     }
     writer.flush()
 }

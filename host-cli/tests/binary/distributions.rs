@@ -287,3 +287,121 @@ fn warmup_and_cooldown_jobs_are_scheduled_but_not_measured() {
     assert!(first.ends_with(",warmup_jobs,cooldown_jobs"), "{first}");
     assert!(csv_text.lines().nth(1).expect("row").ends_with(",40,0"));
 }
+
+/// A trace of 120 jobs on 16 processors by four users in two groups and
+/// three queues (one unknown).
+fn owned_trace(dir: &std::path::Path) -> std::path::PathBuf {
+    let mut text = String::from("; MaxProcs: 16\n");
+    let mut submit = 0;
+    for i in 1..=120_u32 {
+        submit += i * 37 % 100;
+        let run = 10 + i * 53 % 590;
+        let procs = 1 << (i % 5);
+        let user = [1, 2, 3, 7][(i % 4) as usize];
+        let queue = [0, 1, -1][(i % 3) as usize];
+        text.push_str(&format!(
+            "{i} {submit} -1 {run} {procs} -1 -1 {procs} {} -1 1 {user} {} -1 {queue} -1 -1 -1\n",
+            run * 3 / 2,
+            user % 2
+        ));
+    }
+    super::write(dir, "owned.swf", &text)
+}
+
+#[test]
+fn figures_per_owner_and_their_fairness_match_the_jobs() {
+    let dir = scratch();
+    let trace = owned_trace(dir.path());
+    let jobs_csv = dir.path().join("jobs.csv");
+    for by in ["user", "group", "queue"] {
+        let out = run(&[
+            "replay",
+            trace.to_str().expect("path"),
+            "--by",
+            by,
+            "--jobs-out",
+            jobs_csv.to_str().expect("path"),
+            "--format",
+            "json",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let report: Value = serde_json::from_str(&stdout(&out)).expect("json");
+        let text = std::fs::read_to_string(&jobs_csv).expect("jobs");
+        let mut reader = csv::Reader::from_reader(text.as_bytes());
+        let header = reader.headers().expect("header").clone();
+        let column = header.iter().position(|h| h == by).expect("owner column");
+        let owners: Vec<String> = reader
+            .records()
+            .map(|r| r.expect("row").get(column).expect("field").to_owned())
+            .collect();
+        let all = jobs(&text);
+        // Groups by number, the unknown one ("" here) first.
+        let mut keys: Vec<&String> = owners.iter().collect();
+        keys.sort_by_key(|k| k.parse::<u64>().ok());
+        keys.dedup();
+        let groups = report["groups"]["groups"].as_array().expect("groups");
+        assert_eq!(groups.len(), keys.len(), "{by}");
+        let (mut waits, mut slowdowns) = (Vec::new(), Vec::new());
+        for (key, row) in keys.iter().zip(groups) {
+            let label = if key.is_empty() {
+                "unknown"
+            } else {
+                key.as_str()
+            };
+            assert_eq!(row["set"], label, "{by}");
+            let mine: Vec<&Job> = all
+                .iter()
+                .zip(&owners)
+                .filter(|(_, o)| o == key)
+                .map(|(j, _)| j)
+                .collect();
+            let n = mine.len() as f64;
+            let wait = mine.iter().map(|j| j.wait).sum::<f64>() / n;
+            let bsld = mine.iter().map(|j| j.bsld).sum::<f64>() / n;
+            assert_eq!(row["jobs"].as_u64(), Some(mine.len() as u64));
+            assert!(
+                close(row["mean_wait"].as_f64().expect("wait"), wait),
+                "{by} {label}"
+            );
+            assert!(close(
+                row["mean_bounded_slowdown"].as_f64().expect("bsld"),
+                bsld
+            ));
+            waits.push(wait);
+            slowdowns.push(bsld);
+        }
+        let fairness = &report["groups"]["fairness"];
+        let max = slowdowns.iter().copied().fold(f64::MIN, f64::max);
+        let min = slowdowns.iter().copied().fold(f64::MAX, f64::min);
+        let sum: f64 = waits.iter().sum();
+        let jain = sum * sum / (waits.len() as f64 * waits.iter().map(|w| w * w).sum::<f64>());
+        assert!(close(
+            fairness["slowdown_max_over_min"].as_f64().expect("ratio"),
+            max / min
+        ));
+        assert!(close(
+            fairness["jain_index_of_mean_wait"].as_f64().expect("jain"),
+            jain
+        ));
+        assert_eq!(fairness["groups"].as_u64(), Some(keys.len() as u64));
+    }
+    // The table and the CSV rows name the groups.
+    let trace = trace.to_str().expect("path");
+    let table = stdout(&run(&["replay", trace, "--by", "queue"]));
+    assert!(
+        table.contains("fairness     3 queues: mean bsld max/min"),
+        "{table}"
+    );
+    assert!(table.lines().any(|l| l.starts_with("unknown ")), "{table}");
+    let csv_text = stdout(&run(&["replay", trace, "--by", "user", "--format", "csv"]));
+    assert!(csv_text
+        .lines()
+        .next()
+        .expect("header")
+        .ends_with(",groups,slowdown_max_over_min,jain_index_of_mean_wait"));
+    assert_eq!(
+        csv_text.lines().filter(|l| l.contains(",user 7,")).count(),
+        1,
+        "{csv_text}"
+    );
+}

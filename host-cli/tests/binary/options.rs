@@ -156,6 +156,7 @@ fn sample(path: &[&str], long: &str) -> Vec<&'static str> {
         (_, "rs-iterations") => vec!["5"],
         (_, "first") => vec!["5"],
         (_, "warmup" | "cooldown") => vec!["3"],
+        (_, "by") => vec!["user"],
         (_, "skip") => vec!["2"],
         (_, "procs") => vec!["8"],
         (_, "short-max") => vec!["33"],
