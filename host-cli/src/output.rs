@@ -9,6 +9,8 @@
 //!   (`replay --distributions`);
 //! * [`groups`]: figures per SWF user, group or queue and the fairness
 //!   between them (`replay --by`);
+//! * [`swf_out`]: the simulated schedule as an SWF trace
+//!   (`--jobs-format swf`);
 //! * [`batsim`]: the per-job schedule in Batsim's `jobs.csv` layout, with
 //!   processor ids assigned (for evalys and other Batsim tools).
 
@@ -18,6 +20,7 @@ pub(crate) mod files;
 pub(crate) mod groups;
 pub(crate) mod progress;
 pub(crate) mod report;
+pub(crate) mod swf_out;
 
 use crate::error::CliError;
 use serde::Serialize;

@@ -11,6 +11,7 @@
 //! Options are told apart by clap's [`ValueSource`]: a default never
 //! counts as given.
 
+use super::args::JobsFormat;
 use crate::error::CliError;
 use crate::replay::policy::PolicyChoice;
 use backfill_core::Policy;
@@ -118,6 +119,15 @@ fn refusal(command: &str, mode: Mode, sub: &ArgMatches, id: &str) -> Option<Stri
             Some("seeds the built-in workload, and a TRACE was given".to_owned())
         }
         ("replay", Mode::Farm, _) => farm_refusal(id),
+        ("replay", Mode::BuiltIn, "jobs_format")
+            if sub.get_one::<JobsFormat>("jobs_format") == Some(&JobsFormat::Swf) =>
+        {
+            Some(
+                "swf rewrites the lines of an input trace, and the built-in workload has none \
+                 (write it with `host-cli generate lublin -o FILE.swf` and replay that)"
+                    .to_owned(),
+            )
+        }
         ("replay", _, h) if HEURISTICS.contains(&h) && !flexible(policy()) => Some(format!(
             "weighs the flexible-backfilling heuristics of bf-unmod and bf-mod, and the policy \
              is {}",

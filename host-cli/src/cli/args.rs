@@ -73,6 +73,11 @@ pub(crate) enum JobsFormat {
     /// interval set, "0-3 8 10-11", given first-fit in start order, never
     /// two running jobs on one id), consumed_energy (-1), metadata.
     Batsim,
+    /// The input trace as SWF with the simulated schedule: submit (as
+    /// replayed), wait, run time and allocated processors (fields 2-5)
+    /// replaced, every other field kept; readable by `host-cli info` and
+    /// replayable. Needs a TRACE.
+    Swf,
 }
 
 /// Window and category options shared by every command.

@@ -7,7 +7,7 @@ use crate::error::CliError;
 use crate::farm::{format as farm_format, replay as farm_replay, report as farm_report};
 use crate::output::csv_text;
 use crate::output::files::OutputFiles;
-use crate::output::{batsim, distribution, groups, progress, report};
+use crate::output::{batsim, distribution, groups, progress, report, swf_out};
 use crate::replay::policy::{SearchOptions, ThresholdOptions};
 use crate::replay::steady::{self, Edge};
 use crate::replay::stream;
@@ -113,6 +113,12 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
                 report::write_jobs_csv(w, &prepared, records, bounds, args.by.is_some())
             }
             JobsFormat::Batsim => batsim::write_jobs(w, &prepared, records),
+            JobsFormat::Swf => match &args.trace {
+                Some(trace) => {
+                    swf_out::write_swf(w, trace, &prepared, records, &policy.to_string())
+                }
+                None => Err(std::io::Error::other("--jobs-format swf needs a TRACE")),
+            },
         })?;
     }
     let phases = report::Phases {
