@@ -10,6 +10,8 @@
 //! host-cli sweep TRACE --loads 1.0,1.2,1.4,1.6 --csv sweep.csv --svg sweep.svg
 //! host-cli fairness TRACE --policies easy,selective,selective-d,sjf-easy --svg fairness.svg
 //! host-cli generate lublin --jobs 5000 --procs 128 --seed 1 -o lublin.swf
+//! host-cli replay TRACE --timeseries ts.csv --every 600
+//! host-cli plot timeseries ts.csv -o ts.svg
 //! ```
 //!
 //! Without TRACE every command uses the built-in synthetic workload
@@ -23,6 +25,7 @@ mod applies;
 pub(crate) mod args;
 mod farm_study;
 mod generate;
+mod plot;
 mod replay;
 
 use crate::error::CliError;
@@ -117,6 +120,9 @@ pub(crate) fn run(command: &Command) -> Result<String, CliError> {
         Command::Fairness(args) => analyses::run_fairness(args),
         Command::Generate(args) => generate::run(args),
         Command::FarmStudy(args) => farm_study::run_study(args),
+        Command::Plot(args) => match &args.what {
+            args::PlotWhat::Timeseries(args) => plot::run_timeseries(args),
+        },
     }
 }
 

@@ -11,6 +11,8 @@
 //!   between them (`replay --by`);
 //! * [`swf_out`]: the simulated schedule as an SWF trace
 //!   (`--jobs-format swf`);
+//! * [`timeseries`]: the replay's state sampled over simulated time
+//!   (`--timeseries`);
 //! * [`batsim`]: the per-job schedule in Batsim's `jobs.csv` layout, with
 //!   processor ids assigned (for evalys and other Batsim tools).
 
@@ -21,6 +23,7 @@ pub(crate) mod groups;
 pub(crate) mod progress;
 pub(crate) mod report;
 pub(crate) mod swf_out;
+pub(crate) mod timeseries;
 
 use crate::error::CliError;
 use serde::Serialize;

@@ -180,7 +180,7 @@ fn farm_refusal(id: &str) -> Option<String> {
         "estimates" => "does not apply to a farm: its jobs' estimates are part of the job list",
         "jobs_format" => "does not apply to a farm: its --jobs-out has the farm's own columns",
         "latency" => "is not measured for farm replays",
-        "distributions" | "warmup" | "cooldown" | "by" => {
+        "distributions" | "warmup" | "cooldown" | "by" | "timeseries" | "every" => {
             "is not computed for farm replays (their report is the farm paper's)"
         }
         "synthetic_jobs" | "seed" => {

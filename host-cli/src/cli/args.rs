@@ -44,6 +44,33 @@ pub(crate) enum Command {
     Generate(GenerateArgs),
     /// The flexible-backfilling paper's farm experiments (figures 1, 2 and its tables).
     FarmStudy(FarmStudyArgs),
+    /// Draw a file a replay wrote.
+    Plot(PlotArgs),
+}
+
+/// `host-cli plot`.
+#[derive(Debug, Args)]
+pub(crate) struct PlotArgs {
+    /// What to draw.
+    #[command(subcommand)]
+    pub(crate) what: PlotWhat,
+}
+
+/// The files `plot` draws.
+#[derive(Debug, Subcommand)]
+pub(crate) enum PlotWhat {
+    /// The time series of `replay --timeseries` (SVG).
+    Timeseries(PlotTimeseriesArgs),
+}
+
+/// `host-cli plot timeseries`.
+#[derive(Debug, Args)]
+pub(crate) struct PlotTimeseriesArgs {
+    /// The CSV file `replay --timeseries` wrote.
+    pub(crate) file: PathBuf,
+    /// The figure to write (SVG).
+    #[arg(short, long, value_name = "FILE.svg")]
+    pub(crate) output: PathBuf,
 }
 
 /// Output format.
@@ -280,6 +307,15 @@ pub(crate) struct ReplayArgs {
     /// mean wait); --jobs-out then adds user, group and queue columns.
     #[arg(long, value_enum, value_name = "OWNER", help_heading = "Output")]
     pub(crate) by: Option<GroupBy>,
+    /// Write the replay's state at fixed simulated intervals to FILE
+    /// (processors busy, jobs running, jobs and processor-seconds waiting,
+    /// utilisation so far); `host-cli plot timeseries FILE` draws it.
+    #[arg(long, value_name = "FILE.csv", help_heading = "Output")]
+    pub(crate) timeseries: Option<PathBuf>,
+    /// The --timeseries interval, in simulated seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600, requires = "timeseries",
+          value_parser = clap::value_parser!(u64).range(1..), help_heading = "Output")]
+    pub(crate) every: u64,
     /// Synthetic workload: number of jobs.
     #[arg(long, default_value_t = SyntheticSpec::default().jobs, allow_negative_numbers = true, value_parser = parse_count_u32, help_heading = "Built-in workload (without TRACE)")]
     pub(crate) synthetic_jobs: u32,

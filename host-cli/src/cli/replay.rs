@@ -7,7 +7,7 @@ use crate::error::CliError;
 use crate::farm::{format as farm_format, replay as farm_replay, report as farm_report};
 use crate::output::csv_text;
 use crate::output::files::OutputFiles;
-use crate::output::{batsim, distribution, groups, progress, report, swf_out};
+use crate::output::{batsim, distribution, groups, progress, report, swf_out, timeseries};
 use crate::replay::policy::{SearchOptions, ThresholdOptions};
 use crate::replay::steady::{self, Edge};
 use crate::replay::stream;
@@ -53,7 +53,10 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     search.check(args.policy)?;
     let mut files = output_files(
         args.trace.as_deref(),
-        &[("--jobs-out", args.jobs_out.as_deref())],
+        &[
+            ("--jobs-out", args.jobs_out.as_deref()),
+            ("--timeseries", args.timeseries.as_deref()),
+        ],
     )?;
     // The kernel is built while the trace is read.
     replay::prebuild();
@@ -105,6 +108,16 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     );
     progress::finish(&bar);
     let mut result = result?;
+    let samples = args.timeseries.as_ref().map(|_| {
+        timeseries::samples(
+            result.records().unwrap_or_default(),
+            prepared.machine_procs,
+            args.every,
+        )
+    });
+    if let Some(samples) = &samples {
+        files.write_with("--timeseries", |w| timeseries::write_csv(w, samples))?;
+    }
     let steady = (args.warmup.is_some() || args.cooldown.is_some())
         .then(|| steady::measure(&prepared, &mut result, bounds, args.warmup, args.cooldown));
     if let Some(records) = &result.records {
@@ -134,6 +147,13 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     if args.distributions {
         r.distributions =
             measured.map(|records| distribution::distributions(records, &result.metrics, bounds));
+    }
+    if let (Some(path), Some(samples)) = (&args.timeseries, &samples) {
+        r.timeseries = Some(report::TimeseriesReport {
+            file: path.display().to_string(),
+            every_seconds: args.every,
+            samples: samples.len() as u64,
+        });
     }
     if let (Some(by), Some(records)) = (args.by, measured) {
         r.groups = Some(groups::groups(&prepared, records, by));
@@ -167,6 +187,7 @@ const fn keep_records(args: &ReplayArgs) -> bool {
         || args.warmup.is_some()
         || args.cooldown.is_some()
         || args.by.is_some()
+        || args.timeseries.is_some()
 }
 
 /// Starts replaying the trace of `args` while it is read (see [`stream`]),

@@ -280,6 +280,9 @@ pub(crate) struct ReplayReport {
     /// (`--warmup`, `--cooldown` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) left_out: Option<LeftOutReport>,
+    /// Where the time series went (`--timeseries` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) timeseries: Option<TimeseriesReport>,
     /// Figures per user, group or queue (`--by` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) groups: Option<crate::output::groups::GroupsReport>,
@@ -289,6 +292,17 @@ pub(crate) struct ReplayReport {
     /// Wall-clock measurements: the only part of the report that differs
     /// between two runs of the same command.
     pub(crate) timings: ReplayTimings,
+}
+
+/// The time series a replay wrote.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub(crate) struct TimeseriesReport {
+    /// The file.
+    pub(crate) file: String,
+    /// Its interval (simulated seconds).
+    pub(crate) every_seconds: u64,
+    /// Its samples.
+    pub(crate) samples: u64,
 }
 
 /// The jobs a replay scheduled but left out of its metrics.
@@ -589,6 +603,7 @@ pub(crate) fn replay_report(
         distributions: None,
         left_out: None,
         groups: None,
+        timeseries: None,
         timings: ReplayTimings {
             read_seconds: phases.read,
             prerun_seconds: phases.prerun,
@@ -758,6 +773,16 @@ pub(crate) fn replay_table(r: &ReplayReport) -> String {
     if let Some(g) = &r.groups {
         let _ = writeln!(out);
         out.push_str(&g.table());
+    }
+    if let Some(t) = &r.timeseries {
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "timeseries   {} every {} s of simulated time written to {}",
+            count_of(t.samples, "sample", "samples"),
+            t.every_seconds,
+            t.file
+        );
     }
     let _ = writeln!(out);
     let _ = writeln!(

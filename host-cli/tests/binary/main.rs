@@ -13,6 +13,7 @@
 //! * [`hostile`]: input that cannot be scheduled or does not fit (empty
 //!   windows, bad headers, times past the replay clock, huge queues) and
 //!   misleading option errors;
+//! * [`timeseries`]: `replay --timeseries` and `plot timeseries`;
 //! * [`reports`]: what the reports say: sets without jobs, counts and their
 //!   nouns, one error prefix, `-` for stdout.
 
@@ -24,6 +25,7 @@ mod hostile;
 mod options;
 mod output;
 mod reports;
+mod timeseries;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
