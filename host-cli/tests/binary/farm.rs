@@ -124,55 +124,44 @@ fn farm_study_intervals_are_student_t_and_say_so() {
     assert_eq!(column(&summary, "mean_slowdown_ci95_student_t"), [None]);
 }
 
-#[test]
-fn selective_on_a_farm_says_what_to_do() {
+/// A scratch directory with a generated farm (farm.toml, jobs.csv).
+fn farm_dir() -> tempfile::TempDir {
     let dir = scratch();
     ok_in(
         dir.path(),
         &["generate", "farm", "--jobs", "30", "--machines", "4"],
     );
+    dir
+}
+
+/// `replay --farm farm.toml jobs.csv` with `extra`, in `dir`.
+fn replay_farm(dir: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["replay", "--farm", "farm.toml", "jobs.csv"];
+    args.extend(extra);
+    run_in(dir, &args)
+}
+
+#[test]
+fn selective_on_a_farm_says_what_to_do() {
+    let dir = farm_dir();
     for (policy, given) in [
         ("selective", "--threshold X"),
         ("selective-d", "--thresholds SN,SW,LN,LW"),
     ] {
-        let out = run_in(
-            dir.path(),
-            &[
-                "replay",
-                "--farm",
-                "farm.toml",
-                "jobs.csv",
-                "--policy",
-                policy,
-            ],
-        );
+        let out = replay_farm(dir.path(), &["--policy", policy]);
         let err = super::fails_with(&out, 2, &[policy, given, "--policy conservative"]);
         assert!(!err.contains("were needed but not computed"), "{err}");
     }
     // With its threshold given, Selective replays the farm.
-    let text = ok_in(
-        dir.path(),
-        &[
-            "replay",
-            "--farm",
-            "farm.toml",
-            "jobs.csv",
-            "--policy",
-            "selective",
-            "--threshold",
-            "2",
-        ],
-    );
+    let out = replay_farm(dir.path(), &["--policy", "selective", "--threshold", "2"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
     assert!(text.contains("policy       selective"), "{text}");
 }
 
 #[test]
 fn farm_replays_refuse_trace_options() {
-    let dir = scratch();
-    ok_in(
-        dir.path(),
-        &["generate", "farm", "--jobs", "30", "--machines", "4"],
-    );
+    let dir = farm_dir();
     for (option, value) in [
         ("--load", "2"),
         ("--first", "10"),
@@ -180,24 +169,12 @@ fn farm_replays_refuse_trace_options() {
         ("--procs", "4"),
         ("--synthetic-jobs", "10"),
     ] {
-        let out = run_in(
-            dir.path(),
-            &["replay", "--farm", "farm.toml", "jobs.csv", option, value],
-        );
+        let out = replay_farm(dir.path(), &[option, value]);
         super::fails_with(&out, 2, &[option, "farm"]);
     }
-    let out = run_in(
+    let out = replay_farm(
         dir.path(),
-        &[
-            "replay",
-            "--farm",
-            "farm.toml",
-            "jobs.csv",
-            "--jobs-out",
-            "o.csv",
-            "--jobs-format",
-            "batsim",
-        ],
+        &["--jobs-out", "o.csv", "--jobs-format", "batsim"],
     );
     super::fails_with(&out, 2, &["--jobs-format", "farm"]);
 }
