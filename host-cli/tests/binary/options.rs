@@ -214,9 +214,16 @@ struct Outcome {
 
 /// Whether `line` reports wall-clock time (which differs between runs).
 fn clocked(line: &str) -> bool {
-    ["wall time", "_seconds", "seconds\"", " s)", "replays in "]
-        .iter()
-        .any(|w| line.contains(w))
+    [
+        "wall time",
+        "_seconds",
+        "seconds\"",
+        " s)",
+        "replays in ",
+        "read in ",
+    ]
+    .iter()
+    .any(|w| line.contains(w))
 }
 
 /// Without its wall-clock lines.
