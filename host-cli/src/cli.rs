@@ -11,6 +11,8 @@
 //! host-cli fairness TRACE --policies easy,selective,selective-d,sjf-easy --svg fairness.svg
 //! host-cli generate lublin --jobs 5000 --procs 128 --seed 1 -o lublin.swf
 //! host-cli plan run plan.toml --out results && host-cli plan merge plan.toml results --out table.csv
+//! host-cli replay TRACE --timeseries ts.csv --every 600
+//! host-cli plot timeseries ts.csv -o ts.svg
 //! ```
 //!
 //! Without TRACE every command uses the built-in synthetic workload
@@ -20,17 +22,19 @@
 //! Exit codes: 0 success, 1 a replay or output failure, 2 bad input or options.
 
 mod analyses;
+mod applies;
 pub(crate) mod args;
 mod farm_study;
 mod generate;
 mod plan;
+mod plot;
 mod replay;
 
 use crate::error::CliError;
 use crate::output::files::{self, OutputFiles};
 use crate::output::progress;
 pub(crate) use args::{Cli, Command};
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use std::path::Path;
 
 /// Entry point of the binary. Nothing here panics on an output error: a
@@ -38,24 +42,43 @@ use std::path::Path;
 /// write error is one line on stderr and status 1 (see [`crate::output`]).
 #[must_use]
 pub fn main() -> std::process::ExitCode {
-    let cli = match Cli::try_parse() {
+    let matches = match Cli::command().try_get_matches() {
+        Ok(matches) => matches,
+        Err(e) => return clap_exit(&e),
+    };
+    let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => return clap_exit(&e),
     };
+    if let Err(e) = applies::check(&matches) {
+        files::warn(&format!("error: {e}"));
+        return std::process::ExitCode::from(e.exit_code());
+    }
     progress::show_on_terminal();
     match run(&cli.command) {
+        Ok(text) if files::report_to_stderr() => {
+            files::write_stderr(text.as_bytes());
+            std::process::ExitCode::SUCCESS
+        }
         Ok(text) => match files::write_stdout(text.as_bytes()) {
             Ok(_) => std::process::ExitCode::SUCCESS,
             Err(e) => {
-                files::warn(&format!("host-cli: error: {e}"));
+                files::warn(&format!("error: {e}"));
                 std::process::ExitCode::from(1)
             }
         },
         Err(e) => {
-            files::warn(&format!("host-cli: error: {e}"));
+            files::warn(&format!("error: {e}"));
             std::process::ExitCode::from(e.exit_code())
         }
     }
+}
+
+/// The command line's parser, for tests that walk every command and
+/// option it accepts.
+#[must_use]
+pub fn command() -> clap::Command {
+    Cli::command()
 }
 
 /// Prints clap's help, version or usage error and gives its exit status
@@ -64,9 +87,7 @@ pub fn main() -> std::process::ExitCode {
 fn clap_exit(e: &clap::Error) -> std::process::ExitCode {
     match e.print() {
         Err(io) if io.kind() != std::io::ErrorKind::BrokenPipe => {
-            files::warn(&format!(
-                "host-cli: error: writing the message failed: {io}"
-            ));
+            files::warn(&format!("error: writing the message failed: {io}"));
             std::process::ExitCode::from(1)
         }
         _ => std::process::ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2)),
@@ -102,6 +123,9 @@ pub(crate) fn run(command: &Command) -> Result<String, CliError> {
         Command::Generate(args) => generate::run(args),
         Command::FarmStudy(args) => farm_study::run_study(args),
         Command::Plan(args) => plan::run(args),
+        Command::Plot(args) => match &args.what {
+            args::PlotWhat::Timeseries(args) => plot::run_timeseries(args),
+        },
     }
 }
 

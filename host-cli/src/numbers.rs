@@ -33,6 +33,23 @@ pub fn percent_change(value: f64, baseline: f64) -> Option<f64> {
         .then(|| 100.0 * (value - baseline) / baseline)
 }
 
+/// `n` and the noun that goes with it: `1 job`, `2 jobs`, `0 jobs`
+/// (`one` for one, `many` for any other count).
+#[must_use]
+pub(crate) fn count_of(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// `one` or `many`, whichever agrees with `n` (`has`/`have`, `was`/`were`).
+#[must_use]
+pub(crate) const fn agree<'a>(n: u64, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 {
+        one
+    } else {
+        many
+    }
+}
+
 /// A percent change as table text: `+12.3%`, `-45.0%`, `-` for none.
 #[must_use]
 pub fn pct_text(change: Option<f64>) -> String {
@@ -58,6 +75,15 @@ mod tests {
         assert_eq!(round4(-0.000_04), -0.0);
         assert_eq!(round4(2e12), 2e12);
         assert!(round4(f64::NAN).is_nan());
+    }
+
+    #[test]
+    fn counts_agree_with_their_nouns() {
+        assert_eq!(count_of(1, "job", "jobs"), "1 job");
+        assert_eq!(count_of(0, "job", "jobs"), "0 jobs");
+        assert_eq!(count_of(2, "job", "jobs"), "2 jobs");
+        assert_eq!(agree(1, "has", "have"), "has");
+        assert_eq!(agree(7, "has", "have"), "have");
     }
 
     #[test]

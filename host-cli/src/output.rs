@@ -5,13 +5,25 @@
 //! * [`progress`]: progress bars on stderr for the phases of a command;
 //! * [`report`]: the reports of `replay` and `info`: tables, JSON, CSV rows
 //!   and the per-job CSV;
+//! * [`distribution`]: percentiles and spread of the per-job figures
+//!   (`replay --distributions`);
+//! * [`groups`]: figures per SWF user, group or queue and the fairness
+//!   between them (`replay --by`);
+//! * [`swf_out`]: the simulated schedule as an SWF trace
+//!   (`--jobs-format swf`);
+//! * [`timeseries`]: the replay's state sampled over simulated time
+//!   (`--timeseries`);
 //! * [`batsim`]: the per-job schedule in Batsim's `jobs.csv` layout, with
 //!   processor ids assigned (for evalys and other Batsim tools).
 
 pub(crate) mod batsim;
+pub(crate) mod distribution;
 pub(crate) mod files;
+pub(crate) mod groups;
 pub(crate) mod progress;
 pub(crate) mod report;
+pub(crate) mod swf_out;
+pub(crate) mod timeseries;
 
 use crate::error::CliError;
 use serde::Serialize;
@@ -20,6 +32,29 @@ use serde::Serialize;
 ///
 /// # Errors
 /// [`CliError::Io`] when a row cannot be serialised.
+/// The figures `replay --format json --distributions` prints for a replay
+/// of `prepared` (its report without the wall-clock `timings`), for tests
+/// that recompute them from the per-job records.
+///
+/// # Errors
+/// [`CliError::Io`] when the report cannot be made into JSON.
+pub fn replay_figures(
+    prepared: &crate::replay::Prepared,
+    result: &crate::replay::RunResult,
+    bounds: backfill_core::CategoryBounds,
+) -> Result<serde_json::Value, CliError> {
+    let mut r = report::replay_report(prepared, result, bounds, report::Phases::default());
+    r.distributions = result
+        .records()
+        .map(|records| distribution::distributions(records, &result.metrics, bounds));
+    let mut value = serde_json::to_value(&r)
+        .map_err(|e| CliError::Io("json".into(), std::io::Error::other(e.to_string())))?;
+    if let Some(map) = value.as_object_mut() {
+        map.remove("timings");
+    }
+    Ok(value)
+}
+
 pub(crate) fn csv_text<T: Serialize>(rows: &[T]) -> Result<String, CliError> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     for row in rows {

@@ -17,6 +17,7 @@
 //!   same as [`run()`] and lets an [`ArrivalObserver`], built on the replay
 //!   thread, look at the kernel as each job arrives (the fairness analysis
 //!   computes fair-start times so);
+//! * [`steady`]: warm-up and cool-down jobs left out of the metrics;
 //! * [`stream`]: a replay that runs while its trace is read, used when it
 //!   saw exactly the jobs the replay would;
 //! * [`checkpoint`]: `replay --checkpoint-every` and `--resume`: a
@@ -29,6 +30,7 @@ pub(crate) mod latency;
 pub(crate) mod policy;
 pub(crate) mod prepare;
 pub(crate) mod run;
+pub(crate) mod steady;
 pub mod stream;
 pub(crate) mod thresholds;
 

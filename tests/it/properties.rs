@@ -7,8 +7,9 @@
 //! full-width jobs; and a few jobs the kernel must refuse.
 
 use backfill_core::policy::{Iterations, RandomSearch};
-use backfill_core::{Cluster, JobId, Policy, Slot, Time};
+use backfill_core::{CategoryBounds, Cluster, JobId, Metrics, Policy, Slot, Time};
 use backfill_tests::check::{check, check_deterministic, run_replay, run_replay_keeping, RunLog};
+use backfill_tests::figures::check_metrics;
 use backfill_tests::proptest_cases;
 use backfill_tests::rng::SplitMix64;
 use backfill_tests::scenario::{
@@ -137,6 +138,29 @@ proptest! {
         let s = spec.build();
         if let Err(e) = s.verify() {
             prop_assert!(false, "{e}");
+        }
+    }
+
+    /// The figures the reports print (means, worst bounded slowdown, kills,
+    /// utilisation, spread, overall and per category) equal what the
+    /// finished jobs' records give, killed jobs included, under every
+    /// policy; the categories' bounds are small enough for these
+    /// workloads to fill all four.
+    #[test]
+    fn reported_figures_match_the_jobs(spec in scenario()) {
+        let s = spec.build();
+        let bounds = CategoryBounds { short_max: 50, narrow_max: 3 };
+        for policy in Policy::ALL {
+            let replay = run_replay::<VERIFY_Q, VERIFY_R, VERIFY_B, MAX_MACHINES, MAX_POOLS>(
+                &s.cluster, policy, &s.jobs,
+            );
+            let mut metrics = Metrics::new(bounds);
+            for record in &replay.log.finished {
+                metrics.add(record);
+            }
+            if let Err(e) = check_metrics(&metrics, &replay.log.finished, 16) {
+                prop_assert!(false, "{policy}: {e}");
+            }
         }
     }
 

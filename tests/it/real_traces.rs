@@ -16,6 +16,7 @@ use backfill_cli::swf::SkipReason;
 use backfill_core::policy::Threshold;
 use backfill_core::{Cluster, Policy};
 use backfill_tests::check::{check, compare_replays, run_replay};
+use backfill_tests::figures::check_report;
 use backfill_tests::naive;
 use backfill_tests::traces::{prepare, trace_files, AS_RECORDED};
 use std::time::Instant;
@@ -85,6 +86,44 @@ fn real_traces_replay_under_every_policy() {
             );
         }
     }
+}
+
+/// Every figure of the report `host-cli replay --distributions` prints
+/// (means, worst values, kills, utilisation, per category, percentiles,
+/// spread) equals what the per-job records give, on every trace under
+/// EASY (whole trace), Conservative and Selective-D (the first
+/// `SEARCH_PREFIX` jobs), with the traces' own estimates, so killed jobs
+/// count.
+#[test]
+fn real_trace_reports_match_their_jobs() {
+    let Some(paths) = trace_files("real-trace report figures") else {
+        return;
+    };
+    let bounds = backfill_core::CategoryBounds::default();
+    let mut killed = 0;
+    for path in &paths {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?");
+        let whole = prepare(path, None, AS_RECORDED);
+        let prefix = prepare(path, Some(SEARCH_PREFIX as u64), AS_RECORDED);
+        for (prepared, policy) in [
+            (&whole, Policy::Easy),
+            (&prefix, Policy::Conservative),
+            (&prefix, Policy::SELECTIVE_D_EXAMPLE),
+        ] {
+            let result = backfill_cli::replay::run(prepared, policy, bounds, true, None)
+                .unwrap_or_else(|e| panic!("{name} under {policy}: {e}"));
+            let records = result.records().expect("records kept");
+            killed += records.iter().filter(|r| r.killed).count();
+            let report = backfill_cli::output::replay_figures(prepared, &result, bounds)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            check_report(&report, records, prepared.machine_procs, bounds)
+                .unwrap_or_else(|e| panic!("{name} under {policy}: {e}"));
+        }
+    }
+    assert!(
+        killed > 0,
+        "no trace had a killed job: the kills went unchecked"
+    );
 }
 
 #[test]

@@ -7,6 +7,8 @@
 //! * [`check`]: [`check::replay`] a workload through core's simulator into a
 //!   [`check::RunLog`], and [`check::check`] it against `docs/design.md`, "Invariants",
 //!   getting a [`check::Violation`] that names rule, job and time.
+//! * [`figures`]: every figure a report prints, recomputed from the
+//!   per-job records ([`figures::check_metrics`], [`figures::check_report`]).
 //! * [`scenario`]: small random clusters and workloads
 //!   ([`scenario::ScenarioSpec`]) and [`scenario::Scenario::verify`], which
 //!   replays one under every policy and checks everything.
@@ -24,6 +26,7 @@
 
 pub mod check;
 pub mod checkpoints;
+pub mod figures;
 #[path = "../../core/src/sim/fixtures.rs"]
 pub mod fixtures;
 pub mod fuzz_bodies;

@@ -6,7 +6,9 @@ pub(crate) mod farm;
 pub(crate) mod plan;
 
 use crate::error::CliError;
+use crate::output::groups::GroupBy;
 use crate::replay::policy::{PolicyChoice, ThresholdFrom, ThresholdOptions};
+use crate::replay::steady::{parse_edge, Edge};
 use crate::replay::thresholds::{parse_scale, parse_threshold, parse_thresholds};
 use crate::replay::{Estimates, Shaping, Window};
 use crate::workload::synth::SyntheticSpec;
@@ -47,6 +49,33 @@ pub(crate) enum Command {
     /// Plans: numbered cells of a study, run here, as array tasks or on
     /// Slurm, merged into one table (docs/plans.md).
     Plan(PlanArgs),
+    /// Draw a file a replay wrote.
+    Plot(PlotArgs),
+}
+
+/// `host-cli plot`.
+#[derive(Debug, Args)]
+pub(crate) struct PlotArgs {
+    /// What to draw.
+    #[command(subcommand)]
+    pub(crate) what: PlotWhat,
+}
+
+/// The files `plot` draws.
+#[derive(Debug, Subcommand)]
+pub(crate) enum PlotWhat {
+    /// The time series of `replay --timeseries` (SVG).
+    Timeseries(PlotTimeseriesArgs),
+}
+
+/// `host-cli plot timeseries`.
+#[derive(Debug, Args)]
+pub(crate) struct PlotTimeseriesArgs {
+    /// The CSV file `replay --timeseries` wrote.
+    pub(crate) file: PathBuf,
+    /// The figure to write (SVG).
+    #[arg(short, long, value_name = "FILE.svg")]
+    pub(crate) output: PathBuf,
 }
 
 /// Output format.
@@ -64,7 +93,8 @@ pub(crate) enum Format {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum JobsFormat {
     /// job_id, submit, start, end, wait, run, estimate, procs,
-    /// bounded_slowdown, category, killed.
+    /// bounded_slowdown, category, killed, guarantee (the start its first
+    /// reservation promised; empty without one).
     Plain,
     /// Batsim's jobs.csv, which evalys loads to draw Gantt charts: job_id,
     /// workload_name, profile, submission_time,
@@ -75,10 +105,16 @@ pub(crate) enum JobsFormat {
     /// interval set, "0-3 8 10-11", given first-fit in start order, never
     /// two running jobs on one id), consumed_energy (-1), metadata.
     Batsim,
+    /// The input trace as SWF with the simulated schedule: submit (as
+    /// replayed), wait, run time and allocated processors (fields 2-5)
+    /// replaced, every other field kept; readable by `host-cli info` and
+    /// replayable. Needs a TRACE.
+    Swf,
 }
 
 /// Window and category options shared by every command.
 #[derive(Clone, Debug, Args)]
+#[command(next_help_heading = "Window and categories")]
 pub(crate) struct WindowArgs {
     /// Take only the first N job lines (after --skip), in file order.
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_count_u64)]
@@ -120,6 +156,7 @@ impl WindowArgs {
 
 /// The synthetic workload used without TRACE.
 #[derive(Clone, Debug, Args)]
+#[command(next_help_heading = "Built-in workload (without TRACE)")]
 pub(crate) struct SyntheticArgs {
     /// Synthetic workload (no TRACE): number of jobs.
     #[arg(long, default_value_t = SyntheticSpec::default().jobs, allow_negative_numbers = true, value_parser = parse_count_u32)]
@@ -163,6 +200,7 @@ impl ShapeArgs {
 /// (Selective-D), they come from a Conservative run of the same trace,
 /// window, estimates and load, as in the paper.
 #[derive(Clone, Debug, Default, Args)]
+#[command(next_help_heading = "Selective thresholds")]
 pub(crate) struct ThresholdArgs {
     /// Selective's starvation threshold, an expansion factor (e.g. 26.69).
     #[arg(long, value_name = "X", allow_negative_numbers = true, value_parser = parse_threshold)]
@@ -172,7 +210,9 @@ pub(crate) struct ThresholdArgs {
     pub(crate) thresholds: Option<[u32; 4]>,
     /// Take the thresholds a run gives: `conservative` is the mean bounded
     /// slowdown of a Conservative run (overall; per category for
-    /// selective-d; with user estimates over well-estimated jobs only).
+    /// selective-d; with user estimates over well-estimated jobs only)
+    /// [default: conservative, for selective without --threshold and
+    /// selective-d without --thresholds].
     #[arg(long, value_enum, value_name = "SOURCE")]
     pub(crate) threshold_from: Option<ThresholdFrom>,
     /// selective-scaled: the factor applied to the running mean slowdown [default: 1.5].
@@ -199,6 +239,7 @@ impl ThresholdArgs {
 
 /// Output options of the analyses.
 #[derive(Clone, Debug, Args)]
+#[command(next_help_heading = "Output")]
 pub(crate) struct OutputArgs {
     /// Report format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -217,17 +258,17 @@ pub(crate) struct ReplayArgs {
     /// SWF trace, plain or gzip. Without it, the built-in synthetic workload.
     pub(crate) trace: Option<PathBuf>,
     /// Scheduling policy.
-    #[arg(long, value_enum, default_value_t = PolicyChoice::EASY)]
+    #[arg(long, value_enum, default_value_t = PolicyChoice::EASY, help_heading = "Policy and workload")]
     pub(crate) policy: PolicyChoice,
     /// Estimates the scheduler sees.
-    #[arg(long, value_enum, default_value_t = Estimates::User)]
+    #[arg(long, value_enum, default_value_t = Estimates::User, help_heading = "Policy and workload")]
     pub(crate) estimates: Estimates,
     /// Load factor: submit times are divided by F (F > 1 is heavier).
-    #[arg(long, value_name = "F", default_value_t = 1.0, allow_negative_numbers = true, value_parser = parse_load)]
+    #[arg(long, value_name = "F", default_value_t = 1.0, allow_negative_numbers = true, value_parser = parse_load, help_heading = "Policy and workload")]
     pub(crate) load: f64,
     /// Write one CSV row per scheduled job to FILE, in trace order (layout:
     /// --jobs-format).
-    #[arg(long, value_name = "FILE.csv")]
+    #[arg(long, value_name = "FILE.csv", help_heading = "Output")]
     pub(crate) jobs_out: Option<PathBuf>,
     /// Layout of --jobs-out: this tool's columns, or Batsim's jobs.csv (for
     /// evalys; scripts/evalys_gantt.py draws its Gantt chart).
@@ -236,70 +277,110 @@ pub(crate) struct ReplayArgs {
         value_enum,
         value_name = "LAYOUT",
         default_value_t = JobsFormat::Plain,
-        requires = "jobs_out"
+        requires = "jobs_out",
+        help_heading = "Output"
     )]
     pub(crate) jobs_format: JobsFormat,
     /// Report format (csv: one row per set of jobs, each with the run's
     /// context, so the rows of several runs can be concatenated; json: one
     /// object, wall-clock times apart under "timings").
-    #[arg(long, value_enum, default_value_t = Format::Table)]
+    #[arg(long, value_enum, default_value_t = Format::Table, help_heading = "Output")]
     pub(crate) format: Format,
     /// Time every kernel call (two clock reads each) and report a histogram
     /// of call times with the slowest call: the worst case a firmware host
     /// must budget for. Off by default: an untimed replay reads no clock
     /// per call.
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub(crate) latency: bool,
     /// Write a checkpoint of the replay to FILE every --checkpoint-every
     /// events, each replacing the last one whole (written to a temporary
     /// file, then renamed); --resume FILE continues from it.
-    #[arg(long, value_name = "FILE", requires = "checkpoint_every")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "checkpoint_every",
+        help_heading = "Checkpoints"
+    )]
     pub(crate) checkpoint: Option<PathBuf>,
     /// Events between two checkpoints: job arrivals and completions in the
     /// replay (not wall time, so a command writes the same checkpoints each
     /// time); a checkpoint is taken after the instant that reaches N.
-    #[arg(long, value_name = "N", requires = "checkpoint", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", requires = "checkpoint", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Checkpoints")]
     pub(crate) checkpoint_every: Option<u64>,
     /// Continue the replay from the checkpoint in FILE, written by the same
     /// command with --checkpoint: its outputs are those of a replay that
     /// never stopped. A checkpoint of another trace, window, policy or
     /// option, or a damaged one, is refused (exit status 2).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Checkpoints")]
     pub(crate) resume: Option<PathBuf>,
+    /// Also report the distributions of wait, bounded slowdown and
+    /// turnaround per set of jobs: median, 90th, 95th and 99th percentiles
+    /// (nearest rank) and maximum, the standard deviations of wait and
+    /// bounded slowdown and the geometric mean of bounded slowdowns.
+    #[arg(long, help_heading = "Output")]
+    pub(crate) distributions: bool,
+    /// Schedule the first jobs normally but leave them out of the metrics:
+    /// N jobs in submit order, or those submitted within a span of the
+    /// first submit (3600s, 90m, 12h, 2d).
+    #[arg(long, value_name = "N|SPAN", value_parser = parse_edge, help_heading = "Output")]
+    pub(crate) warmup: Option<Edge>,
+    /// Schedule the last jobs normally but leave them out of the metrics:
+    /// N jobs, or those submitted within a span of the last submit.
+    #[arg(long, value_name = "N|SPAN", value_parser = parse_edge, help_heading = "Output")]
+    pub(crate) cooldown: Option<Edge>,
+    /// Also report the metrics per SWF user, group or queue and the
+    /// fairness between them (mean bounded slowdown max/min, Jain index of
+    /// mean wait); --jobs-out then adds user, group and queue columns.
+    #[arg(long, value_enum, value_name = "OWNER", help_heading = "Output")]
+    pub(crate) by: Option<GroupBy>,
+    /// Write the replay's state at fixed simulated intervals to FILE
+    /// (processors busy, jobs running, jobs and processor-seconds waiting,
+    /// utilisation so far); `host-cli plot timeseries FILE` draws it.
+    #[arg(long, value_name = "FILE.csv", help_heading = "Output")]
+    pub(crate) timeseries: Option<PathBuf>,
+    /// The --timeseries interval, in simulated seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600, requires = "timeseries",
+          value_parser = clap::value_parser!(u64).range(1..), help_heading = "Output")]
+    pub(crate) every: u64,
     /// Synthetic workload: number of jobs.
-    #[arg(long, default_value_t = SyntheticSpec::default().jobs, allow_negative_numbers = true, value_parser = parse_count_u32)]
+    #[arg(long, default_value_t = SyntheticSpec::default().jobs, allow_negative_numbers = true, value_parser = parse_count_u32, help_heading = "Built-in workload (without TRACE)")]
     pub(crate) synthetic_jobs: u32,
     /// PRNG seed: the synthetic workload's [default: 1] and, under
     /// cons-rs, the random search's [default: 0]. With the synthetic
     /// workload and cons-rs, one seed sets both.
-    #[arg(long, allow_negative_numbers = true, value_parser = parse_count_u64)]
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_count_u64, help_heading = "Built-in workload (without TRACE)")]
     pub(crate) seed: Option<u64>,
     /// Selective thresholds.
     #[command(flatten)]
     pub(crate) thresholds: ThresholdArgs,
     /// dpsa-p / dpsa-n / dpsa-w: search nodes per scheduling pass (0: the
-    /// greedy set, so dpsa-p is EASY) [default: 100000]. Measured in a
-    /// release build on a 2-core machine shared with other replays
-    /// (`cargo xtask study dpsa`): the whole of LLNL-Thunder (user estimates)
-    /// replays in 0.8-1.0 s under dpsa-p/-n/-w, with 1-4% of its searches
-    /// stopped by the budget (the report counts them); CEA-Curie, the
-    /// heaviest trace, in 4-30 s.
-    #[arg(long, value_name = "N")]
+    /// greedy set, so dpsa-p is EASY) [default: 100000]. The report counts
+    /// the searches the budget stopped; `docs/studies/dpsa/README.md` has
+    /// replay times.
+    #[arg(
+        long,
+        value_name = "N",
+        help_heading = "Search policies (DPSA, CONS+RS, Conservative)"
+    )]
     pub(crate) dpsa_nodes: Option<u32>,
     /// cons-rs: iterations of each random search [default: 4 per queued
     /// job when the search starts, the paper's simulator's budget].
-    #[arg(long, value_name = "N")]
+    #[arg(
+        long,
+        value_name = "N",
+        help_heading = "Search policies (DPSA, CONS+RS, Conservative)"
+    )]
     pub(crate) rs_iterations: Option<u32>,
     /// conservative: never compress the plan (reservations made at arrival
     /// stay where they are: the CONS+RS paper's baseline).
-    #[arg(long)]
+    #[arg(long, help_heading = "Search policies (DPSA, CONS+RS, Conservative)")]
     pub(crate) no_compression: bool,
     /// Window and categories.
     #[command(flatten)]
     pub(crate) window: WindowArgs,
     /// Replay a farm: FARM.toml describes machines and license pools, and
     /// TRACE is then its job list (CSV); see `docs/studies/farm/README.md`.
-    #[arg(long, value_name = "FARM.toml")]
+    #[arg(long, value_name = "FARM.toml", help_heading = "Farms")]
     pub(crate) farm: Option<PathBuf>,
     /// Flexible-backfilling heuristics (bf-unmod, bf-mod).
     #[command(flatten)]

@@ -107,13 +107,13 @@ pub(crate) fn run_study(args: &FarmStudyArgs) -> Result<String, CliError> {
     if let Some(dir) = &args.data_dir {
         make_dir(dir)?;
         for name in study::csv_names(sweep) {
-            files.add("--data-dir", Some(&dir.join(name)))?;
+            files.add_chosen("--data-dir", &dir.join(name), args.force)?;
         }
     }
     if let Some(dir) = &args.figures_dir {
         make_dir(dir)?;
         for name in study::figure_names(sweep) {
-            files.add("--figures-dir", Some(&dir.join(name)))?;
+            files.add_chosen("--figures-dir", &dir.join(name), args.force)?;
         }
     }
     let started = Instant::now();

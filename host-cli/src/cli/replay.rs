@@ -7,10 +7,11 @@ use crate::error::CliError;
 use crate::farm::{format as farm_format, replay as farm_replay, report as farm_report};
 use crate::output::csv_text;
 use crate::output::files::{identity, OutputFiles};
-use crate::output::{batsim, progress, report};
+use crate::output::{batsim, distribution, groups, progress, report, swf_out, timeseries};
 use crate::replay::checkpoint::{self, Checkpointing, Fingerprint};
 use crate::replay::policy::{SearchOptions, ThresholdOptions};
 use crate::replay::run::{run_checkpointed, RunOptions};
+use crate::replay::steady::{self, Edge};
 use crate::replay::stream;
 use crate::replay::thresholds::ConservativeThresholds;
 use crate::replay::{self, Prepared, Shaping};
@@ -70,7 +71,10 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     search.check(args.policy)?;
     let mut files = output_files(
         args.trace.as_deref(),
-        &[("--jobs-out", args.jobs_out.as_deref())],
+        &[
+            ("--jobs-out", args.jobs_out.as_deref()),
+            ("--timeseries", args.timeseries.as_deref()),
+        ],
     )?;
     // The kernel is built while the trace is read.
     replay::prebuild();
@@ -82,6 +86,10 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     let (prepared, _) =
         load_prepared_tapped(args.trace.as_ref(), &args.window, shaping, &spec, tap)?;
     prepared.check_runnable()?;
+    if let Some((_, bar)) = &early {
+        // The trace is read: the streamed replay's bar gets its total.
+        progress::total_known(bar, prepared.jobs.len() as u64);
+    }
     let read = started.elapsed().as_secs_f64();
     let mut prerun = None;
     let derived = if options.needs_conservative(&[args.policy]) {
@@ -102,7 +110,7 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     let (policy, used) = options.resolve(args.policy, bounds, derived.as_ref())?;
     let policy = search.apply(args.heuristics.apply(policy));
     let checkpoints = if checkpointing {
-        let fingerprint = Fingerprint::of(&prepared, policy, bounds, args.jobs_out.is_some());
+        let fingerprint = Fingerprint::of(&prepared, policy, bounds, keep_records(args));
         let resume = match &args.resume {
             Some(path) => Some(checkpoint::read(path, &fingerprint)?),
             None => None,
@@ -126,7 +134,7 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     let result = match &checkpoints {
         Some(checkpoints) => {
             let options = RunOptions {
-                keep_records: args.jobs_out.is_some(),
+                keep_records: keep_records(args),
                 latency: false,
                 first_kernel_filled: false,
             };
@@ -136,17 +144,37 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
             &prepared,
             policy,
             bounds,
-            args.jobs_out.is_some(),
+            keep_records(args),
             args.latency,
             Some(&bar),
         ),
     };
     progress::finish(&bar);
-    let result = result?;
+    let mut result = result?;
+    let samples = args.timeseries.as_ref().map(|_| {
+        timeseries::samples(
+            result.records().unwrap_or_default(),
+            prepared.machine_procs,
+            args.every,
+        )
+    });
+    if let Some(samples) = &samples {
+        files.write_with("--timeseries", |w| timeseries::write_csv(w, samples))?;
+    }
+    let steady = (args.warmup.is_some() || args.cooldown.is_some())
+        .then(|| steady::measure(&prepared, &mut result, bounds, args.warmup, args.cooldown));
     if let Some(records) = &result.records {
         files.write_with("--jobs-out", |w| match args.jobs_format {
-            JobsFormat::Plain => report::write_jobs_csv(w, &prepared, records, bounds),
+            JobsFormat::Plain => {
+                report::write_jobs_csv(w, &prepared, records, bounds, args.by.is_some())
+            }
             JobsFormat::Batsim => batsim::write_jobs(w, &prepared, records),
+            JobsFormat::Swf => match &args.trace {
+                Some(trace) => {
+                    swf_out::write_swf(w, trace, &prepared, records, &policy.to_string())
+                }
+                None => Err(std::io::Error::other("--jobs-format swf needs a TRACE")),
+            },
         })?;
     }
     let phases = report::Phases {
@@ -155,6 +183,32 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
         total: started.elapsed().as_secs_f64(),
     };
     let mut r = report::replay_report(&prepared, &result, bounds, phases);
+    let measured = steady
+        .as_ref()
+        .map(|(records, _)| records.as_slice())
+        .or(result.records.as_deref());
+    if args.distributions {
+        r.distributions =
+            measured.map(|records| distribution::distributions(records, &result.metrics, bounds));
+    }
+    if let (Some(path), Some(samples)) = (&args.timeseries, &samples) {
+        r.timeseries = Some(report::TimeseriesReport {
+            file: path.display().to_string(),
+            every_seconds: args.every,
+            samples: samples.len() as u64,
+        });
+    }
+    if let (Some(by), Some(records)) = (args.by, measured) {
+        r.groups = Some(groups::groups(&prepared, records, by));
+    }
+    if let Some((_, left)) = steady {
+        r.left_out = Some(report::LeftOutReport {
+            warmup: args.warmup.map(Edge::text),
+            warmup_jobs: left.warmup,
+            cooldown: args.cooldown.map(Edge::text),
+            cooldown_jobs: left.cooldown,
+        });
+    }
     if matches!(policy, Policy::Selective(_)) {
         r.thresholds = Some(used);
         r.conservative_thresholds = derived;
@@ -162,7 +216,7 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     let text = match args.format {
         Format::Table => report::replay_table(&r),
         Format::Json => json(&r)?,
-        Format::Csv => csv_text(&report::replay_csv_rows(&r))?,
+        Format::Csv => report::replay_csv(&r)?,
     };
     files.commit()?;
     Ok(text)
@@ -185,12 +239,29 @@ fn check_checkpoint_path(path: &Path, args: &ReplayArgs) -> Result<(), CliError>
     if args.trace.as_deref().and_then(identity).as_ref() == Some(&id) {
         return Err(bad("is the input trace; refusing to overwrite it"));
     }
-    if args.jobs_out.as_deref().and_then(identity).as_ref() == Some(&id) {
-        return Err(bad(
-            "--jobs-out writes to it; give each output its own file",
-        ));
+    for (option, out) in [
+        ("--jobs-out", args.jobs_out.as_deref()),
+        ("--timeseries", args.timeseries.as_deref()),
+    ] {
+        if out.and_then(identity).as_ref() == Some(&id) {
+            return Err(bad(&format!(
+                "{option} writes to it; give each output its own file"
+            )));
+        }
     }
     Ok(())
+}
+
+/// Whether the replay keeps its per-job records: for `--jobs-out` and
+/// the options that read the per-job records (a replay without them
+/// keeps none).
+const fn keep_records(args: &ReplayArgs) -> bool {
+    args.jobs_out.is_some()
+        || args.distributions
+        || args.warmup.is_some()
+        || args.cooldown.is_some()
+        || args.by.is_some()
+        || args.timeseries.is_some()
 }
 
 /// Starts replaying the trace of `args` while it is read (see [`stream`]),
@@ -222,7 +293,7 @@ fn start_early(
         shaping,
         policy,
         bounds,
-        keep_records: args.jobs_out.is_some(),
+        keep_records: keep_records(args),
         latency: args.latency,
         progress: Some(bar.clone()),
     };
@@ -237,6 +308,21 @@ fn start_early(
 fn run_farm_replay(args: &ReplayArgs, farm: &Path) -> Result<String, CliError> {
     let options = args.thresholds.options();
     options.check(&[args.policy])?;
+    if options.needs_conservative(&[args.policy]) {
+        let given = if args.policy.is_selective_d() {
+            "--thresholds SN,SW,LN,LW"
+        } else {
+            "--threshold X"
+        };
+        return Err(CliError::Usage(format!(
+            "--policy {}: a farm replay does not derive Selective's thresholds from a \
+             Conservative pre-run; give them with {given} (e.g. the mean bounded slowdowns that \
+             `host-cli replay --farm {} JOBS.csv --policy conservative` reports), or use \
+             selective-adaptive",
+            args.policy.name(),
+            farm.display()
+        )));
+    }
     let bounds = args.window.bounds();
     let (policy, _) = options.resolve(args.policy, bounds, None)?;
     let (r, files) = replay_farm(&ReplayRequest {
@@ -384,7 +470,7 @@ pub(crate) fn load_prepared_tapped(
 ) -> Result<(Prepared, Option<swf::SwfHeader>), CliError> {
     match trace {
         Some(path) => {
-            let loaded = swf::load_tapped(path, tap)?;
+            let loaded = swf::load_tapped(path, tap).map_err(|e| farm_list_hint(path, e))?;
             let prepared = replay::prepare(&loaded, &window.window(), shaping)?;
             Ok((prepared, Some(loaded.header)))
         }
@@ -392,5 +478,20 @@ pub(crate) fn load_prepared_tapped(
             let source = Source::Synthetic(*spec);
             Ok((source.prepare(&window.window(), shaping)?, None))
         }
+    }
+}
+
+/// `error` with a hint when the file that failed to read as SWF is a farm
+/// job list (CSV), which needs `--farm`.
+fn farm_list_hint(path: &Path, error: swf::SwfError) -> CliError {
+    if farm_format::looks_like_job_list(path) {
+        CliError::Usage(format!(
+            "{error}; {} looks like a farm job list (CSV), not an SWF trace: replay it with \
+             host-cli replay --farm FARM.toml {}",
+            path.display(),
+            path.display()
+        ))
+    } else {
+        CliError::Swf(error)
     }
 }

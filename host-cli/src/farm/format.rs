@@ -416,6 +416,30 @@ pub(crate) fn jobs_csv(farm: &Farm, jobs: &[FarmJob], comment: &str) -> String {
     out
 }
 
+/// Whether the file at `path` starts like a farm job list: its first line
+/// that is neither blank nor a `#` comment is a CSV header of
+/// [`COLUMNS`] names with `id` among them. Only the first 64 KiB are read;
+/// a file that cannot be read is not one.
+#[must_use]
+pub(crate) fn looks_like_job_list(path: &Path) -> bool {
+    use std::io::Read as _;
+    let mut head = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| f.take(1 << 16).read_to_end(&mut head));
+    if read.is_err() {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&head);
+    let Some(first) = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+    else {
+        return false;
+    };
+    let names: Vec<&str> = first.split(',').map(str::trim).collect();
+    names.contains(&"id") && names.iter().all(|n| COLUMNS.contains(n))
+}
+
 /// Reads a job list for `farm` from `path`.
 ///
 /// # Errors

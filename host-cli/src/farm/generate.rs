@@ -166,27 +166,42 @@ impl FarmSpec {
         Ok(())
     }
 
+    /// The farm and job parameters a study keeps across its grid: all but
+    /// the seed, the mean inter-arrival time and the license ratio.
+    #[must_use]
+    pub(crate) fn describe_farm(&self) -> String {
+        self.describe_with(None, None)
+    }
+
     /// The parameters as one line (for file headers).
     #[must_use]
     pub(crate) fn describe(&self) -> String {
+        format!(
+            "seed {}: {}",
+            self.seed,
+            self.describe_with(Some(self.license_ratio), Some(self.mean_interarrival))
+        )
+    }
+
+    /// The parameters in words, with the license ratio and the mean
+    /// inter-arrival time when given.
+    fn describe_with(&self, ratio: Option<(u32, u32)>, mean: Option<f64>) -> String {
         let margin = match self.margin_kind {
             MarginKind::Absolute => "",
             MarginKind::Percent => "% of the estimate",
         };
+        let ratio = ratio.map_or_else(String::new, |(lo, hi)| format!("ratio {lo}-{hi}%, "));
+        let mean = mean.map_or_else(String::new, |m| format!("mean inter-arrival {m}, "));
         format!(
-            "seed {}: {} machines of {}-{} CPUs at speed {}-{}/1000, {} licenses (ratio {}-{}%, suitability {}%), {} jobs (mean inter-arrival {}, estimate {}-{}, run time {}-{}% of it, CPUs {}-{}, needs {}% per license, deadline margin {}-{}{margin}, {}% without deadline)",
-            self.seed,
+            "{} machines of {}-{} CPUs at speed {}-{}/1000, {} licenses ({ratio}suitability {}%), {} jobs ({mean}estimate {}-{}, run time {}-{}% of it, CPUs {}-{}, needs {}% per license, deadline margin {}-{}{margin}, {}% without deadline)",
             self.machines,
             self.machine_cpus.0,
             self.machine_cpus.1,
             self.speed.0,
             self.speed.1,
             self.licenses,
-            self.license_ratio.0,
-            self.license_ratio.1,
             self.suitability,
             self.jobs,
-            self.mean_interarrival,
             self.estimate.0,
             self.estimate.1,
             self.runtime_percent.0,

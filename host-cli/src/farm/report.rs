@@ -4,6 +4,7 @@
 use super::metrics::FarmMetrics;
 use super::replay::{FarmRun, PreparedFarm, SkipReason};
 use crate::error::CliError;
+use crate::numbers::count_of;
 use crate::output::csv_text;
 use crate::output::report::MetricsRow;
 use backfill_core::policy::Heuristics;
@@ -110,7 +111,8 @@ pub(crate) struct FarmReport {
     pub(crate) refused: u64,
     /// Jobs out of `(submit, id)` order in the file.
     pub(crate) out_of_order: u64,
-    /// Standard metrics, overall and per category.
+    /// Standard metrics, overall and per category (only the categories
+    /// with jobs).
     pub(crate) sets: Vec<MetricsRow>,
     /// The farm metrics.
     pub(crate) farm: FarmMetrics,
@@ -130,7 +132,11 @@ pub(crate) struct FarmReport {
 #[must_use]
 pub(crate) fn report(prepared: &PreparedFarm, run: &FarmRun, total_seconds: f64) -> FarmReport {
     let farm = &prepared.workload.farm;
-    let sets = MetricsRow::sets(&run.standard);
+    // A farm's job mix leaves some categories empty: they are left out.
+    let sets = MetricsRow::sets(&run.standard)
+        .into_iter()
+        .filter(|row| row.set == "all" || row.jobs > 0)
+        .collect();
     FarmReport {
         input: prepared.name.clone(),
         machines: farm.machines.len(),
@@ -195,8 +201,8 @@ pub(crate) fn table(r: &FarmReport) -> String {
     if r.out_of_order > 0 {
         let _ = writeln!(
             out,
-            "             {} jobs out of submit order in the file (sorted)",
-            r.out_of_order
+            "             {} out of submit order in the file (sorted)",
+            count_of(r.out_of_order, "job", "jobs")
         );
     }
     out.push('\n');

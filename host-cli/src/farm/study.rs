@@ -18,7 +18,8 @@
 //!
 //! Outputs: `farm-grid.csv` and `farm-licenses.csv` (one row per replay),
 //! `farm-grid-summary.csv` and `farm-licenses-summary.csv` (per setting and
-//! policy: mean and 95% confidence half-width of every metric over the
+//! policy: mean and the half-width of its Student-t 95% confidence
+//! interval, none for one repetition, of every metric over the
 //! repetitions), and figures `farm-fig1a-deadlines.svg`,
 //! `farm-fig1b-usage.svg`, `farm-fig2a-slowdown.svg` and
 //! `farm-fig2b-licenses.svg`.
@@ -26,7 +27,7 @@
 use super::generate::{generate, FarmSpec};
 use super::replay::{self as farm_replay, prepare, SkipReason};
 use crate::error::CliError;
-use crate::numbers::{number_text, round4};
+use crate::numbers::{count_of, number_text, round4};
 use crate::output::csv_text;
 use crate::studies::plot::{interval_lines, IntervalLine, IntervalPanel};
 use backfill_core::{CategoryBounds, Policy};
@@ -127,21 +128,62 @@ pub(crate) const METRICS: [(&str, MetricReader); 10] = [
     ("offered_load", |r| Some(r.offered_load)),
 ];
 
-/// Mean and 95% confidence half-width (normal approximation,
-/// `1.96 * sd / sqrt(n)`) of `values`; `None` when empty.
+/// The Student-t quantile that a 95% two-sided interval of the mean of
+/// `n` values takes (`t(0.975, n - 1)`); `None` for fewer than 2 values.
 #[must_use]
-pub(crate) fn mean_ci(values: &[f64]) -> Option<(f64, f64)> {
+pub(crate) fn t95(n: usize) -> Option<f64> {
+    use statrs::distribution::{ContinuousCDF, StudentsT};
+    #[allow(clippy::cast_precision_loss)]
+    let df = n.checked_sub(1).filter(|&d| d > 0)? as f64;
+    StudentsT::new(0.0, 1.0, df)
+        .ok()
+        .map(|t| t.inverse_cdf(0.975))
+}
+
+/// The mean of some values and the half-width of its Student-t 95%
+/// confidence interval, `t(0.975, n - 1) * s / sqrt(n)` with `s` the
+/// sample standard deviation; no half-width for a single value (one
+/// repetition gives no interval).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct MeanInterval {
+    /// The mean.
+    pub(crate) mean: f64,
+    /// The half-width; `None` below 2 values.
+    pub(crate) half_width: Option<f64>,
+}
+
+/// The [`MeanInterval`] of `values`; `None` when empty.
+#[must_use]
+pub(crate) fn mean_ci(values: &[f64]) -> Option<MeanInterval> {
     if values.is_empty() {
         return None;
     }
     #[allow(clippy::cast_precision_loss)]
     let n = values.len() as f64;
     let mean = values.iter().sum::<f64>() / n;
-    if values.len() < 2 {
-        return Some((mean, 0.0));
+    let half_width = t95(values.len()).map(|t| {
+        let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        t * (var / n).sqrt()
+    });
+    Some(MeanInterval { mean, half_width })
+}
+
+/// What the intervals of a study with `repetitions` runs per point are, in
+/// words, for every output that shows them.
+#[must_use]
+pub(crate) fn interval_text(repetitions: u32) -> String {
+    match t95(repetitions as usize) {
+        Some(t) => format!(
+            "+- is the half-width of the Student-t 95% confidence interval of the mean over \
+             {repetitions} repetitions (t = {t:.3}, {})",
+            count_of(
+                u64::from(repetitions - 1),
+                "degree of freedom",
+                "degrees of freedom"
+            )
+        ),
+        None => "one repetition: means without a confidence interval".to_owned(),
     }
-    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    Some((mean, 1.96 * (var / n).sqrt()))
 }
 
 /// One setting x policy, summarised over its repetitions.
@@ -157,15 +199,15 @@ pub(crate) struct SummaryRow {
     pub(crate) policy: String,
     /// Repetitions.
     pub(crate) repetitions: u64,
-    /// Per metric of [`METRICS`]: `(name, mean, ci95)`.
+    /// Per metric of [`METRICS`]: its name, mean and interval.
     #[serde(skip)]
-    pub(crate) values: Vec<(String, Option<(f64, f64)>)>,
+    pub(crate) values: Vec<(String, Option<MeanInterval>)>,
 }
 
 impl SummaryRow {
-    /// The mean and confidence half-width of metric `name`.
+    /// The mean and confidence interval of metric `name`.
     #[must_use]
-    pub(crate) fn get(&self, name: &str) -> Option<(f64, f64)> {
+    pub(crate) fn get(&self, name: &str) -> Option<MeanInterval> {
         self.values
             .iter()
             .find(|(n, _)| n == name)
@@ -350,8 +392,9 @@ pub(crate) fn summarise(rows: &[StudyRow]) -> Vec<SummaryRow> {
         .collect()
 }
 
-/// Summaries as CSV: the key columns, then `<metric>` and `<metric>_ci95`
-/// for every metric of [`METRICS`].
+/// Summaries as CSV: the key columns, then `<metric>` and
+/// `<metric>_ci95_student_t` (the half-width of the Student-t 95% interval,
+/// empty for one repetition) for every metric of [`METRICS`].
 ///
 /// # Errors
 /// [`CliError::Io`] when writing fails.
@@ -372,7 +415,7 @@ pub(crate) fn summary_csv(rows: &[SummaryRow]) -> Result<String, CliError> {
     .collect();
     for (name, _) in METRICS {
         header.push(name.to_owned());
-        header.push(format!("{name}_ci95"));
+        header.push(format!("{name}_ci95_student_t"));
     }
     w.write_record(&header).map_err(|e| fail(&e))?;
     for r in rows {
@@ -385,9 +428,9 @@ pub(crate) fn summary_csv(rows: &[SummaryRow]) -> Result<String, CliError> {
         ];
         for (_, v) in &r.values {
             match v {
-                Some((m, ci)) => {
-                    record.push(round4(*m).to_string());
-                    record.push(round4(*ci).to_string());
+                Some(MeanInterval { mean, half_width }) => {
+                    record.push(round4(*mean).to_string());
+                    record.push(half_width.map_or_else(String::new, |h| round4(h).to_string()));
                 }
                 None => {
                     record.push(String::new());
@@ -495,6 +538,7 @@ fn panel(
                         .iter()
                         .find(|r| r.policy == p.name() && at(r))
                         .and_then(|r| r.get(metric))
+                        .map(|m| (m.mean, m.half_width.unwrap_or(0.0)))
                 })
                 .collect(),
         })
@@ -546,12 +590,13 @@ pub(crate) fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, C
     let means = mean_settings(spec);
     let x = "mean inter-arrival time (lower = more contention)";
     let subtitle = format!(
-        "{} machines, {} licenses, {} jobs per run, {} runs per point (seeds {}..); 95% confidence intervals",
+        "{} machines, {} licenses, {} jobs per run, {} runs per point (seeds {}..); {}",
         spec.base.machines,
         spec.base.licenses,
         spec.base.jobs,
         spec.repetitions,
-        spec.base.seed
+        spec.base.seed,
+        figure_interval_text(spec.repetitions)
     );
     let draw = |title: &str, panels: &[IntervalPanel]| {
         interval_lines(title, &subtitle, panels).map_err(CliError::Usage)
@@ -636,12 +681,13 @@ pub(crate) fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, C
         let ratios = ratio_settings(spec);
         let x = "license ratio: copies, % of eligible machines (lower = more license contention)";
         let subtitle2 = format!(
-            "{} machines, {} licenses, {} jobs, mean inter-arrival {}, {} runs per point; 95% confidence intervals",
+            "{} machines, {} licenses, {} jobs, mean inter-arrival {}, {} runs per point; {}",
             spec.base.machines,
             spec.base.licenses,
             spec.base.jobs,
             number_text(spec.license_mean),
-            spec.repetitions
+            spec.repetitions,
+            figure_interval_text(spec.repetitions)
         );
         out.push((
             "farm-fig2b-licenses.svg".to_owned(),
@@ -677,8 +723,17 @@ pub(crate) fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, C
     Ok(out)
 }
 
-/// A table of `metric` (mean +- ci95) with one row per setting and one
-/// column per policy.
+/// The figures' words for their error bars.
+fn figure_interval_text(repetitions: u32) -> &'static str {
+    if repetitions > 1 {
+        "bars: Student-t 95% confidence intervals of the mean"
+    } else {
+        "one run per point: no confidence intervals"
+    }
+}
+
+/// A table of `metric` (mean +- the Student-t 95% half-width) with one row
+/// per setting and one column per policy.
 fn metric_table(
     out: &mut String,
     summary: &[SummaryRow],
@@ -699,11 +754,53 @@ fn metric_table(
                 .iter()
                 .find(|r| r.policy == p.name() && at(r))
                 .and_then(|r| r.get(metric))
-                .map_or_else(|| "-".to_owned(), |(m, ci)| format!("{m:.2} +- {ci:.2}"));
+                .map_or_else(
+                    || "-".to_owned(),
+                    |m| match m.half_width {
+                        Some(h) => format!("{:.2} +- {h:.2}", m.mean),
+                        None => format!("{:.2}", m.mean),
+                    },
+                );
             let _ = write!(out, " {cell:>20}");
         }
         out.push('\n');
     }
+}
+
+/// What the study ran, in words: the grid's means and, when there is one,
+/// the license sweep's ratios at its mean; then the generator's other
+/// parameters (not its own mean, ratio or seed, which the grid replaces).
+#[must_use]
+pub(crate) fn grid_text(spec: &StudySpec) -> String {
+    let means: Vec<String> = spec.means.iter().map(|&m| number_text(m)).collect();
+    let policies: Vec<&str> = spec.policies.iter().map(|p| p.name()).collect();
+    let last_seed = spec
+        .base
+        .seed
+        .wrapping_add(u64::from(spec.repetitions.saturating_sub(1)));
+    let mut out = format!(
+        "grid: mean inter-arrival {} at license ratio {}% x {} (seeds {}-{last_seed}) x {}",
+        means.join(", "),
+        ratio_text(spec.base.license_ratio),
+        count_of(u64::from(spec.repetitions), "repetition", "repetitions"),
+        spec.base.seed,
+        policies.join(", ")
+    );
+    if !spec.license_ratios.is_empty() {
+        let ratios: Vec<String> = spec
+            .license_ratios
+            .iter()
+            .map(|&r| format!("{}%", ratio_text(r)))
+            .collect();
+        let _ = write!(
+            out,
+            "; license sweep: ratios {} at mean inter-arrival {}",
+            ratios.join(", "),
+            number_text(spec.license_mean)
+        );
+    }
+    let _ = write!(out, "\nfarms: {}", spec.base.describe_farm());
+    out
 }
 
 /// The study's tables as text.
@@ -713,9 +810,14 @@ pub(crate) fn tables(results: &StudyResults, seconds: f64) -> String {
     let grid = summarise(&results.grid);
     let means = mean_settings(spec);
     let mut out = format!(
-        "farm study: {} replays in {seconds:.1} s; {}\n",
-        results.grid.len() + results.licenses.len(),
-        spec.base.describe()
+        "farm study: {} in {seconds:.1} s\n{}\n{}\n",
+        count_of(
+            (results.grid.len() + results.licenses.len()) as u64,
+            "replay",
+            "replays"
+        ),
+        grid_text(spec),
+        interval_text(spec.repetitions)
     );
     for (metric, title) in [
         (
@@ -766,13 +868,31 @@ mod tests {
     use backfill_core::policy::Heuristics;
 
     #[test]
-    fn confidence_intervals() {
+    fn confidence_intervals_are_student_t() {
         assert_eq!(mean_ci(&[]), None);
-        assert_eq!(mean_ci(&[3.0]), Some((3.0, 0.0)));
-        let (m, ci) = mean_ci(&[1.0, 2.0, 3.0, 4.0]).unwrap();
-        assert!((m - 2.5).abs() < 1e-12);
-        // sd = sqrt(5/3), ci = 1.96 * sd / 2.
-        assert!((ci - 1.96 * (5.0f64 / 3.0).sqrt() / 2.0).abs() < 1e-12);
+        assert_eq!(
+            mean_ci(&[3.0]),
+            Some(MeanInterval {
+                mean: 3.0,
+                half_width: None
+            })
+        );
+        // Tabulated t(0.975, df): 12.706 (1), 3.182 (3), 2.093 (19), 1.984 (100).
+        for (n, t) in [(2, 12.706), (4, 3.182), (20, 2.093), (101, 1.984)] {
+            let got = t95(n).unwrap();
+            assert!((got - t).abs() < 5e-4, "n = {n}: {got}");
+        }
+        assert_eq!(t95(1), None);
+        let m = mean_ci(&[1.0, 2.0, 3.0, 4.0]).unwrap();
+        assert!((m.mean - 2.5).abs() < 1e-12);
+        // sd = sqrt(5/3), half-width = t(0.975, 3) * sd / 2.
+        let want = 3.182_446 * (5.0f64 / 3.0).sqrt() / 2.0;
+        assert!((m.half_width.unwrap() - want).abs() < 1e-5, "{m:?}");
+        // Two values: 12.7 times the standard error, not 1.96 times.
+        let two = mean_ci(&[10.0, 12.0]).unwrap();
+        assert!((two.half_width.unwrap() - 12.706_2).abs() < 1e-3, "{two:?}");
+        assert!(interval_text(20).contains("Student-t 95%"));
+        assert!(interval_text(1).contains("without a confidence interval"));
     }
 
     #[test]
@@ -805,7 +925,7 @@ mod tests {
         let files = csv_files(&results).unwrap();
         assert_eq!(files.len(), 4);
         let summary = &files[1].1;
-        assert!(summary.starts_with("experiment,mean_interarrival,license_ratio,policy,repetitions,missed_percent,missed_percent_ci95"));
+        assert!(summary.starts_with("experiment,mean_interarrival,license_ratio,policy,repetitions,missed_percent,missed_percent_ci95_student_t"));
         assert_eq!(summary.lines().count(), 1 + 2 * 4);
         let figs = figures(&results).unwrap();
         assert_eq!(figs.len(), 4);

@@ -20,11 +20,32 @@
 //!   not a regular file, or any path under `/dev` or `/proc`, such as
 //!   `/dev/stdout`) cannot be renamed over: they are opened before the run
 //!   and written in place.
+//! * **`-`** names stdout: that output is kept in memory and written to
+//!   stdout by [`OutputFiles::commit`], and the report then goes to stderr
+//!   ([`report_to_stderr`]), so the two never mix. One output at most may
+//!   be `-`.
 
 use crate::error::CliError;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set once an output is `-` (stdout): the report then goes to stderr.
+static STDOUT_TAKEN: AtomicBool = AtomicBool::new(false);
+
+/// Whether an output of this run goes to stdout (`-`), so the report must
+/// go to stderr.
+#[must_use]
+pub(crate) fn report_to_stderr() -> bool {
+    STDOUT_TAKEN.load(Ordering::Relaxed)
+}
+
+/// Writes `bytes` to stderr, ignoring failure (as [`warn`]).
+pub(crate) fn write_stderr(bytes: &[u8]) {
+    let mut err = io::stderr().lock();
+    let _ = err.write_all(bytes).and_then(|()| err.flush());
+}
 
 /// Writing the report to stdout failed for a reason other than a closed pipe.
 #[derive(Debug)]
@@ -78,6 +99,8 @@ enum Target {
     },
     /// A device or pipe, opened before the run and written in place.
     Direct(File),
+    /// Stdout (`-`): kept in memory, written on commit.
+    Stdout(Vec<u8>),
     /// Written (direct targets), waiting for nothing more.
     Done,
 }
@@ -172,6 +195,27 @@ impl OutputFiles {
         };
         let shown = path.display().to_string();
         let bad = |problem: String| CliError::Usage(format!("{option} {shown}: {problem}"));
+        if path == Path::new("-") {
+            if let Some(other) = self
+                .outputs
+                .iter()
+                .find(|o| matches!(o.target, Target::Stdout(_)))
+            {
+                return Err(bad(format!(
+                    "{} already writes to stdout; only one output can",
+                    other.option
+                )));
+            }
+            STDOUT_TAKEN.store(true, Ordering::Relaxed);
+            self.outputs.push(Output {
+                option,
+                shown: "stdout".to_owned(),
+                identity: None,
+                target: Target::Stdout(Vec::new()),
+                written: false,
+            });
+            return Ok(());
+        }
         if is_device(path) {
             let file = std::fs::OpenOptions::new()
                 .write(true)
@@ -256,6 +300,28 @@ impl OutputFiles {
         Ok(())
     }
 
+    /// [`add`](Self::add) for an output whose name the tool chose (a
+    /// default file name, or a fixed name in a folder given): an existing
+    /// file there is replaced only when `force` (`--force`).
+    ///
+    /// # Errors
+    /// As [`add`](Self::add), and [`CliError::Usage`] naming the option,
+    /// the path and `--force` when the file exists and `force` is not set.
+    pub(crate) fn add_chosen(
+        &mut self,
+        option: &'static str,
+        path: &Path,
+        force: bool,
+    ) -> Result<(), CliError> {
+        if !force && path != Path::new("-") && path.symlink_metadata().is_ok() {
+            return Err(CliError::Usage(format!(
+                "{option} {}: the file exists; give --force to replace it, or another name",
+                path.display()
+            )));
+        }
+        self.add(option, Some(path))
+    }
+
     /// Whether an output was given with `option`.
     #[must_use]
     pub(crate) fn wants(&self, option: &str) -> bool {
@@ -297,6 +363,7 @@ impl OutputFiles {
                 drop(w);
                 out.target = Target::Done;
             }
+            Target::Stdout(bytes) => write(bytes).map_err(io_err)?,
             Target::Done => {}
         }
         out.written = true;
@@ -324,11 +391,19 @@ impl OutputFiles {
                 io::Error::other(format!("{} was not written", o.option)),
             ));
         }
+        let mut to_stdout = None;
         for out in self.outputs {
-            if let Target::Atomic { temp, dest } = out.target {
-                temp.persist(&dest)
-                    .map_err(|e| CliError::Io(out.shown.clone(), e.error))?;
+            match out.target {
+                Target::Atomic { temp, dest } => {
+                    temp.persist(&dest)
+                        .map_err(|e| CliError::Io(out.shown.clone(), e.error))?;
+                }
+                Target::Stdout(bytes) => to_stdout = Some(bytes),
+                Target::Direct(_) | Target::Done => {}
             }
+        }
+        if let Some(bytes) = to_stdout {
+            write_stdout(&bytes).map_err(|e| CliError::Io("stdout".into(), e.0))?;
         }
         Ok(())
     }
@@ -460,6 +535,24 @@ mod tests {
             .unwrap();
         let e = full.write("--jobs-out", &[b'x'; 100_000]).unwrap_err();
         assert!(e.to_string().starts_with("/dev/full: "), "{e}");
+    }
+
+    #[test]
+    fn a_dash_is_stdout_and_only_one_output_may_be_it() {
+        let mut files = OutputFiles::new(&[]);
+        files.add("--jobs-out", Some(Path::new("-"))).unwrap();
+        assert!(report_to_stderr());
+        let e = files
+            .add("--csv", Some(Path::new("-")))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "--csv -: --jobs-out already writes to stdout; only one output can"
+        );
+        files.write("--jobs-out", b"").unwrap();
+        files.commit().unwrap();
+        assert!(!Path::new("-").exists(), "no file named -");
     }
 
     #[cfg(unix)]

@@ -5,7 +5,9 @@
 //! counts to 40,000): a Selective replay's Conservative pre-run, the replay
 //! itself, the Conservative run of `thresholds`, and each analysis's
 //! replays (run in parallel, all on one bar). A bar shows its label, the
-//! count, and the elapsed and remaining time, each labelled.
+//! count, and the elapsed and remaining time, each labelled; a replay that
+//! runs while its trace is read has no total yet, and shows a spinner with
+//! the count and the rate until the trace is read.
 //!
 //! Bars are drawn only after [`show_on_terminal`] (the binary calls it),
 //! only when stderr is a terminal, and only for phases of at least
@@ -49,16 +51,17 @@ pub(crate) struct PhaseRecord {
 /// labelled `label`; call [`finish`] when the phase ends.
 #[must_use]
 pub(crate) fn phase(label: &str, total: u64) -> ProgressBar {
-    bar(label, total, total >= VISIBLE_FROM)
+    bar(label, Some(total), total >= VISIBLE_FROM, "jobs")
 }
 
 /// A bar for a phase whose job count is not known yet (a replay that runs
-/// while its trace is read): its length starts at 0 and grows as jobs
-/// arrive ([`ProgressBar::inc_length`]). Drawn only when `large`, the
-/// caller's guess that it will reach [`VISIBLE_FROM`] jobs.
+/// while its trace is read): a spinner with the count of jobs replayed and
+/// their rate, and no total or remaining time, until [`total_known`] gives
+/// it the job count. Drawn only when `large`, the caller's guess that it
+/// will reach [`VISIBLE_FROM`] jobs.
 #[must_use]
 pub(crate) fn growing_phase(label: &str, large: bool) -> ProgressBar {
-    bar(label, 0, large)
+    bar(label, None, large, "jobs")
 }
 
 /// A bar counting the `total` cells of a plan run (`host-cli plan run`),
@@ -66,29 +69,56 @@ pub(crate) fn growing_phase(label: &str, large: bool) -> ProgressBar {
 /// [`show_on_terminal`]).
 #[must_use]
 pub(crate) fn cells(label: &str, total: u64, visible: bool) -> ProgressBar {
-    counting(label, total, visible, "cells")
+    bar(label, Some(total), visible, "cells")
 }
 
-fn bar(label: &str, total: u64, large: bool) -> ProgressBar {
-    counting(label, total, large, "jobs")
+/// Gives a [`growing_phase`] its total, once the trace is read: it becomes
+/// a bar with its remaining time.
+pub(crate) fn total_known(bar: &ProgressBar, total: u64) {
+    bar.set_length(total);
+    bar.set_style(bar_style("jobs"));
 }
 
-fn counting(label: &str, total: u64, large: bool, unit: &str) -> ProgressBar {
+/// The style of a phase with a known total, counting `unit`.
+fn bar_style(unit: &str) -> ProgressStyle {
+    ProgressStyle::with_template(&format!(
+        "{{msg}} [{{wide_bar}}] {{human_pos}}/{{human_len}} {unit}  elapsed {{elapsed}}  \
+         remaining {{eta}}"
+    ))
+    .unwrap_or_else(|_| ProgressStyle::default_bar())
+    .progress_chars("=> ")
+}
+
+/// The style of a phase whose total is not known yet.
+fn spinner_style() -> ProgressStyle {
+    ProgressStyle::with_template(
+        "{spinner} {msg}: {human_pos} jobs replayed ({rate}) while the trace is read  \
+         elapsed {elapsed}",
+    )
+    .map(|style| {
+        style.with_key(
+            "rate",
+            |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.0} jobs/s", state.per_sec());
+            },
+        )
+    })
+    .unwrap_or_else(|_| ProgressStyle::default_spinner())
+}
+
+fn bar(label: &str, total: Option<u64>, large: bool, unit: &str) -> ProgressBar {
     let visible = SHOW.load(Ordering::Relaxed) && large;
     let target = if visible {
         ProgressDrawTarget::stderr()
     } else {
         ProgressDrawTarget::hidden()
     };
-    let bar = ProgressBar::with_draw_target(Some(total), target);
-    bar.set_style(
-        ProgressStyle::with_template(&format!(
-            "{{msg}} [{{wide_bar}}] {{human_pos}}/{{human_len}} {unit}  elapsed {{elapsed}}  \
-             remaining {{eta}}"
-        ))
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> "),
-    );
+    let bar = ProgressBar::with_draw_target(total, target);
+    bar.set_style(if total.is_some() {
+        bar_style(unit)
+    } else {
+        spinner_style()
+    });
     bar.set_message(label.to_owned());
     if visible {
         bar.enable_steady_tick(std::time::Duration::from_millis(250));
@@ -158,5 +188,16 @@ mod tests {
         let _ = phase("unrecorded", 1);
         let ((), none) = recording(|| {});
         assert!(none.is_empty());
+    }
+
+    #[test]
+    fn a_growing_phase_has_no_total_until_it_is_known() {
+        let bar = growing_phase("streamed", false);
+        bar.inc(5);
+        assert_eq!(bar.length(), None, "no total while the trace is read");
+        assert_eq!(bar.position(), 5);
+        total_known(&bar, 12);
+        assert_eq!(bar.length(), Some(12));
+        assert_eq!(bar.position(), 5);
     }
 }

@@ -1,7 +1,7 @@
 //! Reports: what a replay or `info` prints, as a table or JSON, and the
 //! per-job CSV.
 
-use crate::numbers::round4;
+use crate::numbers::{agree, count_of, round4};
 use crate::replay::{MachineSource, Prepared, RunResult};
 use crate::swf::{SkipCounts, SkipReason, SwfHeader};
 use backfill_core::{
@@ -13,7 +13,9 @@ use std::io::Write;
 
 /// The standard metrics of one set of jobs: one row of the metrics table
 /// of `replay` (trace or farm) and, with the changes against a baseline,
-/// of `compare`.
+/// of `compare`. A set without jobs has no means and no worst value
+/// (`None`: `-` in tables, `null` in JSON, an empty CSV field), never a
+/// made-up 0.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub(crate) struct MetricsRow {
     /// `all` or a category label (SN, SW, LN, LW).
@@ -21,27 +23,43 @@ pub(crate) struct MetricsRow {
     /// Jobs in the set.
     pub(crate) jobs: u64,
     /// Mean wait (s).
-    pub(crate) mean_wait: f64,
+    pub(crate) mean_wait: Option<f64>,
     /// Mean bounded slowdown (10 s bound).
-    pub(crate) mean_bounded_slowdown: f64,
+    pub(crate) mean_bounded_slowdown: Option<f64>,
     /// Mean turnaround (s).
-    pub(crate) mean_turnaround: f64,
+    pub(crate) mean_turnaround: Option<f64>,
     /// Worst bounded slowdown.
-    pub(crate) worst_bounded_slowdown: f64,
+    pub(crate) worst_bounded_slowdown: Option<f64>,
     /// Jobs killed at their estimate.
     pub(crate) killed: u64,
+}
+
+/// `value` when `jobs` is not 0: a figure of a set that has jobs.
+#[must_use]
+pub(crate) fn of_jobs(jobs: u64, value: f64) -> Option<f64> {
+    (jobs > 0).then_some(value)
+}
+
+/// `v` with `decimals` decimals, right-aligned in `width`; `-` for none.
+#[must_use]
+pub(crate) fn cell(v: Option<f64>, width: usize, decimals: usize) -> String {
+    v.map_or_else(
+        || format!("{:>width$}", "-"),
+        |v| format!("{v:>width$.decimals$}"),
+    )
 }
 
 impl MetricsRow {
     /// The row of the jobs `acc` summed, labelled `set`.
     pub(crate) fn new(set: &str, acc: &Accumulator) -> Self {
+        let n = acc.count;
         Self {
             set: set.to_owned(),
-            jobs: acc.count,
-            mean_wait: acc.mean_wait(),
-            mean_bounded_slowdown: acc.mean_slowdown(),
-            mean_turnaround: acc.mean_turnaround(),
-            worst_bounded_slowdown: acc.worst_slowdown,
+            jobs: n,
+            mean_wait: of_jobs(n, acc.mean_wait()),
+            mean_bounded_slowdown: of_jobs(n, acc.mean_slowdown()),
+            mean_turnaround: of_jobs(n, acc.mean_turnaround()),
+            worst_bounded_slowdown: of_jobs(n, acc.worst_slowdown),
             killed: acc.killed,
         }
     }
@@ -60,22 +78,33 @@ impl MetricsRow {
     /// `rows` as the reports' aligned table (a header line, one line per
     /// row), the job counts `jobs_width` wide.
     pub(crate) fn table(rows: &[Self], jobs_width: usize) -> String {
+        Self::table_labelled(rows, "set", 5, jobs_width)
+    }
+
+    /// [`table`](Self::table) with the first column headed `head` and
+    /// `set_width` wide.
+    pub(crate) fn table_labelled(
+        rows: &[Self],
+        head: &str,
+        set_width: usize,
+        jobs_width: usize,
+    ) -> String {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "{:<5} {:>jobs_width$} {:>12} {:>10} {:>14} {:>12} {:>7}",
-            "set", "jobs", "mean wait s", "mean bsld", "mean turnar. s", "worst bsld", "killed"
+            "{head:<set_width$} {:>jobs_width$} {:>12} {:>10} {:>14} {:>12} {:>7}",
+            "jobs", "mean wait s", "mean bsld", "mean turnar. s", "worst bsld", "killed"
         );
         for row in rows {
             let _ = writeln!(
                 out,
-                "{:<5} {:>jobs_width$} {:>12.1} {:>10.2} {:>14.1} {:>12.1} {:>7}",
+                "{:<set_width$} {:>jobs_width$} {} {} {} {} {:>7}",
                 row.set,
                 row.jobs,
-                row.mean_wait,
-                row.mean_bounded_slowdown,
-                row.mean_turnaround,
-                row.worst_bounded_slowdown,
+                cell(row.mean_wait, 12, 1),
+                cell(row.mean_bounded_slowdown, 10, 2),
+                cell(row.mean_turnaround, 14, 1),
+                cell(row.worst_bounded_slowdown, 12, 1),
                 row.killed
             );
         }
@@ -247,9 +276,71 @@ pub(crate) struct ReplayReport {
     /// CONS+RS's random-search statistics: under CONS+RS only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) cons_rs: Option<ConsRsStats>,
+    /// The warm-up and cool-down jobs left out of the metrics
+    /// (`--warmup`, `--cooldown` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) left_out: Option<LeftOutReport>,
+    /// Where the time series went (`--timeseries` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) timeseries: Option<TimeseriesReport>,
+    /// Figures per user, group or queue (`--by` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) groups: Option<crate::output::groups::GroupsReport>,
+    /// Percentiles and spread per set (`--distributions` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) distributions: Option<Vec<crate::output::distribution::Distribution>>,
     /// Wall-clock measurements: the only part of the report that differs
     /// between two runs of the same command.
     pub(crate) timings: ReplayTimings,
+}
+
+/// The time series a replay wrote.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub(crate) struct TimeseriesReport {
+    /// The file.
+    pub(crate) file: String,
+    /// Its interval (simulated seconds).
+    pub(crate) every_seconds: u64,
+    /// Its samples.
+    pub(crate) samples: u64,
+}
+
+/// The jobs a replay scheduled but left out of its metrics.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub(crate) struct LeftOutReport {
+    /// The warm-up asked for, in words (`100 jobs`, `3600 s of submits`).
+    pub(crate) warmup: Option<String>,
+    /// Jobs left out as warm-up.
+    pub(crate) warmup_jobs: u64,
+    /// The cool-down asked for, in words.
+    pub(crate) cooldown: Option<String>,
+    /// Jobs left out as cool-down (not already warm-up).
+    pub(crate) cooldown_jobs: u64,
+}
+
+impl LeftOutReport {
+    /// The report line.
+    fn text(&self) -> String {
+        let part = |name: &str, rule: &Option<String>, jobs: u64, edge: &str| {
+            rule.as_ref().map(|rule| {
+                format!(
+                    "{} as {name} ({edge} {rule})",
+                    crate::numbers::count_of(jobs, "job", "jobs")
+                )
+            })
+        };
+        let parts: Vec<String> = [
+            part("warm-up", &self.warmup, self.warmup_jobs, "first"),
+            part("cool-down", &self.cooldown, self.cooldown_jobs, "last"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        format!(
+            "left out of the metrics: {} (scheduled normally)",
+            parts.join(" and ")
+        )
+    }
 }
 
 /// The wall-clock part of a replay report.
@@ -509,6 +600,10 @@ pub(crate) fn replay_report(
         conservative_thresholds: None,
         dpsa: DpsaStats::of(result),
         cons_rs: ConsRsStats::of(result),
+        distributions: None,
+        left_out: None,
+        groups: None,
+        timeseries: None,
         timings: ReplayTimings {
             read_seconds: phases.read,
             prerun_seconds: phases.prerun,
@@ -595,10 +690,12 @@ fn accounting_lines(a: &Accounting, read: &str, outcome: &str, every_reason: boo
         a.records_read, a.jobs_in_window, a.scheduled
     );
     if a.partial_execution_lines > 0 {
+        let n = a.partial_execution_lines;
         let _ = writeln!(
             out,
-            "             {} partial-execution lines (status 2/3/4) are not jobs",
-            a.partial_execution_lines
+            "             {} (status 2/3/4) {} not jobs",
+            count_of(n, "partial-execution line", "partial-execution lines"),
+            agree(n, "is", "are")
         );
     }
     for (reason, count) in a.skipped.labelled() {
@@ -615,17 +712,23 @@ fn accounting_lines(a: &Accounting, read: &str, outcome: &str, every_reason: boo
         }
     }
     if a.out_of_order > 0 {
+        let n = a.out_of_order;
         let _ = writeln!(
             out,
-            "             {} jobs were out of submit order in the file (sorted for the replay)",
-            a.out_of_order
+            "             {} {} out of submit order in the file (sorted for the replay)",
+            count_of(n, "job", "jobs"),
+            agree(n, "was", "were")
         );
     }
     if a.no_requested_time > 0 {
+        let n = a.no_requested_time;
         let _ = writeln!(
             out,
-            "             {} jobs have no requested time (field 9): their user estimate is their run time",
-            a.no_requested_time
+            "             {} {} no requested time (field 9): {} user estimate is {} run time",
+            count_of(n, "job", "jobs"),
+            agree(n, "has", "have"),
+            agree(n, "its", "their"),
+            agree(n, "its", "their")
         );
     }
     out
@@ -658,8 +761,29 @@ pub(crate) fn replay_table(r: &ReplayReport) -> String {
         let _ = writeln!(out);
         out.push_str(&crate::replay::thresholds::grid_text(c));
     }
+    if let Some(l) = &r.left_out {
+        let _ = writeln!(out, "measured     {}", l.text());
+    }
     let _ = writeln!(out);
     out.push_str(&MetricsRow::table(&r.metrics, 8));
+    if let Some(d) = &r.distributions {
+        let _ = writeln!(out);
+        out.push_str(&crate::output::distribution::table(d));
+    }
+    if let Some(g) = &r.groups {
+        let _ = writeln!(out);
+        out.push_str(&g.table());
+    }
+    if let Some(t) = &r.timeseries {
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "timeseries   {} every {} s of simulated time written to {}",
+            count_of(t.samples, "sample", "samples"),
+            t.every_seconds,
+            t.file
+        );
+    }
     let _ = writeln!(out);
     let _ = writeln!(
         out,
@@ -748,18 +872,91 @@ pub(crate) struct ReplayCsvRow {
     pub(crate) set: String,
     /// Jobs in the set.
     pub(crate) jobs: u64,
-    /// Mean wait (s).
-    pub(crate) mean_wait: f64,
-    /// Mean bounded slowdown.
-    pub(crate) mean_bounded_slowdown: f64,
-    /// Mean turnaround (s).
-    pub(crate) mean_turnaround: f64,
-    /// Worst bounded slowdown.
-    pub(crate) worst_bounded_slowdown: f64,
+    /// Mean wait (s); empty for a set without jobs.
+    pub(crate) mean_wait: Option<f64>,
+    /// Mean bounded slowdown; empty for a set without jobs.
+    pub(crate) mean_bounded_slowdown: Option<f64>,
+    /// Mean turnaround (s); empty for a set without jobs.
+    pub(crate) mean_turnaround: Option<f64>,
+    /// Worst bounded slowdown; empty for a set without jobs.
+    pub(crate) worst_bounded_slowdown: Option<f64>,
     /// Jobs killed at their estimate.
     pub(crate) killed: u64,
     /// Utilisation of the whole replay.
     pub(crate) utilisation: f64,
+}
+
+/// `replay --format csv`: the rows of [`replay_csv_rows`], each followed
+/// by its set's distribution columns when the report has them.
+///
+/// # Errors
+/// [`CliError::Io`] when the rows cannot be written.
+pub(crate) fn replay_csv(r: &ReplayReport) -> Result<String, crate::error::CliError> {
+    let text = crate::output::csv_text(&replay_csv_rows(r))?;
+    if r.distributions.is_none() && r.left_out.is_none() && r.groups.is_none() {
+        return Ok(text);
+    }
+    let fail = |e: csv::Error| crate::error::CliError::Io("csv".into(), csv_io(e));
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let mut header = reader.headers().map_err(fail)?.clone();
+    if r.distributions.is_some() {
+        header.extend(crate::output::distribution::csv_header());
+    }
+    if r.left_out.is_some() {
+        header.extend(["warmup_jobs", "cooldown_jobs"]);
+    }
+    if r.groups.is_some() {
+        header.extend(["groups", "slowdown_max_over_min", "jain_index_of_mean_wait"]);
+    }
+    writer.write_record(&header).map_err(fail)?;
+    let records: Vec<csv::StringRecord> =
+        reader.records().collect::<Result<_, _>>().map_err(fail)?;
+    // With --by, one more row per group after the sets' rows: the run's
+    // context, the set named `user 12` (or `group`, `queue`), its figures.
+    let group_rows = r.groups.iter().flat_map(|g| {
+        g.groups.iter().map(move |row| {
+            let mut report = r.clone();
+            let mut row = row.clone();
+            row.set = format!("{} {}", g.by.name(), row.set);
+            report.metrics = vec![row];
+            report
+        })
+    });
+    let mut rows = records;
+    for report in group_rows {
+        let text = crate::output::csv_text(&replay_csv_rows(&report))?;
+        let mut extra = csv::Reader::from_reader(text.as_bytes());
+        for record in extra.records() {
+            rows.push(record.map_err(fail)?);
+        }
+    }
+    for (i, mut record) in rows.into_iter().enumerate() {
+        if let Some(d) = &r.distributions {
+            match d.get(i) {
+                Some(d) => record.extend(crate::output::distribution::csv_fields(d)),
+                None => record.extend(crate::output::distribution::csv_header().iter().map(|_| "")),
+            }
+        }
+        if let Some(l) = &r.left_out {
+            record.extend([l.warmup_jobs.to_string(), l.cooldown_jobs.to_string()]);
+        }
+        if let Some(g) = &r.groups {
+            let f = &g.fairness;
+            let text = |v: Option<f64>| v.map_or_else(String::new, |v| format!("{:?}", round4(v)));
+            record.extend([
+                f.groups.to_string(),
+                text(f.slowdown_max_over_min),
+                text(f.jain_index_of_mean_wait),
+            ]);
+        }
+        writer.write_record(&record).map_err(fail)?;
+    }
+    let bytes = writer
+        .into_inner()
+        .map_err(|e| crate::error::CliError::Io("csv".into(), e.into_error()))?;
+    String::from_utf8(bytes)
+        .map_err(|e| crate::error::CliError::Io("csv".into(), std::io::Error::other(e)))
 }
 
 /// The CSV rows of a replay report: one per set (all, SN, SW, LN, LW).
@@ -789,10 +986,10 @@ pub(crate) fn replay_csv_rows(r: &ReplayReport) -> Vec<ReplayCsvRow> {
             narrow_max: r.narrow_max,
             set: m.set.clone(),
             jobs: m.jobs,
-            mean_wait: round4(m.mean_wait),
-            mean_bounded_slowdown: round4(m.mean_bounded_slowdown),
-            mean_turnaround: round4(m.mean_turnaround),
-            worst_bounded_slowdown: round4(m.worst_bounded_slowdown),
+            mean_wait: m.mean_wait.map(round4),
+            mean_bounded_slowdown: m.mean_bounded_slowdown.map(round4),
+            mean_turnaround: m.mean_turnaround.map(round4),
+            worst_bounded_slowdown: m.worst_bounded_slowdown.map(round4),
             killed: m.killed,
             utilisation: round4(r.utilisation),
         })
@@ -839,7 +1036,11 @@ pub(crate) fn write_jobs_csv<W: Write>(
     prepared: &Prepared,
     records: &[JobRecord],
     bounds: CategoryBounds,
+    owners: bool,
 ) -> std::io::Result<()> {
+    if owners {
+        return write_jobs_csv_with_owners(out, prepared, records, bounds);
+    }
     let mut sorted: Vec<&JobRecord> = records.iter().collect();
     sorted.sort_by_key(|r| r.job.id);
     let mut writer = csv::Writer::from_writer(out);
@@ -864,6 +1065,37 @@ pub(crate) fn write_jobs_csv<W: Write>(
                 guarantee: r.guarantee,
             })
             .map_err(csv_io)?;
+    }
+    writer.flush()
+}
+
+/// [`write_jobs_csv`] with three more columns, the job's SWF `user`,
+/// `group` and `queue` (empty when unknown), for `replay --by`.
+fn write_jobs_csv_with_owners<W: Write>(
+    out: W,
+    prepared: &Prepared,
+    records: &[JobRecord],
+    bounds: CategoryBounds,
+) -> std::io::Result<()> {
+    let mut plain = Vec::new();
+    write_jobs_csv(&mut plain, prepared, records, bounds, false)?;
+    let mut ids: Vec<u32> = records.iter().map(|r| r.job.id).collect();
+    ids.sort_unstable();
+    let mut reader = csv::Reader::from_reader(plain.as_slice());
+    let mut writer = csv::Writer::from_writer(out);
+    let mut header = reader.headers().map_err(csv_io)?.clone();
+    header.extend(["user", "group", "queue"]);
+    writer.write_record(&header).map_err(csv_io)?;
+    let text = |v: Option<u32>| v.map_or_else(String::new, |v| v.to_string());
+    for (record, id) in reader.records().zip(ids) {
+        let mut record = record.map_err(csv_io)?;
+        let t = prepared.trace_jobs.get(id as usize);
+        record.extend([
+            text(t.and_then(|t| t.user)),
+            text(t.and_then(|t| t.group)),
+            text(t.and_then(|t| t.queue)),
+        ]);
+        writer.write_record(&record).map_err(csv_io)?;
     }
     writer.flush()
 }

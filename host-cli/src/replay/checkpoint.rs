@@ -224,7 +224,8 @@ impl Checkpointing {
 /// another replay (naming the field that differs) or comes from a kernel
 /// size this build's replays do not use.
 pub(crate) fn read(path: &Path, fingerprint: &Fingerprint) -> Result<Resumed, CliError> {
-    let refuse = |why: String| CliError::Usage(format!("{}: cannot resume: {why}", path.display()));
+    let refuse =
+        |why: String| CliError::Usage(format!("--resume {}: cannot resume: {why}", path.display()));
     let bytes = std::fs::read(path).map_err(|e| refuse(e.to_string()))?;
     let decoded = decode(&bytes).map_err(refuse)?;
     if let Some((field, theirs, ours)) = fingerprint.differs_from(&decoded.fingerprint) {

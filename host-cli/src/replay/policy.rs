@@ -54,7 +54,7 @@ impl PolicyChoice {
     }
 
     /// Selective-D: one threshold per category.
-    const fn is_selective_d(self) -> bool {
+    pub(crate) const fn is_selective_d(self) -> bool {
         matches!(self.0, Policy::Selective(Threshold::PerCategory { .. }))
     }
 

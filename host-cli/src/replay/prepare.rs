@@ -371,10 +371,15 @@ impl Prepared {
         } else if self.records_read == 0 {
             "the file is empty: no job lines (is it the right file?)".to_owned()
         } else if self.job_lines == 0 {
-            format!(
-                "all {} data lines are partial-execution lines (status 2, 3 or 4), which are not jobs",
-                self.records_read
-            )
+            if self.records_read == 1 {
+                "its one data line is a partial-execution line (status 2, 3 or 4), which is not a job"
+                    .to_owned()
+            } else {
+                format!(
+                    "all {} data lines are partial-execution lines (status 2, 3 or 4), which are not jobs",
+                    self.records_read
+                )
+            }
         } else if self.window.first == Some(0) {
             "--first 0 selects no job lines".to_owned()
         } else {

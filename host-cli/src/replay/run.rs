@@ -47,6 +47,14 @@ pub struct RunResult {
     pub counters: Counters,
 }
 
+impl RunResult {
+    /// The per-job records in completion order, when the replay kept them.
+    #[must_use]
+    pub fn records(&self) -> Option<&[JobRecord]> {
+        self.records.as_deref()
+    }
+}
+
 struct HostSink<'a> {
     /// Metrics, refused jobs and records: what a checkpoint keeps.
     collected: Collected,
@@ -537,7 +545,7 @@ fn replay_checkpointed<const Q: usize, const R: usize, const B: usize>(
     if let Some(resumed) = resume.filter(|r| checkpoint::is_size(&r.capacities, (Q, R, B))) {
         sim.restore(&resumed.simulator).map_err(|e| {
             CliError::Usage(format!(
-                "{}: cannot resume: the replay's state: {e}",
+                "--resume {}: cannot resume: the replay's state: {e}",
                 resumed.path.display()
             ))
         })?;

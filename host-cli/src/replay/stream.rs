@@ -68,7 +68,7 @@ pub(crate) struct Plan {
     pub(crate) keep_records: bool,
     /// Time every kernel call (`--latency`).
     pub(crate) latency: bool,
-    /// The progress bar; its length grows as jobs arrive.
+    /// The progress bar: a count without a total while the trace is read.
     pub(crate) progress: Option<indicatif::ProgressBar>,
 }
 
@@ -239,8 +239,6 @@ fn replay_as_read(plan: &Plan, from: &Receiver<Tapped>) -> Early {
         lines: Vec::new().into_iter(),
         last_key: None,
         broken: false,
-        progress: plan.progress.as_ref(),
-        unannounced: 0,
         jobs: &mut early.jobs,
     };
     let setup = Setup {
@@ -261,7 +259,6 @@ fn replay_as_read(plan: &Plan, from: &Receiver<Tapped>) -> Early {
         &mut (),
     );
     let broken = feed.broken;
-    feed.announce();
     early.whole = !broken;
     early.result = done.map_err(|(error, _)| fills_kernel(&error));
     early
@@ -280,21 +277,10 @@ struct Feed<'a> {
     last_key: Option<(u32, u64)>,
     /// A line out of order or that did not convert: the jobs stop there.
     broken: bool,
-    progress: Option<&'a indicatif::ProgressBar>,
-    /// Jobs fed but not yet added to the progress bar's length.
-    unannounced: u64,
     jobs: &'a mut Vec<SimJob>,
 }
 
 impl Feed<'_> {
-    /// Adds the jobs fed since the last call to the progress bar's length.
-    fn announce(&mut self) {
-        if let Some(bar) = self.progress {
-            bar.inc_length(self.unannounced);
-        }
-        self.unannounced = 0;
-    }
-
     /// The job of one data line, if it is one; `Err` ends the feed.
     fn job(&mut self, line: u64, record: &SwfRecord) -> Result<Option<SimJob>, ()> {
         let Some(t) = self
@@ -326,7 +312,6 @@ impl Iterator for Feed<'_> {
                 match self.job(line, &record) {
                     Ok(Some(job)) => {
                         self.jobs.push(job);
-                        self.unannounced += 1;
                         return Some(job);
                     }
                     Ok(None) => continue,
@@ -336,7 +321,6 @@ impl Iterator for Feed<'_> {
                     }
                 }
             }
-            self.announce();
             match self.from.recv() {
                 Ok(Tapped::Records(lines)) => self.lines = lines.into_iter(),
                 Ok(Tapped::Header(_)) => continue,
@@ -386,7 +370,7 @@ mod tests {
 
     /// Replays `text` while reading it, as `replay` does, and prepares it:
     /// what the early replay is judged on.
-    fn stream(text: &str, window: Window, policy: Policy) -> (Verdict, Prepared, u64) {
+    fn stream(text: &str, window: Window, policy: Policy) -> (Verdict, Prepared, Option<u64>) {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join("t.swf");
         std::fs::write(&path, text).expect("write");
@@ -406,7 +390,7 @@ mod tests {
         let loaded = load_tapped(&path, Some(tap)).expect("trace");
         let prepared = prepare(&loaded, &window, shaping).expect("prepared");
         let verdict = streamed.finish(&prepared);
-        (verdict, prepared, bar.length().unwrap_or(0))
+        (verdict, prepared, bar.length())
     }
 
     /// The early replay of a trace in submit order counts, and gives what
@@ -448,11 +432,7 @@ mod tests {
                 assert_eq!(early.metrics, again.metrics);
                 assert_eq!(early.outcome, again.outcome);
                 assert_eq!(early.rejected, again.rejected);
-                assert_eq!(
-                    length,
-                    prepared.jobs.len() as u64,
-                    "the bar grew to the jobs"
-                );
+                assert_eq!(length, None, "the streamed bar shows no total of its own");
                 assert!(!prepared.jobs.is_empty());
             }
         }

@@ -9,7 +9,7 @@
 use super::{common_metrics, CommonMetrics, Scenario, Study};
 use crate::error::CliError;
 use crate::numbers::{pct_text, percent_change, round4};
-use crate::output::report::MetricsRow;
+use crate::output::report::{cell, MetricsRow};
 use crate::replay::policy::PolicyChoice;
 use crate::replay::thresholds::{ConservativeThresholds, ThresholdSource, ThresholdsUsed};
 use crate::replay::{Prepared, Window};
@@ -47,7 +47,13 @@ impl SetMetrics {
     fn new(set: &str, acc: &Accumulator, base: &Accumulator) -> Self {
         let metrics = MetricsRow::new(set, acc);
         let empty = acc.count == 0 || base.count == 0;
-        let change = |v: f64, b: f64| if empty { None } else { percent_change(v, b) };
+        let change = |v: Option<f64>, b: f64| {
+            if empty {
+                None
+            } else {
+                v.and_then(|v| percent_change(v, b))
+            }
+        };
         Self {
             mean_bounded_slowdown_change_pct: change(
                 metrics.mean_bounded_slowdown,
@@ -62,9 +68,10 @@ impl SetMetrics {
         }
     }
 
-    /// Metric `index` of [`METRICS`]: (absolute value, percent change).
+    /// Metric `index` of [`METRICS`]: (absolute value, percent change);
+    /// no value for a set without jobs.
     #[must_use]
-    pub(crate) fn metric(&self, index: usize) -> (f64, Option<f64>) {
+    pub(crate) fn metric(&self, index: usize) -> (Option<f64>, Option<f64>) {
         match index {
             0 => (
                 self.metrics.mean_bounded_slowdown,
@@ -284,11 +291,7 @@ pub(crate) fn comparison_text(c: &Comparison, jobs: u64) -> String {
             );
             for s in &p.sets {
                 let v = s.metric(i).0;
-                let _ = if i == 1 {
-                    write!(out, " {v:>10.0}")
-                } else {
-                    write!(out, " {v:>10.2}")
-                };
+                let _ = write!(out, " {}", cell(v, 10, if i == 1 { 0 } else { 2 }));
             }
             out.push('\n');
         }
@@ -341,14 +344,14 @@ pub struct CsvRow {
     pub set: String,
     /// Jobs in the set.
     pub jobs: u64,
-    /// Mean wait (s).
-    pub mean_wait: f64,
-    /// Mean bounded slowdown.
-    pub mean_bounded_slowdown: f64,
-    /// Mean turnaround (s).
-    pub mean_turnaround: f64,
-    /// Worst bounded slowdown.
-    pub worst_bounded_slowdown: f64,
+    /// Mean wait (s); empty for a set without jobs.
+    pub mean_wait: Option<f64>,
+    /// Mean bounded slowdown; empty for a set without jobs.
+    pub mean_bounded_slowdown: Option<f64>,
+    /// Mean turnaround (s); empty for a set without jobs.
+    pub mean_turnaround: Option<f64>,
+    /// Worst bounded slowdown; empty for a set without jobs.
+    pub worst_bounded_slowdown: Option<f64>,
     /// Percent change against the baseline.
     pub mean_bounded_slowdown_change_pct: Option<f64>,
     /// Percent change against the baseline.
@@ -381,10 +384,10 @@ pub(crate) fn csv_rows(s: &Scenario, c: &Comparison) -> Vec<CsvRow> {
                 baseline: c.baseline.clone(),
                 set: m.metrics.set.clone(),
                 jobs: m.metrics.jobs,
-                mean_wait: round4(m.metrics.mean_wait),
-                mean_bounded_slowdown: round4(m.metrics.mean_bounded_slowdown),
-                mean_turnaround: round4(m.metrics.mean_turnaround),
-                worst_bounded_slowdown: round4(m.metrics.worst_bounded_slowdown),
+                mean_wait: m.metrics.mean_wait.map(round4),
+                mean_bounded_slowdown: m.metrics.mean_bounded_slowdown.map(round4),
+                mean_turnaround: m.metrics.mean_turnaround.map(round4),
+                worst_bounded_slowdown: m.metrics.worst_bounded_slowdown.map(round4),
                 mean_bounded_slowdown_change_pct: m.mean_bounded_slowdown_change_pct.map(round4),
                 mean_turnaround_change_pct: m.mean_turnaround_change_pct.map(round4),
                 worst_bounded_slowdown_change_pct: m.worst_bounded_slowdown_change_pct.map(round4),

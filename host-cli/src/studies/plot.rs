@@ -431,7 +431,7 @@ fn line_panel(area: &Area<'_>, panel: &LinePanel) -> Result<(), String> {
         .map_err(err)?;
     chart
         .configure_mesh()
-        .x_labels(panel.xs.len().max(2))
+        .x_labels(panel.xs.len().clamp(2, 12))
         .y_labels(8)
         .x_desc(panel.x_label.as_str())
         .y_desc(panel.y_label.as_str())
@@ -459,12 +459,19 @@ fn line_panel(area: &Area<'_>, panel: &LinePanel) -> Result<(), String> {
         chart
             .draw_series(LineSeries::new(points.clone(), c.stroke_width(3)))
             .map_err(err)?;
-        chart
-            .draw_series(points.iter().map(|&p| Circle::new(p, 5, c.filled())))
-            .map_err(err)?;
+        // Markers only where there are few points (a time series has
+        // hundreds).
+        if points.len() <= MARKED_POINTS {
+            chart
+                .draw_series(points.iter().map(|&p| Circle::new(p, 5, c.filled())))
+                .map_err(err)?;
+        }
     }
     Ok(())
 }
+
+/// Lines with at most this many points get a marker at each.
+const MARKED_POINTS: usize = 60;
 
 /// Stacked bar charts in a grid of two columns, one panel per entry, with a
 /// shared y axis (percent) so panels compare directly.

@@ -64,10 +64,10 @@ pub(crate) fn table(r: &SweepReport, set: &str) -> String {
                     || "-".to_owned(),
                     |s| {
                         let (v, change) = s.metric(i);
-                        let v = if i == 1 {
-                            format!("{v:.0}")
-                        } else {
-                            format!("{v:.2}")
+                        let v = match v {
+                            None => "-".to_owned(),
+                            Some(v) if i == 1 => format!("{v:.0}"),
+                            Some(v) => format!("{v:.2}"),
                         };
                         if p.policy == r.baseline {
                             v
@@ -120,7 +120,7 @@ pub(crate) fn svg(r: &SweepReport, set: &str) -> Result<String, CliError> {
                     .map(|c| {
                         c.policy(name)
                             .and_then(|p| p.set(set))
-                            .map(|s| s.metric(i).0)
+                            .and_then(|s| s.metric(i).0)
                     })
                     .collect(),
             })

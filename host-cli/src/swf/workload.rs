@@ -31,6 +31,11 @@ pub struct TraceJob {
     pub status: i64,
     /// User ID (field 12), `None` if unknown.
     pub user: Option<u32>,
+    /// Group ID (field 13), `None` if unknown (or not a number from 0 to
+    /// `u32::MAX`).
+    pub group: Option<u32>,
+    /// Queue number (field 15), `None` if unknown.
+    pub queue: Option<u32>,
 }
 
 /// Why a line in the window did not become a [`TraceJob`].
@@ -388,6 +393,8 @@ fn convert(
         requested_time,
         status: r.status,
         user,
+        group: u32::try_from(r.group).ok(),
+        queue: u32::try_from(r.queue).ok(),
     }))
 }
 
@@ -453,7 +460,9 @@ mod tests {
                 estimate: 200,
                 requested_time: Some(200),
                 status: 1,
-                user: None
+                user: None,
+                group: None,
+                queue: None
             }
         );
         assert_eq!(

@@ -131,6 +131,8 @@ pub(crate) fn try_generate(spec: &SyntheticSpec) -> Result<Vec<TraceJob>, Estima
             requested_time: Some(estimate),
             status: 1,
             user: None,
+            group: None,
+            queue: None,
         })
         .collect())
 }

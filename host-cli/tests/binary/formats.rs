@@ -1,7 +1,7 @@
 //! Report formats as other tools read them: CSV rows that concatenate,
 //! JSON whose only varying part is `timings`, the per-job CSV.
 
-use super::{run, scratch, small_trace, stderr, stdout};
+use super::{fails_with, job, run, scratch, small_trace, stderr, stdout, write};
 
 fn json(args: &[&str]) -> serde_json::Value {
     let out = run(args);
@@ -285,4 +285,94 @@ fn cons_rs_is_reproducible_from_its_seed() {
         n += 1;
     }
     assert_eq!(n, 24);
+}
+
+/// The data lines of an SWF text, as fields.
+fn swf_rows(text: &str) -> Vec<Vec<i64>> {
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with(';') && !l.trim().is_empty())
+        .map(|l| {
+            l.split_whitespace()
+                .map(|f| f.parse().expect("integer"))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn the_schedule_back_as_swf_round_trips() {
+    let dir = scratch();
+    // Jobs that queue, one killed at its estimate, one line skipped.
+    let mut text = String::from("; MaxProcs: 4\n");
+    for i in 0..30_u32 {
+        let run = 20 + i64::from(i * 37 % 200);
+        let requested = if i == 5 { run / 2 } else { run * 2 };
+        text.push_str(&job(
+            i + 1,
+            u64::from(i) * 15,
+            run,
+            1 + i64::from(i % 4),
+            requested,
+        ));
+    }
+    text.push_str(&job(31, 500, 10, 9, 100)); // wider than the machine
+    let trace = write(dir.path(), "in.swf", &text);
+    let out_swf = dir.path().join("out.swf");
+    let plain = dir.path().join("plain.csv");
+    let replay = |input: &std::path::Path, out: &std::path::Path, layout: &str| {
+        let run = run(&[
+            "replay",
+            input.to_str().expect("path"),
+            "--policy",
+            "conservative",
+            "--jobs-out",
+            out.to_str().expect("path"),
+            "--jobs-format",
+            layout,
+        ]);
+        assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    };
+    replay(&trace, &out_swf, "swf");
+    replay(&trace, &plain, "plain");
+    let written = std::fs::read_to_string(&out_swf).expect("swf");
+    let rows = swf_rows(&written);
+    let input = swf_rows(&text);
+    assert_eq!(rows.len(), 30, "the too-wide job is left out");
+    assert!(
+        written.contains("1 data lines of the input were not scheduled"),
+        "{written}"
+    );
+    // Fields 3-5 are the schedule's (from the plain per-job rows); the
+    // others are the input's.
+    let mut reader = csv::Reader::from_path(&plain).expect("plain");
+    for ((row, original), job) in rows.iter().zip(&input).zip(reader.records()) {
+        let job = job.expect("row");
+        let num = |i: usize| job.get(i).expect("field").parse::<i64>().expect("number");
+        // plain: job_id, submit, start, end, wait, run, estimate, procs
+        assert_eq!(row[0], num(0));
+        assert_eq!(row[1], num(1));
+        assert_eq!(row[2], num(4), "wait");
+        assert_eq!(row[3], num(5), "run time");
+        assert_eq!(row[4], num(7), "processors");
+        for f in [0, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17] {
+            if f > 1 {
+                assert_eq!(row[f], original[f], "field {}", f + 1);
+            }
+        }
+    }
+    // The killed job's run time is its estimate.
+    assert_eq!(rows[5][3], input[5][8]);
+    // `info` reads it, and replaying it gives the same schedule.
+    let info = run(&["info", out_swf.to_str().expect("path")]);
+    assert_eq!(info.status.code(), Some(0), "{}", stderr(&info));
+    assert!(stdout(&info).contains("simulated schedule"));
+    let again = dir.path().join("again.swf");
+    replay(&out_swf, &again, "swf");
+    assert_eq!(
+        swf_rows(&std::fs::read_to_string(&again).expect("again")),
+        rows
+    );
+    // The built-in workload has no lines to rewrite.
+    let out = run(&["replay", "--jobs-out", "x.swf", "--jobs-format", "swf"]);
+    fails_with(&out, 2, &["--jobs-format", "generate lublin"]);
 }

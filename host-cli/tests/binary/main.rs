@@ -4,20 +4,34 @@
 //!
 //! * [`checkpoint`]: replays killed at random moments and resumed from
 //!   their checkpoints, and checkpoints refused;
+//! * [`distributions`]: `replay --distributions` against the per-job rows;
+//! * [`farm`]: farm replays and `farm-study` (its Student-t intervals);
+//! * [`help`]: the help texts (headings, defaults, listed policies);
 //! * [`formats`]: CSV, JSON and per-job outputs as other tools read them;
+//! * [`options`]: every option of every command, in every mode, takes
+//!   effect or is refused;
 //! * [`output`]: stdout and output-file failures (closed pipes, full disks,
 //!   bad or clashing paths, runs that fail after some outputs are written);
 //! * [`hostile`]: input that cannot be scheduled or does not fit (empty
 //!   windows, bad headers, times past the replay clock, huge queues) and
 //!   misleading option errors;
 //! * [`plan`]: plans run here, by cell and as array tasks, killed and
-//!   resumed, merged, and refused when their results do not fit.
+//!   resumed, merged, and refused when their results do not fit;
+//! * [`timeseries`]: `replay --timeseries` and `plot timeseries`;
+//! * [`reports`]: what the reports say: sets without jobs, counts and their
+//!   nouns, one error prefix, `-` for stdout.
 
 mod checkpoint;
+mod distributions;
+mod farm;
 mod formats;
+mod help;
 mod hostile;
+mod options;
 mod output;
 mod plan;
+mod reports;
+mod timeseries;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -64,6 +78,16 @@ pub fn small_trace(dir: &Path) -> PathBuf {
 pub fn run(args: &[&str]) -> Output {
     Command::new(BIN)
         .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run host-cli")
+}
+
+/// Runs the binary with `args` in the directory `dir`.
+pub fn run_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
         .stdin(Stdio::null())
         .output()
         .expect("run host-cli")

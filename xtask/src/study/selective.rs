@@ -545,7 +545,11 @@ fn claim_selective(out: &mut String, setups: &[Setup]) {
         let mut sel_by_load = Vec::new();
         for &load in &loads {
             let rows: Vec<MetricRow> = s.sweep.iter().filter(|r| r.load == load).cloned().collect();
-            let v = |p: &str| metric(&rows, p, "all").map_or(f64::NAN, |r| r.mean_bounded_slowdown);
+            let v = |p: &str| {
+                metric(&rows, p, "all")
+                    .and_then(|r| r.mean_bounded_slowdown)
+                    .unwrap_or(f64::NAN)
+            };
             let best = v("conservative").min(v("easy"));
             let sel = percent_change(v("selective"), best);
             let sel_d = percent_change(v("selective-d"), best);
@@ -630,8 +634,11 @@ fn claim_selective(out: &mut String, setups: &[Setup]) {
             for load in loads {
                 let rows: Vec<MetricRow> =
                     s.sweep.iter().filter(|r| r.load == load).cloned().collect();
-                let v =
-                    |p: &str| metric(&rows, p, "all").map_or(f64::NAN, |r| r.mean_bounded_slowdown);
+                let v = |p: &str| {
+                    metric(&rows, p, "all")
+                        .and_then(|r| r.mean_bounded_slowdown)
+                        .unwrap_or(f64::NAN)
+                };
                 n.1 += 1;
                 n.0 += usize::from(v("selective-scaled") < v("conservative").min(v("easy")));
             }
@@ -741,7 +748,9 @@ fn claim_selective(out: &mut String, setups: &[Setup]) {
             out,
             "| {} | x{load} | {threshold} | {:.2} | {:.1}% / {:.1}% |",
             s.name(),
-            get("conservative").map_or(f64::NAN, |r| r.mean_bounded_slowdown),
+            get("conservative")
+                .and_then(|r| r.mean_bounded_slowdown)
+                .unwrap_or(f64::NAN),
             get("conservative").map_or(f64::NAN, |r| r.utilisation * 100.0),
             get("selective").map_or(f64::NAN, |r| r.utilisation * 100.0),
         );

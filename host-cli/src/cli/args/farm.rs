@@ -59,6 +59,7 @@ pub(crate) fn parse_milli_range(text: &str) -> Result<(u32, u32), String> {
 /// The flexible-backfilling heuristics (bf-unmod, bf-mod): weights and
 /// constants, in points (one point = 1000 of the kernel's milli-points).
 #[derive(Clone, Debug, Args)]
+#[command(next_help_heading = "Flexible-backfilling heuristics (bf-unmod, bf-mod)")]
 pub(crate) struct HeuristicsArgs {
     /// bf-unmod/bf-mod: weight of the aging heuristic.
     #[arg(long, value_name = "W", default_value = "1", value_parser = parse_milli)]
@@ -136,6 +137,7 @@ impl HeuristicsArgs {
 
 /// The generator's parameters as options; defaults are the paper's.
 #[derive(Clone, Debug, Args)]
+#[command(next_help_heading = "Farm generator")]
 pub(crate) struct FarmSpecArgs {
     /// Machines.
     #[arg(long, default_value_t = FarmSpec::default().machines)]
@@ -212,15 +214,26 @@ impl FarmSpecArgs {
     }
 }
 
+/// The farm description `generate farm` writes without `--farm-out`.
+pub(crate) const DEFAULT_FARM_OUT: &str = "farm.toml";
+/// The job list `generate farm` writes without `--jobs-out`.
+pub(crate) const DEFAULT_JOBS_OUT: &str = "jobs.csv";
+
 /// `host-cli generate farm`.
 #[derive(Debug, Args)]
 pub(crate) struct GenerateFarmArgs {
-    /// The farm description to write (TOML).
-    #[arg(long, value_name = "FILE.toml", default_value = "farm.toml")]
-    pub(crate) farm_out: PathBuf,
-    /// The job list to write (CSV).
-    #[arg(long, value_name = "FILE.csv", default_value = "jobs.csv")]
-    pub(crate) jobs_out: PathBuf,
+    /// The farm description to write (TOML) [default: farm.toml, never
+    /// replaced without --force].
+    #[arg(long, value_name = "FILE.toml")]
+    pub(crate) farm_out: Option<PathBuf>,
+    /// The job list to write (CSV) [default: jobs.csv, never replaced
+    /// without --force].
+    #[arg(long, value_name = "FILE.csv")]
+    pub(crate) jobs_out: Option<PathBuf>,
+    /// Replace farm.toml and jobs.csv when they exist (without --farm-out
+    /// and --jobs-out).
+    #[arg(long)]
+    pub(crate) force: bool,
     /// The generator's parameters.
     #[command(flatten)]
     pub(crate) spec: FarmSpecArgs,
@@ -268,6 +281,10 @@ pub(crate) struct FarmStudyArgs {
     /// Directory for farm-*.svg (created if missing).
     #[arg(long, value_name = "DIR")]
     pub(crate) figures_dir: Option<PathBuf>,
+    /// Replace farm-*.csv and farm-*.svg files that exist in those
+    /// directories.
+    #[arg(long)]
+    pub(crate) force: bool,
     /// The generator's other parameters (its --mean-interarrival, --license-ratio
     /// and --seed are the grid's; the seed is the first repetition's).
     #[command(flatten)]

@@ -150,7 +150,7 @@ fn refusal(dir: &Path, prepared: &Prepared, policy: Policy, bytes: &[u8]) -> Str
     assert!(matches!(error, CliError::Usage(_)), "{error:?}");
     let text = error.to_string();
     assert!(
-        text.starts_with(&format!("{}: cannot resume: ", path.display())),
+        text.starts_with(&format!("--resume {}: cannot resume: ", path.display())),
         "{text}"
     );
     text

@@ -1,0 +1,199 @@
+//! Which options apply where: every option given on the command line
+//! either takes effect or is refused here, once, after parsing, with exit
+//! status 2 and a sentence naming the option and why.
+//!
+//! A command runs in one of a few modes (`replay`: a trace, the built-in
+//! workload or a farm; the analyses: a trace or the built-in workload), and
+//! some options apply only to some policies. [`refusal`] is the one table
+//! of the combinations that do not apply; the options whose checks need the
+//! parsed values of several options (the Selective thresholds, the search
+//! options of DPSA and CONS+RS) keep theirs next to the policy code.
+//! Options are told apart by clap's [`ValueSource`]: a default never
+//! counts as given.
+
+use super::args::JobsFormat;
+use crate::error::CliError;
+use crate::replay::policy::PolicyChoice;
+use backfill_core::Policy;
+use clap::parser::ValueSource;
+use clap::ArgMatches;
+
+/// The options of the flexible-backfilling heuristics (bf-unmod, bf-mod).
+const HEURISTICS: [&str; 9] = [
+    "aging_weight",
+    "age_factor",
+    "deadline_weight",
+    "deadline_min",
+    "deadline_max",
+    "deadline_k",
+    "license_weight",
+    "wait_weight",
+    "boost",
+];
+
+/// What a command reads its jobs from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// An SWF trace.
+    Trace,
+    /// The built-in synthetic workload.
+    BuiltIn,
+    /// A farm description and its job list.
+    Farm,
+    /// Neither (`generate`, `farm-study`).
+    Other,
+}
+
+/// Refuses the first option given on the command line that does not apply
+/// to the command, mode and policy of `matches`.
+///
+/// # Errors
+/// [`CliError::Usage`] naming the option and why it does not apply.
+pub(crate) fn check(matches: &ArgMatches) -> Result<(), CliError> {
+    let Some((mut command, mut sub)) = matches.subcommand() else {
+        return Ok(());
+    };
+    while let Some((name, inner)) = sub.subcommand() {
+        command = name;
+        sub = inner;
+    }
+    let given = |id: &str| {
+        sub.try_get_raw(id).ok().flatten().is_some()
+            && sub.value_source(id) == Some(ValueSource::CommandLine)
+    };
+    let mode = if given("farm") {
+        Mode::Farm
+    } else if given("trace") {
+        Mode::Trace
+    } else if matches!(
+        command,
+        "replay" | "thresholds" | "compare" | "sweep" | "fairness"
+    ) {
+        Mode::BuiltIn
+    } else {
+        Mode::Other
+    };
+    for id in sub.ids() {
+        let id = id.as_str();
+        if !given(id) {
+            continue;
+        }
+        if let Some(why) = refusal(command, mode, sub, id) {
+            return Err(CliError::Usage(format!("--{} {why}", id.replace('_', "-"))));
+        }
+    }
+    Ok(())
+}
+
+/// Why option `id` does not apply to `command` in `mode` with the other
+/// options of `sub`; `None` when it does.
+fn refusal(command: &str, mode: Mode, sub: &ArgMatches, id: &str) -> Option<String> {
+    let policy = || {
+        sub.try_get_one::<PolicyChoice>("policy")
+            .ok()
+            .flatten()
+            .copied()
+    };
+    let flexible = |p: Option<PolicyChoice>| {
+        matches!(
+            p.and_then(PolicyChoice::plain),
+            Some(Policy::BfUnmod(_) | Policy::BfMod(_))
+        )
+    };
+    let cons_rs = matches!(
+        policy().and_then(PolicyChoice::plain),
+        Some(Policy::ConsRs(_))
+    );
+    match (command, mode, id) {
+        (_, Mode::Trace, "synthetic_jobs") => Some(
+            "sizes the built-in workload, and a TRACE was given (use --first to take fewer of \
+             its jobs)"
+                .to_owned(),
+        ),
+        ("replay", Mode::Trace, "seed") if !cons_rs => Some(format!(
+            "seeds the built-in workload and cons-rs's random search; with a TRACE it applies \
+             to cons-rs only, and the policy is {}",
+            policy().map_or("?", PolicyChoice::name)
+        )),
+        (_, Mode::Trace, "seed") if command != "replay" => {
+            Some("seeds the built-in workload, and a TRACE was given".to_owned())
+        }
+        ("replay", Mode::Farm, _) => farm_refusal(id),
+        ("replay", Mode::BuiltIn, "jobs_format")
+            if sub.get_one::<JobsFormat>("jobs_format") == Some(&JobsFormat::Swf) =>
+        {
+            Some(
+                "swf rewrites the lines of an input trace, and the built-in workload has none \
+                 (write it with `host-cli generate lublin -o FILE.swf` and replay that)"
+                    .to_owned(),
+            )
+        }
+        ("replay", _, h) if HEURISTICS.contains(&h) && !flexible(policy()) => Some(format!(
+            "weighs the flexible-backfilling heuristics of bf-unmod and bf-mod, and the policy \
+             is {}",
+            policy().map_or("?", PolicyChoice::name)
+        )),
+        ("farm-study", _, h) if HEURISTICS.contains(&h) => {
+            let listed = sub
+                .try_get_many::<String>("policies")
+                .ok()
+                .flatten()
+                .is_some_and(|mut p| p.any(|p| matches!(p.as_str(), "bf-unmod" | "bf-mod")));
+            (!listed).then(|| {
+                "weighs the heuristics of bf-unmod and bf-mod, and --policies lists neither"
+                    .to_owned()
+            })
+        }
+        ("farm", _, "force") if given_both(sub, "farm_out", "jobs_out") => Some(
+            "lets the default names farm.toml and jobs.csv be replaced, and --farm-out and \
+             --jobs-out name both files"
+                .to_owned(),
+        ),
+        ("farm-study", _, "mean_interarrival") => Some(
+            "is the generator's single mean; the study's grid runs the means of --means".to_owned(),
+        ),
+        ("farm-study", _, "license_ratios" | "license_mean")
+            if sub.get_flag("no_license_sweep") =>
+        {
+            Some("describes the license sweep, and --no-license-sweep skips it".to_owned())
+        }
+        _ => None,
+    }
+}
+
+/// Whether options `a` and `b` were both given on the command line.
+fn given_both(sub: &ArgMatches, a: &str, b: &str) -> bool {
+    [a, b]
+        .iter()
+        .all(|id| sub.value_source(id) == Some(ValueSource::CommandLine))
+}
+
+/// Why option `id` does not apply to a farm replay; `None` when it does.
+fn farm_refusal(id: &str) -> Option<String> {
+    let why = match id {
+        "load" | "first" | "skip" => {
+            "does not apply to a farm job list, which is replayed whole with its own submit \
+             times and deadlines (write another list with `host-cli generate farm --jobs N \
+             --mean-interarrival T`)"
+        }
+        "procs" => "does not apply to a farm: FARM.toml gives each machine's CPUs",
+        "estimates" => "does not apply to a farm: its jobs' estimates are part of the job list",
+        "jobs_format" => "does not apply to a farm: its --jobs-out has the farm's own columns",
+        "latency" => "is not measured for farm replays",
+        "checkpoint" | "checkpoint_every" | "resume" => {
+            "applies to trace replays: a farm replay is not checkpointed"
+        }
+        "distributions" | "warmup" | "cooldown" | "by" | "timeseries" | "every" => {
+            "is not computed for farm replays (their report is the farm paper's)"
+        }
+        "synthetic_jobs" | "seed" => {
+            "sizes or seeds the built-in workload, and a farm job list was given (seed the \
+             farm with `host-cli generate farm --seed S`)"
+        }
+        "dpsa_nodes" | "rs_iterations" | "no_compression" => {
+            "tunes a policy of the batch traces, which a farm does not run"
+        }
+        _ => return None,
+    };
+    Some(why.to_owned())
+}
