@@ -50,8 +50,42 @@
 //! * Intervals vacated by an accepted move are handed to the compression
 //!   bookkeeping, so the next pass (at the next completion instant) can use
 //!   them and its pruning stays exact.
+//!
+//! # Work saved, exactly
+//!
+//! A search draws the same jobs from the same seed, runs the same number of
+//! iterations and counts each in the same counter as the rules above; what
+//! follows only skips work whose result is already known, so no decision
+//! and no counter changes (`the_shortcuts_change_no_decision` replays random
+//! workloads both ways; the kernel's pruning tests compare farms).
+//!
+//! * **A failed iteration fails again until a move is kept.** An
+//!   iteration's outcome depends only on the plan, the queue (order and
+//!   reservations), the clock, the objective's two sums and the job drawn.
+//!   A failed iteration leaves all of them as they were: it puts back what
+//!   it took out, and a profile is canonical (the same reservations give
+//!   the same steps). Within a search the queue and the clock do not change
+//!   and only a kept move changes the plan and the sums. So [`Memo`]
+//!   records each failure by queue position, and a job drawn again before
+//!   the next kept move is counted as failing the same way without being
+//!   tried. The memo is emptied when a search starts and after every kept
+//!   move.
+//! * **Who may be drawn** (a reservation after now) changes only with a
+//!   kept move as well: [`Draws`] counts them then, and turns a draw into
+//!   its queue position by stepping over the few positions that may not be
+//!   drawn (instead of counting the queue at every iteration).
+//! * **Failures found without changing the plan** (one machine, no
+//!   licenses: every archive trace). Most moves fail, by a displaced job
+//!   passing its guarantee. [`prejudge`] follows the plan path on a
+//!   read-only view of the profile ([`Overlay`]: the steps plus the
+//!   reservations the move takes out and puts in): which touched jobs are
+//!   displaced ([`displaced`]), where each is re-placed, the objective. The
+//!   view is, at every instant, the profile the plan path would have built
+//!   at that point, so each question gets the same answer; when it proves
+//!   a failure the iteration counts it and ends, having changed nothing.
+//!   Kept moves, and the few cases it does not decide, run the plan path.
 
-use super::conservative::{pass_reserved, reserve_on_arrival, Conservative};
+use super::conservative::{pass_reserved, reserve_on_arrival, Compression, Conservative};
 use crate::plan::Slot;
 use crate::rng::SplitMix64;
 use crate::state::{KernelError, Observer, Pass, QueuedJob, RunningJob, State};
@@ -102,6 +136,36 @@ pub(crate) struct ConsRs {
     iterations: Iterations,
     /// An early completion happened since the last search.
     early: bool,
+    /// The search's scratch: the iterations that failed since the plan last
+    /// changed (see the module docs, "Work saved").
+    memo: Memo,
+    /// An iteration's scratch, kept here so that it is not set up anew
+    /// (and zeroed by the compiler) at every iteration.
+    scratch: Scratch,
+}
+
+/// [`ConsRs::iteration`]'s buffers: empty between calls.
+#[derive(Clone, Default)]
+struct Scratch {
+    moves: Moves,
+    /// [`Overlay`]'s changes.
+    events: Vec<(Time, i64), OVERLAY_EVENTS>,
+}
+
+impl core::fmt::Debug for Scratch {
+    /// Nothing in it lasts from one call to the next.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("Scratch")
+    }
+}
+
+#[cfg(test)]
+std::thread_local! {
+    /// Tests: search as the rules say, without the shortcuts of the module
+    /// docs' "Work saved" (they must not change a decision).
+    static PLAIN: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+    /// Tests: the failures [`prejudge`] found and those the memo answered.
+    static SHORTCUTS: core::cell::Cell<(u64, u64)> = const { core::cell::Cell::new((0, 0)) };
 }
 
 impl ConsRs {
@@ -118,7 +182,23 @@ impl ConsRs {
             rng: SplitMix64::new(params.seed),
             iterations: params.iterations,
             early: false,
+            memo: Memo::new(),
+            scratch: Scratch::default(),
         }
+    }
+
+    /// Tests: whether to search without the shortcuts (compression's
+    /// exhaustive switch, or [`PLAIN`] on this thread).
+    #[cfg(test)]
+    fn plain(&self) -> bool {
+        self.cons.compression.exhaustive || PLAIN.with(core::cell::Cell::get)
+    }
+
+    /// Whether to search without the shortcuts: never, outside tests.
+    #[cfg(not(test))]
+    #[allow(clippy::unused_self)]
+    const fn plain(&self) -> bool {
+        false
     }
 
     /// `done` completed at `now`: a compression pass is due, and a search
@@ -198,43 +278,57 @@ impl ConsRs {
             return Ok(());
         }
         st.counters.rs_searches = st.counters.rs_searches.saturating_add(1);
+        let plain = self.plain();
         let mut sums = Objective::of(&st.queue);
+        // Who may be drawn changes only when a move is kept.
+        let mut draws = Draws::of(&st.queue, st.now);
+        self.memo.forget();
         for _ in 0..budget {
             if !observer.keep_searching() {
                 break;
             }
-            let now = st.now;
-            let movable = |q: &QueuedJob| q.reservation().is_some_and(|r| r.start > now);
-            let eligible = st.queue.iter().filter(|q| movable(q)).count();
-            if eligible == 0 {
+            if plain {
+                draws = Draws::of(&st.queue, st.now);
+            }
+            if draws.eligible == 0 {
                 break;
             }
             st.counters.rs_iterations = st.counters.rs_iterations.saturating_add(1);
-            let pick = self.rng.below(u64::try_from(eligible).unwrap_or(u64::MAX));
+            let pick = self
+                .rng
+                .below(u64::try_from(draws.eligible).unwrap_or(u64::MAX));
             let pick = usize::try_from(pick).unwrap_or(0);
-            let Some(index) = st
-                .queue
-                .iter()
-                .enumerate()
-                .filter(|(_, q)| movable(q))
-                .nth(pick)
-                .map(|(i, _)| i)
-            else {
+            let Some(index) = draws.nth(&st.queue, st.now, pick) else {
                 break;
             };
-            self.iteration(st, index, &mut sums, observer)?;
+            // The same job on the same plan fails the same way again.
+            if let Some(failure) = self.memo.get(index).filter(|_| !plain) {
+                #[cfg(test)]
+                SHORTCUTS.with(|c| c.set((c.get().0, c.get().1 + 1)));
+                failure.count(&mut st.counters);
+                continue;
+            }
+            match self.iteration(st, index, &mut sums, plain, observer)? {
+                Some(failure) => self.memo.set(index, failure),
+                None => {
+                    self.memo.forget();
+                    draws = Draws::of(&st.queue, st.now);
+                }
+            }
         }
         Ok(())
     }
 
-    /// One iteration on queue entry `index`.
+    /// One iteration on queue entry `index`: `None` when the move was
+    /// kept, else why it failed (counted here).
     fn iteration<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
         &mut self,
         st: &mut State<Q, R, B, M, L>,
         index: usize,
         sums: &mut Objective,
+        plain: bool,
         observer: &mut impl Observer,
-    ) -> Result<(), KernelError> {
+    ) -> Result<Option<Failure>, KernelError> {
         let now = st.now;
         let Some(entry) = st.queue.get(index).copied() else {
             return Err(KernelError::Internal("random search: no such queue entry"));
@@ -251,12 +345,15 @@ impl ConsRs {
         let gap = match find_gap(st, &job, old.start) {
             Ok(Some(gap)) => gap,
             other => {
-                st.counters.rs_no_gap = st.counters.rs_no_gap.saturating_add(1);
-                return other.map(|_| ());
+                Failure::NoGap.count(&mut st.counters);
+                return other.map(|_| Some(Failure::NoGap));
             }
         };
         // The other queued jobs that may collide with J in its new window.
-        let mut moves = Moves::default();
+        let moves = &mut self.scratch.moves;
+        moves.job_placed = false;
+        moves.touched.clear();
+        moves.procs.clear();
         let mut crowded = false;
         for (i, q) in st.queue.iter().enumerate() {
             let Some(slot) = q.reservation() else {
@@ -271,10 +368,24 @@ impl ConsRs {
                 crowded = true; // a missed reservation, or too many to handle
                 break;
             }
+            // Cannot fail: as many as `touched`.
+            let _ = moves.procs.push(q.job.procs);
         }
         if crowded {
-            st.counters.rs_too_crowded = st.counters.rs_too_crowded.saturating_add(1);
-            return Ok(());
+            Failure::Crowded.count(&mut st.counters);
+            return Ok(Some(Failure::Crowded));
+        }
+        // One machine without licenses: most moves fail, and that can be
+        // found out without changing the plan (see `prejudge`).
+        let alone = st.cluster.machines().len() == 1 && st.cluster.pools().is_empty();
+        if alone && !plain {
+            let events = &mut self.scratch.events;
+            if let Some(failure) = prejudge(st, &job, &old, &gap, moves, sums, events)? {
+                #[cfg(test)]
+                SHORTCUTS.with(|c| c.set((c.get().0 + 1, c.get().1)));
+                failure.count(&mut st.counters);
+                return Ok(Some(failure));
+            }
         }
         st.plan.release_from(&job, &old, now)?;
         // Outside J's new window every touched job still fits where it is
@@ -285,35 +396,41 @@ impl ConsRs {
             st.plan.release_from(&other, &inside(slot, &gap), now)?;
             *place = Place::Partly;
         }
-        let outcome = self.place(st, &job, gap, &mut moves);
-        let accepted = match outcome {
+        let outcome = Self::place(st, &job, gap, moves);
+        let failure = match outcome {
             Ok(true) => {
-                let (wait_gain, slowdown_gain) = gains(st, &job, &old, &gap, &moves)?;
-                let improves = sums.improved_by(wait_gain, slowdown_gain);
-                if !improves {
-                    st.counters.rs_rejected_objective =
-                        st.counters.rs_rejected_objective.saturating_add(1);
-                }
-                if improves {
+                let (wait_gain, slowdown_gain) = gains(st, &job, &old, &gap, moves)?;
+                if sums.improved_by(wait_gain, slowdown_gain) {
                     sums.apply(wait_gain, slowdown_gain);
+                    None
+                } else {
+                    Some(Failure::Objective)
                 }
-                improves
             }
-            Ok(false) => {
-                st.counters.rs_rejected_guarantee =
-                    st.counters.rs_rejected_guarantee.saturating_add(1);
-                false
-            }
+            Ok(false) => Some(Failure::Guarantee),
             Err(e) => {
-                undo(st, &job, &old, gap, &moves)?;
+                undo(st, &job, &old, gap, moves)?;
                 return Err(e);
             }
         };
-        if !accepted {
-            return undo(st, &job, &old, gap, &moves);
+        if let Some(failure) = failure {
+            failure.count(&mut st.counters);
+            undo(st, &job, &old, gap, moves)?;
+            return Ok(Some(failure));
         }
         st.counters.rs_accepted = st.counters.rs_accepted.saturating_add(1);
-        self.commit(st, index, &job, &old, gap, &moves, observer)
+        let moves = &self.scratch.moves;
+        commit(
+            &mut self.cons.compression,
+            st,
+            index,
+            &job,
+            &old,
+            gap,
+            moves,
+            observer,
+        )?;
+        Ok(None)
     }
 
     /// Puts `job` at `gap` and the touched jobs back (at their old slot
@@ -321,7 +438,6 @@ impl ConsRs {
     /// recording where each is in `moves`. `Ok(false)`: a displaced job
     /// would start after its guarantee (nothing is undone here).
     fn place<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
-        &self,
         st: &mut State<Q, R, B, M, L>,
         job: &Job,
         gap: Slot,
@@ -378,42 +494,582 @@ impl ConsRs {
         }
         Ok(true)
     }
+}
 
-    /// Makes an accepted move the plan: new reservations in the queue,
-    /// reported to `observer`, and the vacated intervals handed to the
-    /// compression bookkeeping.
-    #[allow(clippy::too_many_arguments)]
-    fn commit<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
-        &mut self,
-        st: &mut State<Q, R, B, M, L>,
-        index: usize,
-        job: &Job,
-        old: &Slot,
-        gap: Slot,
-        moves: &Moves,
-        observer: &mut impl Observer,
-    ) -> Result<(), KernelError> {
-        let now = st.now;
-        if let Some(e) = st.queue.get_mut(index) {
-            e.set_reservation(Some(gap));
+/// Makes an accepted move the plan: new reservations in the queue,
+/// reported to `observer`, and the vacated intervals handed to the
+/// compression bookkeeping.
+#[allow(clippy::too_many_arguments)]
+fn commit<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
+    compression: &mut Compression,
+    st: &mut State<Q, R, B, M, L>,
+    index: usize,
+    job: &Job,
+    old: &Slot,
+    gap: Slot,
+    moves: &Moves,
+    observer: &mut impl Observer,
+) -> Result<(), KernelError> {
+    let now = st.now;
+    if let Some(e) = st.queue.get_mut(index) {
+        e.set_reservation(Some(gap));
+    }
+    observer.reserved(job, gap);
+    compression.vacated(&st.plan, old, now);
+    for &(i, was, place) in &moves.touched {
+        let Place::Moved(new) = place else {
+            continue;
+        };
+        let Some(e) = st.queue.get_mut(i) else {
+            return Err(KernelError::Internal("random search: no such queue entry"));
+        };
+        e.set_reservation(Some(new));
+        let moved_job = e.job;
+        if new != was {
+            observer.reserved(&moved_job, new);
+            compression.vacated(&st.plan, &was, now);
         }
-        observer.reserved(job, gap);
-        self.cons.compression.vacated(&st.plan, old, now);
-        for &(i, was, place) in &moves.touched {
-            let Place::Moved(new) = place else {
-                continue;
-            };
-            let Some(e) = st.queue.get_mut(i) else {
-                return Err(KernelError::Internal("random search: no such queue entry"));
-            };
-            e.set_reservation(Some(new));
-            let moved_job = e.job;
-            if new != was {
-                observer.reserved(&moved_job, new);
-                self.cons.compression.vacated(&st.plan, &was, now);
+    }
+    Ok(())
+}
+
+/// Why an iteration failed: which counter it adds to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Failure {
+    /// No gap before the job's reservation.
+    NoGap,
+    /// Too many jobs (or a missed reservation) in the gap's window.
+    Crowded,
+    /// A displaced job would pass its guarantee.
+    Guarantee,
+    /// The objective would not improve.
+    Objective,
+}
+
+impl Failure {
+    /// All four, in the order of their codes in [`Memo`].
+    const ALL: [Self; 4] = [Self::NoGap, Self::Crowded, Self::Guarantee, Self::Objective];
+
+    /// Adds one to the counter of this failure.
+    fn count(self, counters: &mut crate::Counters) {
+        let counter = match self {
+            Self::NoGap => &mut counters.rs_no_gap,
+            Self::Crowded => &mut counters.rs_too_crowded,
+            Self::Guarantee => &mut counters.rs_rejected_guarantee,
+            Self::Objective => &mut counters.rs_rejected_objective,
+        };
+        *counter = counter.saturating_add(1);
+    }
+
+    /// Its two-bit code in [`Memo`].
+    const fn code(self) -> usize {
+        match self {
+            Self::NoGap => 0,
+            Self::Crowded => 1,
+            Self::Guarantee => 2,
+            Self::Objective => 3,
+        }
+    }
+}
+
+/// Queue positions [`Memo`] covers: a search draws from a longer queue
+/// too, but an iteration on a later position is always run.
+const MEMO_JOBS: usize = 8192;
+/// 64-bit words per bit set of [`Memo`].
+const MEMO_WORDS: usize = MEMO_JOBS / 64;
+
+/// The iterations that failed since the plan last changed, by queue
+/// position, with why: three bits per position of the first
+/// [`MEMO_JOBS`] (3 KiB in all). Only a search uses it, and it starts each
+/// search empty.
+#[derive(Clone)]
+struct Memo {
+    /// Bit `i`: the job at queue position `i` failed.
+    failed: [u64; MEMO_WORDS],
+    /// How it failed: bit `i` of the two sets are the low and high bit of
+    /// [`Failure::code`] (read only where `failed` is set).
+    how: [[u64; MEMO_WORDS]; 2],
+    /// Words of `failed` before this one are the only ones that may be set.
+    dirty: usize,
+}
+
+impl core::fmt::Debug for Memo {
+    /// A search's scratch, empty between calls: only how much is in use.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Memo").field("dirty", &self.dirty).finish()
+    }
+}
+
+impl Memo {
+    const fn new() -> Self {
+        Self {
+            failed: [0; MEMO_WORDS],
+            how: [[0; MEMO_WORDS]; 2],
+            dirty: 0,
+        }
+    }
+
+    /// The plan changed: every recorded failure may now go otherwise.
+    fn forget(&mut self) {
+        for word in self.failed.iter_mut().take(self.dirty) {
+            *word = 0;
+        }
+        self.dirty = 0;
+    }
+
+    /// How the job at queue position `i` failed since the plan last
+    /// changed, if it did (and `i` is covered).
+    fn get(&self, i: usize) -> Option<Failure> {
+        let (word, bit) = (i / 64, 1u64 << (i % 64));
+        if self.failed.get(word).copied().unwrap_or(0) & bit == 0 {
+            return None;
+        }
+        let [low, high] = &self.how;
+        let low = low.get(word).copied().unwrap_or(0) & bit != 0;
+        let high = high.get(word).copied().unwrap_or(0) & bit != 0;
+        Failure::ALL
+            .get(usize::from(low) | usize::from(high) << 1)
+            .copied()
+    }
+
+    /// Records that the job at queue position `i` failed so (nothing when
+    /// `i` is not covered).
+    fn set(&mut self, i: usize, failure: Failure) {
+        let (word, bit) = (i / 64, 1u64 << (i % 64));
+        let Some(failed) = self.failed.get_mut(word) else {
+            return;
+        };
+        *failed |= bit;
+        let code = failure.code();
+        for (k, set) in self.how.iter_mut().enumerate() {
+            if let Some(w) = set.get_mut(word) {
+                *w = if code >> k & 1 == 1 {
+                    *w | bit
+                } else {
+                    *w & !bit
+                };
             }
         }
-        Ok(())
+        self.dirty = self.dirty.max(word.saturating_add(1));
+    }
+}
+
+/// Most queue positions [`Draws`] lists as not drawable.
+const DUE: usize = 32;
+
+/// Which queued jobs a search may draw: those whose reservation starts
+/// after now. It changes only when a move is kept, so it is found once per
+/// search and after each kept move.
+#[derive(Clone, Debug)]
+struct Draws {
+    /// How many may be drawn.
+    eligible: usize,
+    /// The queue positions that may not, in order (all of them when
+    /// `complete`).
+    due: Vec<usize, DUE>,
+    complete: bool,
+}
+
+impl Draws {
+    fn of(queue: &[QueuedJob], now: Time) -> Self {
+        let mut draws = Self {
+            eligible: 0,
+            due: Vec::new(),
+            complete: true,
+        };
+        for (i, q) in queue.iter().enumerate() {
+            if movable(q, now) {
+                draws.eligible = draws.eligible.saturating_add(1);
+            } else if draws.due.push(i).is_err() {
+                draws.complete = false;
+            }
+        }
+        draws
+    }
+
+    /// The queue position of the `pick`-th drawable job (from 0): `pick`
+    /// plus the positions not drawable at or before it.
+    fn nth(&self, queue: &[QueuedJob], now: Time, pick: usize) -> Option<usize> {
+        if !self.complete {
+            return queue
+                .iter()
+                .enumerate()
+                .filter(|(_, q)| movable(q, now))
+                .nth(pick)
+                .map(|(i, _)| i);
+        }
+        let mut index = pick;
+        for &d in &self.due {
+            if d <= index {
+                index = index.saturating_add(1);
+            } else {
+                break;
+            }
+        }
+        (index < queue.len()).then_some(index)
+    }
+}
+
+/// Whether a search may draw `q`: its reservation starts after now.
+fn movable(q: &QueuedJob, now: Time) -> bool {
+    q.reservation().is_some_and(|r| r.start > now)
+}
+
+/// The verdict on moving `job` from `old` into `gap`, on one machine
+/// without licenses, found without changing the plan: `Some` failure when
+/// [`ConsRs::place`] and the objective test would reject the move so;
+/// `None` when the move would be kept, or in a case this does not decide
+/// (the plan path then runs and decides).
+///
+/// It follows the plan path step by step on a read-only view of the plan
+/// ([`Overlay`]): the touched jobs the move displaces ([`displaced`]), then
+/// each displaced one, in queue order, at its earliest start before its
+/// guarantee, then the objective. The view is the profile as the plan path
+/// would have changed it (the same reservations in and out), so every
+/// search asks the same question of the same free units over time and gets
+/// the same answer; a search that could run past the end of time, a job
+/// without a guarantee, or `job` not fitting in its gap (an error on the
+/// plan path) are left to the plan path.
+fn prejudge<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
+    st: &State<Q, R, B, M, L>,
+    job: &Job,
+    old: &Slot,
+    gap: &Slot,
+    moves: &Moves,
+    sums: &Objective,
+    events: &mut Vec<(Time, i64), OVERLAY_EVENTS>,
+) -> Result<Option<Failure>, KernelError> {
+    let (Some(profile), Some(machine)) = (st.plan.machine(0), st.cluster.machines().first()) else {
+        return Ok(None);
+    };
+    let touched = &moves.touched;
+    let Some(out) = displaced(profile.steps(), job, old, gap, touched, &moves.procs) else {
+        return Ok(None);
+    };
+    let now = st.now.max(profile.origin());
+    events.clear();
+    let mut view = Overlay {
+        steps: profile.steps(),
+        events,
+    };
+    let procs = |p: u32| i64::from(p);
+    let mut fits =
+        view.add(old, procs(job.procs)) && view.add(gap, procs(job.procs).saturating_neg());
+    for ((&(_, slot, _), &p), &is_out) in touched.iter().zip(&moves.procs).zip(&out) {
+        if is_out {
+            fits = fits && view.add(&slot, procs(p));
+        }
+    }
+    if !fits {
+        return Ok(None);
+    }
+    // The gains, summed in the plan path's order (`gains`).
+    let mut w = wait(job, old).saturating_sub(wait(job, gap));
+    let mut s = slowdown(job, old).saturating_sub(slowdown(job, gap));
+    for (&(i, was, _), &is_out) in touched.iter().zip(&out) {
+        if !is_out {
+            continue;
+        }
+        let Some(q) = st.queue.get(i) else {
+            return Err(KernelError::Internal("random search: no such queue entry"));
+        };
+        let Some(guarantee) = q.guarantee() else {
+            return Ok(None);
+        };
+        let limit = guarantee.saturating_add(1);
+        let duration = machine.scale(q.job.estimate);
+        let found = match duration {
+            Some(d) if st.cluster.eligible(&q.job, 0) => {
+                if d == 0 || limit.checked_add(d).is_none() {
+                    return Ok(None);
+                }
+                view.earliest_fit(now, d, q.job.procs, limit)
+                    .map(|start| Slot {
+                        start,
+                        machine: 0,
+                        duration: d,
+                    })
+            }
+            _ => None,
+        };
+        let Some(new) = found else {
+            return Ok(Some(Failure::Guarantee));
+        };
+        if !view.add(&new, procs(q.job.procs).saturating_neg()) {
+            return Ok(None);
+        }
+        w = w.saturating_add(wait(&q.job, &was).saturating_sub(wait(&q.job, &new)));
+        s = s.saturating_add(slowdown(&q.job, &was).saturating_sub(slowdown(&q.job, &new)));
+    }
+    Ok((!sums.improved_by(w, s)).then_some(Failure::Objective))
+}
+
+/// Which of the touched jobs (`touched`, in queue order, with `procs`
+/// processors each) the move of `job` from `old` into `gap` displaces, on
+/// one machine whose profile has `steps` (with `job` and the touched jobs
+/// still in it), found without changing the plan: entry `k` says whether
+/// `touched[k]` is displaced. `None` when `job` would not fit in `gap` even
+/// with every touched job out (the plan path then fails with an error).
+///
+/// Exactly what [`ConsRs::place`] finds when, with `job`'s old reservation
+/// given back, it takes every touched job's part inside the window out,
+/// puts `job` in and then each touched job's part back in queue order where
+/// it fits: the window is cut at the ends of every touched part and of
+/// `job`'s old slot, and `room` is, on each piece, the fewest units free
+/// there in that plan: the fewest free in `steps`, less `job`'s in the gap,
+/// plus `job`'s old ones and the touched parts' over the piece (those are
+/// constant on a piece, so the fewest free moves with them). A part fits
+/// where `room` is at least its processors on all its pieces, and putting
+/// it back takes them from each: the same answers the profile's steps give.
+fn displaced(
+    steps: &[crate::profile::Step],
+    job: &Job,
+    old: &Slot,
+    gap: &Slot,
+    touched: &[(usize, Slot, Place)],
+    procs: &[u32],
+) -> Option<Vec<bool, MAX_TOUCHED>> {
+    let (first, last) = (gap.start, gap.end());
+    // The parts that change on the window, `(start, end, processors)`: the
+    // touched jobs', then `job`'s old slot's when it reaches into it. All
+    // sums below stay far inside an `i64` (at most 66 parts of at most
+    // `u32::MAX` processors each), so plain wrapping arithmetic is exact.
+    let mut parts: Vec<(Time, Time, i64), { MAX_TOUCHED + 1 }> = Vec::new();
+    for ((_, slot, _), &p) in touched.iter().zip(procs) {
+        let part = (slot.start.max(first), slot.end().min(last), i64::from(p));
+        parts.push(part).ok()?;
+    }
+    if old.start < last {
+        parts
+            .push((
+                old.start.max(first),
+                old.end().min(last),
+                i64::from(job.procs),
+            ))
+            .ok()?;
+    }
+    // The times inside the window where a part begins or ends, once each:
+    // they cut it into pieces [cuts[k - 1], cuts[k]) (with the window's
+    // own ends before and after).
+    let mut cuts: Vec<Time, { 2 * MAX_TOUCHED + 2 }> = Vec::new();
+    for &(a, b, _) in &parts {
+        for t in [a, b] {
+            if first < t && t < last {
+                cuts.push(t).ok()?;
+            }
+        }
+    }
+    cuts.sort_unstable();
+    let mut kept: usize = 0;
+    for k in 0..cuts.len() {
+        let (Some(t), Some(previous)) = (cuts.get(k).copied(), kept.checked_sub(1)) else {
+            kept = kept.saturating_add(1);
+            continue;
+        };
+        if cuts.get(previous) != Some(&t) {
+            if let Some(slot) = cuts.get_mut(kept) {
+                *slot = t;
+            }
+            kept = kept.saturating_add(1);
+        }
+    }
+    cuts.truncate(kept);
+    // The piece a part's start or end time begins.
+    let piece = |t: Time| {
+        if t <= first {
+            0
+        } else if t >= last {
+            cuts.len().wrapping_add(1)
+        } else {
+            cuts.partition_point(|&c| c < t).wrapping_add(1)
+        }
+    };
+    // On each piece: the fewest free in `steps`, less `job`'s processors.
+    let mut room: Vec<i64, { 2 * MAX_TOUCHED + 3 }> = Vec::new();
+    let mut s = steps.partition_point(|x| x.at <= first).saturating_sub(1);
+    let ends = cuts.iter().copied().chain([last]);
+    for end in ends {
+        let mut least = steps.get(s).map_or(0, |x| x.free);
+        while let Some(x) = steps.get(s.wrapping_add(1)).filter(|x| x.at < end) {
+            least = least.min(x.free);
+            s = s.wrapping_add(1);
+        }
+        room.push(i64::from(least).wrapping_sub(i64::from(job.procs)))
+            .ok()?;
+        // The step in force at `end` begins the next piece.
+        if steps.get(s.wrapping_add(1)).is_some_and(|x| x.at == end) {
+            s = s.wrapping_add(1);
+        }
+    }
+    // Every part's processors over its pieces, added where it begins and
+    // taken off where it ends.
+    let mut diff: Vec<i64, { 2 * MAX_TOUCHED + 4 }> = Vec::new();
+    for _ in 0..room.len().wrapping_add(1) {
+        diff.push(0).ok()?;
+    }
+    let mut spans: Vec<(usize, usize), { MAX_TOUCHED + 1 }> = Vec::new();
+    for &(a, b, p) in &parts {
+        let span = (piece(a), piece(b));
+        if let Some(d) = diff.get_mut(span.0) {
+            *d = d.wrapping_add(p);
+        }
+        if let Some(d) = diff.get_mut(span.1) {
+            *d = d.wrapping_sub(p);
+        }
+        spans.push(span).ok()?;
+    }
+    let mut over = 0i64;
+    for (r, &d) in room.iter_mut().zip(&diff) {
+        over = over.wrapping_add(d);
+        *r = r.wrapping_add(over);
+    }
+    // The touched parts back, in queue order, where they fit.
+    let mut out = Vec::new();
+    for (&(_, _, need), &(from, to)) in parts.iter().zip(&spans).take(touched.len()) {
+        let pieces = room.get_mut(from..to).unwrap_or_default();
+        let fits = pieces.iter().all(|&r| r >= need);
+        if fits {
+            for r in pieces {
+                *r = r.wrapping_sub(need);
+            }
+        }
+        out.push(!fits).ok()?;
+    }
+    // `job` itself must fit: then no piece is short.
+    room.iter().all(|&r| r >= 0).then_some(out)
+}
+
+/// Room for [`Overlay`]'s changes: `job`'s two slots and every touched
+/// job's old and new one.
+const OVERLAY_EVENTS: usize = 4 * MAX_TOUCHED + 4;
+
+/// One machine's profile as an iteration would change it, read without
+/// changing it: the profile's steps plus signed changes of the free units
+/// over intervals.
+struct Overlay<'a> {
+    steps: &'a [crate::profile::Step],
+    /// `(t, change)`: from `t` on, `change` more units free; in time order.
+    events: &'a mut Vec<(Time, i64), OVERLAY_EVENTS>,
+}
+
+impl Overlay<'_> {
+    /// `change` more units free over `slot` (`false`: no room to record it).
+    fn add(&mut self, slot: &Slot, change: i64) -> bool {
+        if slot.duration == 0 {
+            return true;
+        }
+        for (t, c) in [(slot.start, change), (slot.end(), change.saturating_neg())] {
+            let at = self.events.partition_point(|e| e.0 <= t);
+            if self.events.insert(at, (t, c)).is_err() {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The earliest `t` in `[from, limit)` such that `need` units stay free
+    /// over `[t, t + duration)`: what
+    /// [`Profile::earliest_fit_before`](crate::profile::Profile::earliest_fit_before)
+    /// answers, held from the end of time, on the changed profile. The
+    /// caller makes sure that `duration > 0` and that `limit + duration`
+    /// fits in a [`Time`] (then no candidate's end overflows, which that
+    /// search would report).
+    fn earliest_fit(&self, from: Time, duration: Time, need: u32, limit: Time) -> Option<Time> {
+        let need = i64::from(need);
+        let mut at = Cursor::at(self, from);
+        let mut start = from;
+        loop {
+            if start >= limit {
+                return None;
+            }
+            let end = start.saturating_add(duration);
+            // Fits unless a piece before `end` is short.
+            loop {
+                if at.free < need {
+                    break;
+                }
+                match at.next_time(self) {
+                    Some(next) if next < end => at.advance(self, next),
+                    _ => return Some(start),
+                }
+            }
+            // The next candidate: the first later piece with room.
+            loop {
+                let next = at.next_time(self)?;
+                if next >= limit {
+                    return None;
+                }
+                at.advance(self, next);
+                if at.free >= need {
+                    start = next;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// A place in an [`Overlay`]: the piece of time where its free units are
+/// constant that begins at `t`.
+struct Cursor {
+    /// The profile's step in force.
+    step: usize,
+    /// The first change not yet applied.
+    event: usize,
+    /// The units free on the piece.
+    free: i64,
+    /// The sum of the changes applied.
+    change: i64,
+}
+
+impl Cursor {
+    /// At `t` (from the origin on).
+    fn at(view: &Overlay<'_>, t: Time) -> Self {
+        let step = view.steps.partition_point(|s| s.at <= t).saturating_sub(1);
+        let event = view.events.partition_point(|e| e.0 <= t);
+        let change = view
+            .events
+            .iter()
+            .take(event)
+            .fold(0i64, |sum, e| sum.saturating_add(e.1));
+        let mut cursor = Self {
+            step,
+            event,
+            free: 0,
+            change,
+        };
+        cursor.free = cursor.base(view).saturating_add(change);
+        cursor
+    }
+
+    fn base(&self, view: &Overlay<'_>) -> i64 {
+        view.steps.get(self.step).map_or(0, |s| i64::from(s.free))
+    }
+
+    /// Where the next piece begins (`None`: this one lasts for ever).
+    fn next_time(&self, view: &Overlay<'_>) -> Option<Time> {
+        let step = view.steps.get(self.step.saturating_add(1)).map(|s| s.at);
+        let event = view.events.get(self.event).map(|e| e.0);
+        match (step, event) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// To the piece that begins at `t` (the next one).
+    fn advance(&mut self, view: &Overlay<'_>, t: Time) {
+        while view
+            .steps
+            .get(self.step.saturating_add(1))
+            .is_some_and(|s| s.at <= t)
+        {
+            self.step = self.step.saturating_add(1);
+        }
+        while let Some(&(_, c)) = view.events.get(self.event).filter(|e| e.0 <= t) {
+            self.change = self.change.saturating_add(c);
+            self.event = self.event.saturating_add(1);
+        }
+        self.free = self.base(view).saturating_add(self.change);
     }
 }
 
@@ -476,12 +1132,14 @@ fn release_outside<
 }
 
 /// What one iteration changed in the plan, so it can be undone.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Moves {
     /// `J` holds its gap slot in the plan.
     job_placed: bool,
     /// Queue index, old slot and whereabouts of each job taken out.
     touched: Vec<(usize, Slot, Place), MAX_TOUCHED>,
+    /// The processors of each of `touched`.
+    procs: Vec<u32, MAX_TOUCHED>,
 }
 
 /// The job at queue index `i`.
@@ -697,6 +1355,87 @@ impl Objective {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::SplitMix64;
+
+    /// A replay's outcome: every record, every reservation event, the
+    /// counters.
+    #[derive(Debug, Default, PartialEq)]
+    struct Replay {
+        records: std::vec::Vec<crate::sim::JobRecord>,
+        reservations: std::vec::Vec<(Time, u32, Slot)>,
+        counters: crate::Counters,
+    }
+
+    impl crate::sim::Sink for Replay {
+        fn finished(&mut self, record: &crate::sim::JobRecord) {
+            self.records.push(*record);
+        }
+        fn reserved(&mut self, now: Time, job: &Job, slot: Slot) {
+            self.reservations.push((now, job.id, slot));
+        }
+    }
+
+    /// Replays `jobs` on one machine of `cpus` under CONS+RS with `seed`,
+    /// with the shortcuts or without them (`plain`).
+    fn replay(cpus: u32, seed: u64, jobs: &[crate::sim::SimJob], plain: bool) -> Replay {
+        let policy = crate::Policy::ConsRs(RandomSearch {
+            seed,
+            iterations: Iterations::PerQueuedJob(4),
+        });
+        let kernel: crate::Kernel<256, 128, 768> =
+            crate::Kernel::new(crate::Cluster::single(cpus).unwrap(), policy);
+        let mut sim = crate::sim::Simulator::new(kernel);
+        let mut out = Replay::default();
+        PLAIN.with(|p| p.set(plain));
+        let run = sim.run(jobs.iter().copied(), &mut out);
+        PLAIN.with(|p| p.set(false));
+        run.unwrap();
+        sim.kernel().validate().unwrap();
+        out.counters = *sim.kernel().counters();
+        out
+    }
+
+    /// Random workloads on one machine with long queues of jobs of every
+    /// width and length, most ending early (so searches are many): the
+    /// shortcuts (the memo of failures, the draws, `prejudge`) leave every
+    /// record, reservation event and counter as the plain search does, and
+    /// they answer most iterations.
+    #[test]
+    fn the_shortcuts_change_no_decision() {
+        let mut rng = SplitMix64::new(21);
+        let (mut iterations, mut accepted) = (0, 0);
+        SHORTCUTS.with(|c| c.set((0, 0)));
+        for case in 0..30 {
+            let cpus = 4 + rng.below(60) as u32;
+            let mut submit = 0;
+            let jobs: std::vec::Vec<crate::sim::SimJob> = (0..120)
+                .map(|id| {
+                    submit += [0, 0, 1, 2, 5, 30][rng.below(6) as usize];
+                    let estimate = 1 + rng.below(200) as u32;
+                    let runtime = match rng.below(5) {
+                        0 => estimate,
+                        _ => rng.below(u64::from(estimate) + 1) as u32,
+                    };
+                    crate::sim::SimJob {
+                        job: Job::new(id, submit, 1 + rng.below(u64::from(cpus)) as u32, estimate),
+                        runtime,
+                    }
+                })
+                .collect();
+            let seed = rng.below(1000);
+            let fast = replay(cpus, seed, &jobs, false);
+            let plain = replay(cpus, seed, &jobs, true);
+            assert_eq!(fast, plain, "case {case}");
+            iterations += fast.counters.rs_iterations;
+            accepted += fast.counters.rs_accepted;
+        }
+        let (judged, remembered) = SHORTCUTS.with(core::cell::Cell::get);
+        std::println!("{iterations} {accepted} {judged} {remembered}");
+        assert!(
+            accepted > 500 && judged > iterations / 10 && remembered > iterations / 4,
+            "{iterations} iterations, {accepted} kept, {judged} judged, {remembered} remembered"
+        );
+    }
 
     fn queued(id: u32, submit: Time, estimate: u32, start: Time) -> QueuedJob {
         let job = Job::new(id, submit, 1, estimate);
