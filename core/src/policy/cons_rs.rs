@@ -142,12 +142,117 @@ pub(crate) struct ConsRs {
     /// An iteration's scratch, kept here so that it is not set up anew
     /// (and zeroed by the compiler) at every iteration.
     scratch: Scratch,
+    /// What the gap searches walked of the plan.
+    rises: Rises,
+}
+
+/// Most rises [`Rises`] records.
+const RISES: usize = 64;
+
+/// What the gap searches of one plan found walking one machine's steps from
+/// now: the steps where the most processors free so far rises (their index
+/// and free processors), up to the step `next` (the first not looked at).
+/// The first step with `p` free is the first rise to `p` or more, if the
+/// walk has come that far; else it lies past `next` (every step before it
+/// has fewer free than the highest rise). So every search continues the
+/// walk where the last one stopped, and a plan's steps are walked at most
+/// once. Set empty when a search starts and after each kept move (the
+/// plan changes then, and only then).
+#[derive(Clone)]
+struct Rises {
+    rises: Vec<(usize, u32), RISES>,
+    /// The first step not looked at (`None`: nothing looked at yet).
+    next: Option<usize>,
+    /// More rises were seen than recorded: past the highest one recorded,
+    /// searches walk on their own from `next`.
+    full: bool,
+}
+
+impl core::fmt::Debug for Rises {
+    /// A search's scratch: only how much is in use.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Rises")
+            .field("len", &self.rises.len())
+            .finish()
+    }
+}
+
+impl Rises {
+    const fn new() -> Self {
+        Self {
+            rises: Vec::new(),
+            next: None,
+            full: false,
+        }
+    }
+
+    /// The plan changed: nothing is known.
+    fn forget(&mut self) {
+        self.rises.clear();
+        self.next = None;
+        self.full = false;
+    }
+
+    /// The first instant at or after `now` and before `limit` at which
+    /// `need` units are free in `steps` (the step in force at `now` counts
+    /// from `now`): the first step from there with `need` free, if it
+    /// begins (or `now` is) before `limit`.
+    fn first_with(
+        &mut self,
+        steps: &[crate::profile::Step],
+        now: Time,
+        need: u32,
+        limit: Time,
+    ) -> Option<Time> {
+        let at = |i: usize| steps.get(i).map(|s| s.at.max(now));
+        let next = *self
+            .next
+            .get_or_insert_with(|| steps.partition_point(|s| s.at <= now).saturating_sub(1));
+        let top = self.rises.last().map(|r| r.1);
+        if top.is_some_and(|top| top >= need) {
+            let k = self.rises.partition_point(|r| r.1 < need);
+            return self
+                .rises
+                .get(k)
+                .and_then(|r| at(r.0))
+                .filter(|&t| t < limit);
+        }
+        // Walk on from `next`: recording rises while there is room.
+        let mut top = top;
+        let mut i = next;
+        while let Some(step) = steps.get(i) {
+            if step.at.max(now) >= limit {
+                break;
+            }
+            if top.is_none_or(|top| step.free > top) {
+                top = Some(step.free);
+                if !self.full && self.rises.push((i, step.free)).is_err() {
+                    self.full = true;
+                }
+            }
+            if step.free >= need {
+                if !self.full {
+                    self.next = Some(i.saturating_add(1));
+                }
+                return Some(step.at.max(now));
+            }
+            i = i.saturating_add(1);
+        }
+        if !self.full {
+            self.next = Some(i);
+        }
+        None
+    }
 }
 
 /// [`ConsRs::iteration`]'s buffers: empty between calls.
 #[derive(Clone, Default)]
 struct Scratch {
     moves: Moves,
+    /// The queue positions of the jobs an iteration touches.
+    hits: Vec<usize, MAX_TOUCHED>,
+    /// [`displaced`]'s buffers.
+    pieces: Pieces,
     /// [`Overlay`]'s changes.
     events: Vec<(Time, i64), OVERLAY_EVENTS>,
 }
@@ -184,6 +289,7 @@ impl ConsRs {
             early: false,
             memo: Memo::new(),
             scratch: Scratch::default(),
+            rises: Rises::new(),
         }
     }
 
@@ -282,6 +388,7 @@ impl ConsRs {
         let mut sums = Objective::of(&st.queue);
         // Who may be drawn changes only when a move is kept.
         let mut draws = Draws::of(&st.queue, st.now);
+        self.rises.forget();
         self.memo.forget();
         for _ in 0..budget {
             if !observer.keep_searching() {
@@ -313,6 +420,7 @@ impl ConsRs {
                 None => {
                     self.memo.forget();
                     draws = Draws::of(&st.queue, st.now);
+                    self.rises.forget();
                 }
             }
         }
@@ -342,7 +450,11 @@ impl ConsRs {
         // J's own reservation begins at `old.start`, so it does not change
         // the free units at any instant the gap search looks at: the search
         // runs with J still in the plan, and a miss costs no plan update.
-        let gap = match find_gap(st, &job, old.start) {
+        // On one machine, a job without licenses: the first step with room
+        // for it, from what this plan's earlier gap searches walked.
+        let rises = (st.cluster.machines().len() == 1 && job.licenses.0 == 0 && !plain)
+            .then_some(&mut self.rises);
+        let gap = match find_gap(st, &job, old.start, rises) {
             Ok(Some(gap)) => gap,
             other => {
                 Failure::NoGap.count(&mut st.counters);
@@ -354,39 +466,53 @@ impl ConsRs {
         moves.job_placed = false;
         moves.touched.clear();
         moves.procs.clear();
+        // Their positions first: a crowded window is found out before
+        // anything is copied.
+        let hits = &mut self.scratch.hits;
+        hits.clear();
         let mut crowded = false;
+        let (first, last) = (gap.start, gap.end());
         for (i, q) in st.queue.iter().enumerate() {
             let Some(slot) = q.reservation() else {
                 continue;
             };
             let shares = slot.machine == gap.machine || q.job.licenses.0 & job.licenses.0 != 0;
-            let overlaps = slot.start < gap.end() && gap.start < slot.end();
+            let overlaps = slot.start < last && first < slot.end();
             if i == index || !shares || !overlaps {
                 continue;
             }
-            if slot.start < now || moves.touched.push((i, slot, Place::In)).is_err() {
+            if slot.start < now || hits.push(i).is_err() {
                 crowded = true; // a missed reservation, or too many to handle
                 break;
             }
-            // Cannot fail: as many as `touched`.
-            let _ = moves.procs.push(q.job.procs);
         }
         if crowded {
             Failure::Crowded.count(&mut st.counters);
             return Ok(Some(Failure::Crowded));
         }
+        for &i in hits.iter() {
+            if let Some((slot, procs)) = st
+                .queue
+                .get(i)
+                .and_then(|q| q.reservation().map(|r| (r, q.job.procs)))
+            {
+                // Cannot fail: at most as many as `hits`.
+                let _ = moves.touched.push((i, slot, Place::In));
+                let _ = moves.procs.push(procs);
+            }
+        }
         // One machine without licenses: most moves fail, and that can be
         // found out without changing the plan (see `prejudge`).
         let alone = st.cluster.machines().len() == 1 && st.cluster.pools().is_empty();
         if alone && !plain {
-            let events = &mut self.scratch.events;
-            if let Some(failure) = prejudge(st, &job, &old, &gap, moves, sums, events)? {
+            if let Some(failure) = prejudge(st, &job, &old, &gap, &mut self.scratch, sums)? {
                 #[cfg(test)]
                 SHORTCUTS.with(|c| c.set((c.get().0 + 1, c.get().1)));
                 failure.count(&mut st.counters);
                 return Ok(Some(failure));
             }
         }
+        let moves = &mut self.scratch.moves;
         st.plan.release_from(&job, &old, now)?;
         // Outside J's new window every touched job still fits where it is
         // (there the plan only lost J's old reservation), so only the part
@@ -735,15 +861,28 @@ fn prejudge<const Q: usize, const R: usize, const B: usize, const M: usize, cons
     job: &Job,
     old: &Slot,
     gap: &Slot,
-    moves: &Moves,
+    scratch: &mut Scratch,
     sums: &Objective,
-    events: &mut Vec<(Time, i64), OVERLAY_EVENTS>,
 ) -> Result<Option<Failure>, KernelError> {
+    let Scratch {
+        moves,
+        pieces,
+        events,
+        ..
+    } = scratch;
     let (Some(profile), Some(machine)) = (st.plan.machine(0), st.cluster.machines().first()) else {
         return Ok(None);
     };
     let touched = &moves.touched;
-    let Some(out) = displaced(profile.steps(), job, old, gap, touched, &moves.procs) else {
+    let Some(out) = displaced(
+        profile.steps(),
+        job,
+        old,
+        gap,
+        touched,
+        &moves.procs,
+        pieces,
+    ) else {
         return Ok(None);
     };
     let now = st.now.max(profile.origin());
@@ -804,6 +943,42 @@ fn prejudge<const Q: usize, const R: usize, const B: usize, const M: usize, cons
     Ok((!sums.improved_by(w, s)).then_some(Failure::Objective))
 }
 
+/// Most cuts [`displaced`] makes in a window: two per touched part and two
+/// for the moving job's old slot.
+const CUTS: usize = 2 * MAX_TOUCHED + 2;
+
+/// [`displaced`]'s buffers, kept so that they are not set up at every call.
+#[derive(Clone)]
+struct Pieces {
+    /// The parts' ends inside the window as sort keys: the time, then the
+    /// part (twice its index, plus one for its end).
+    keys: [u64; CUTS],
+    /// The times inside the window where the pieces meet.
+    cuts: [Time; CUTS],
+    /// On each piece, the fewest units free as the plan path leaves them.
+    room: [i64; CUTS + 1],
+    /// The parts' units, added on the piece where each begins and taken
+    /// off on the one where it ends.
+    diff: [i64; CUTS + 2],
+    /// For each part (the touched ones in queue order, then the old slot),
+    /// the first piece it covers and the one after its last.
+    from: [u8; MAX_TOUCHED + 1],
+    to: [u8; MAX_TOUCHED + 1],
+}
+
+impl Default for Pieces {
+    fn default() -> Self {
+        Self {
+            keys: [0; CUTS],
+            cuts: [0; CUTS],
+            room: [0; CUTS + 1],
+            diff: [0; CUTS + 2],
+            from: [0; MAX_TOUCHED + 1],
+            to: [0; MAX_TOUCHED + 1],
+        }
+    }
+}
+
 /// Which of the touched jobs (`touched`, in queue order, with `procs`
 /// processors each) the move of `job` from `old` into `gap` displaces, on
 /// one machine whose profile has `steps` (with `job` and the touched jobs
@@ -821,6 +996,8 @@ fn prejudge<const Q: usize, const R: usize, const B: usize, const M: usize, cons
 /// constant on a piece, so the fewest free moves with them). A part fits
 /// where `room` is at least its processors on all its pieces, and putting
 /// it back takes them from each: the same answers the profile's steps give.
+/// All sums stay far inside an `i64` (at most 65 parts of at most
+/// `u32::MAX` units), so wrapping arithmetic is exact.
 fn displaced(
     steps: &[crate::profile::Step],
     job: &Job,
@@ -828,108 +1005,113 @@ fn displaced(
     gap: &Slot,
     touched: &[(usize, Slot, Place)],
     procs: &[u32],
+    pieces: &mut Pieces,
 ) -> Option<Vec<bool, MAX_TOUCHED>> {
     let (first, last) = (gap.start, gap.end());
-    // The parts that change on the window, `(start, end, processors)`: the
-    // touched jobs', then `job`'s old slot's when it reaches into it. All
-    // sums below stay far inside an `i64` (at most 66 parts of at most
-    // `u32::MAX` processors each), so plain wrapping arithmetic is exact.
-    let mut parts: Vec<(Time, Time, i64), { MAX_TOUCHED + 1 }> = Vec::new();
-    for ((_, slot, _), &p) in touched.iter().zip(procs) {
-        let part = (slot.start.max(first), slot.end().min(last), i64::from(p));
-        parts.push(part).ok()?;
-    }
-    if old.start < last {
-        parts
-            .push((
-                old.start.max(first),
-                old.end().min(last),
-                i64::from(job.procs),
-            ))
-            .ok()?;
-    }
-    // The times inside the window where a part begins or ends, once each:
-    // they cut it into pieces [cuts[k - 1], cuts[k]) (with the window's
-    // own ends before and after).
-    let mut cuts: Vec<Time, { 2 * MAX_TOUCHED + 2 }> = Vec::new();
-    for &(a, b, _) in &parts {
-        for t in [a, b] {
+    let n = touched.len().min(procs.len()).min(MAX_TOUCHED);
+    // The old slot, when it reaches into the window, is part `n`.
+    let own = old.start < last;
+    let ends = touched
+        .iter()
+        .take(n)
+        .map(|t| (t.1.start, t.1.end()))
+        .chain(own.then(|| (old.start, old.end())));
+    // Each part's ends inside the window, as sort keys (the tag is below
+    // 2 * 65 + 2 < 256); an end at or outside the window's is its first or
+    // last piece.
+    let mut keys = 0usize;
+    for (i, (start, end)) in ends.enumerate() {
+        let tag = u64::try_from(i).ok()?.wrapping_mul(2);
+        *pieces.from.get_mut(i)? = 0;
+        *pieces.to.get_mut(i)? = u8::MAX;
+        for (t, tag) in [(start, tag), (end, tag.wrapping_add(1))] {
             if first < t && t < last {
-                cuts.push(t).ok()?;
+                *pieces.keys.get_mut(keys)? = u64::from(t) << 8 | tag;
+                keys = keys.wrapping_add(1);
             }
         }
     }
-    cuts.sort_unstable();
-    let mut kept: usize = 0;
-    for k in 0..cuts.len() {
-        let (Some(t), Some(previous)) = (cuts.get(k).copied(), kept.checked_sub(1)) else {
-            kept = kept.saturating_add(1);
-            continue;
-        };
-        if cuts.get(previous) != Some(&t) {
-            if let Some(slot) = cuts.get_mut(kept) {
-                *slot = t;
+    // Insertion sort: a few dozen keys.
+    let sorted = pieces.keys.get_mut(..keys)?;
+    for i in 1..sorted.len() {
+        let mut j = i;
+        while j > 0 {
+            let (Some(&a), Some(&b)) = (sorted.get(j.wrapping_sub(1)), sorted.get(j)) else {
+                break;
+            };
+            if a <= b {
+                break;
             }
-            kept = kept.saturating_add(1);
+            sorted.swap(j.wrapping_sub(1), j);
+            j = j.wrapping_sub(1);
         }
     }
-    cuts.truncate(kept);
-    // The piece a part's start or end time begins.
-    let piece = |t: Time| {
-        if t <= first {
-            0
-        } else if t >= last {
-            cuts.len().wrapping_add(1)
+    // The distinct times are the cuts; an end at the `c`-th cut begins
+    // piece `c`.
+    let mut cuts = 0usize;
+    for &key in pieces.keys.get(..keys)? {
+        let t = Time::try_from(key >> 8).ok()?;
+        if cuts == 0 || pieces.cuts.get(cuts.wrapping_sub(1)) != Some(&t) {
+            *pieces.cuts.get_mut(cuts)? = t;
+            cuts = cuts.wrapping_add(1);
+        }
+        let tag = usize::from(u8::try_from(key & 0xff).ok()?);
+        let side = if tag % 2 == 0 {
+            &mut pieces.from
         } else {
-            cuts.partition_point(|&c| c < t).wrapping_add(1)
-        }
-    };
+            &mut pieces.to
+        };
+        *side.get_mut(tag / 2)? = u8::try_from(cuts).ok()?;
+    }
+    let count = cuts.wrapping_add(1);
+    let end_piece = u8::try_from(count).ok()?;
     // On each piece: the fewest free in `steps`, less `job`'s processors.
-    let mut room: Vec<i64, { 2 * MAX_TOUCHED + 3 }> = Vec::new();
     let mut s = steps.partition_point(|x| x.at <= first).saturating_sub(1);
-    let ends = cuts.iter().copied().chain([last]);
-    for end in ends {
+    let piece_ends = pieces.cuts.get(..cuts)?.iter().copied().chain([last]);
+    for (r, end) in pieces.room.iter_mut().zip(piece_ends) {
         let mut least = steps.get(s).map_or(0, |x| x.free);
         while let Some(x) = steps.get(s.wrapping_add(1)).filter(|x| x.at < end) {
             least = least.min(x.free);
             s = s.wrapping_add(1);
         }
-        room.push(i64::from(least).wrapping_sub(i64::from(job.procs)))
-            .ok()?;
+        *r = i64::from(least).wrapping_sub(i64::from(job.procs));
         // The step in force at `end` begins the next piece.
         if steps.get(s.wrapping_add(1)).is_some_and(|x| x.at == end) {
             s = s.wrapping_add(1);
         }
     }
-    // Every part's processors over its pieces, added where it begins and
-    // taken off where it ends.
-    let mut diff: Vec<i64, { 2 * MAX_TOUCHED + 4 }> = Vec::new();
-    for _ in 0..room.len().wrapping_add(1) {
-        diff.push(0).ok()?;
-    }
-    let mut spans: Vec<(usize, usize), { MAX_TOUCHED + 1 }> = Vec::new();
-    for &(a, b, p) in &parts {
-        let span = (piece(a), piece(b));
-        if let Some(d) = diff.get_mut(span.0) {
-            *d = d.wrapping_add(p);
+    // Every part's units over its pieces.
+    let diff = pieces.diff.get_mut(..=count)?;
+    diff.fill(0);
+    let units = procs.iter().take(n).chain(own.then_some(&job.procs));
+    for (i, &p) in units.enumerate() {
+        let to = pieces.to.get_mut(i)?;
+        if *to == u8::MAX {
+            *to = end_piece;
         }
-        if let Some(d) = diff.get_mut(span.1) {
-            *d = d.wrapping_sub(p);
-        }
-        spans.push(span).ok()?;
+        let (from, to) = (usize::from(*pieces.from.get(i)?), usize::from(*to));
+        let p = i64::from(p);
+        *diff.get_mut(from)? = diff.get(from)?.wrapping_add(p);
+        *diff.get_mut(to)? = diff.get(to)?.wrapping_sub(p);
     }
+    let room = pieces.room.get_mut(..count)?;
     let mut over = 0i64;
-    for (r, &d) in room.iter_mut().zip(&diff) {
+    for (r, &d) in room.iter_mut().zip(diff.iter()) {
         over = over.wrapping_add(d);
         *r = r.wrapping_add(over);
     }
     // The touched parts back, in queue order, where they fit.
     let mut out = Vec::new();
-    for (&(_, _, need), &(from, to)) in parts.iter().zip(&spans).take(touched.len()) {
-        let pieces = room.get_mut(from..to).unwrap_or_default();
-        let fits = pieces.iter().all(|&r| r >= need);
+    for (i, &p) in procs.iter().take(n).enumerate() {
+        let need = i64::from(p);
+        let (from, to) = (
+            usize::from(*pieces.from.get(i)?),
+            usize::from(*pieces.to.get(i)?),
+        );
+        let span = room.get_mut(from..to)?;
+        let fits = span.iter().all(|&r| r >= need);
         if fits {
-            for r in pieces {
+            for r in span {
                 *r = r.wrapping_sub(need);
             }
         }
@@ -959,9 +1141,16 @@ impl Overlay<'_> {
             return true;
         }
         for (t, c) in [(slot.start, change), (slot.end(), change.saturating_neg())] {
-            let at = self.events.partition_point(|e| e.0 <= t);
-            if self.events.insert(at, (t, c)).is_err() {
+            // In at the end, then back past the later ones: a few dozen
+            // entries, shifted in place.
+            if self.events.push((t, c)).is_err() {
                 return false;
+            }
+            let events = self.events.as_mut_slice();
+            let mut k = events.len().saturating_sub(1);
+            while k > 0 && events.get(k.wrapping_sub(1)).is_some_and(|e| e.0 > t) {
+                events.swap(k.wrapping_sub(1), k);
+                k = k.wrapping_sub(1);
             }
         }
         true
@@ -975,101 +1164,66 @@ impl Overlay<'_> {
     /// fits in a [`Time`] (then no candidate's end overflows, which that
     /// search would report).
     fn earliest_fit(&self, from: Time, duration: Time, need: u32, limit: Time) -> Option<Time> {
-        let need = i64::from(need);
-        let mut at = Cursor::at(self, from);
-        let mut start = from;
-        loop {
-            if start >= limit {
-                return None;
-            }
-            let end = start.saturating_add(duration);
-            // Fits unless a piece before `end` is short.
-            loop {
-                if at.free < need {
-                    break;
-                }
-                match at.next_time(self) {
-                    Some(next) if next < end => at.advance(self, next),
-                    _ => return Some(start),
-                }
-            }
-            // The next candidate: the first later piece with room.
-            loop {
-                let next = at.next_time(self)?;
-                if next >= limit {
-                    return None;
-                }
-                at.advance(self, next);
-                if at.free >= need {
-                    start = next;
-                    break;
-                }
-            }
+        if from >= limit {
+            return None;
         }
-    }
-}
-
-/// A place in an [`Overlay`]: the piece of time where its free units are
-/// constant that begins at `t`.
-struct Cursor {
-    /// The profile's step in force.
-    step: usize,
-    /// The first change not yet applied.
-    event: usize,
-    /// The units free on the piece.
-    free: i64,
-    /// The sum of the changes applied.
-    change: i64,
-}
-
-impl Cursor {
-    /// At `t` (from the origin on).
-    fn at(view: &Overlay<'_>, t: Time) -> Self {
-        let step = view.steps.partition_point(|s| s.at <= t).saturating_sub(1);
-        let event = view.events.partition_point(|e| e.0 <= t);
-        let change = view
-            .events
+        let (steps, events) = (self.steps, self.events.as_slice());
+        let need = i64::from(need);
+        // The piece of constant free units that begins at `t`: the step in
+        // force there (`step`) plus the changes up to there (`change`, the
+        // first not applied at `event`).
+        let mut step = if steps.get(1).is_none_or(|s| s.at > from) {
+            0
+        } else {
+            steps.partition_point(|s| s.at <= from).saturating_sub(1)
+        };
+        let mut event = events.partition_point(|e| e.0 <= from);
+        let mut change = events
             .iter()
             .take(event)
-            .fold(0i64, |sum, e| sum.saturating_add(e.1));
-        let mut cursor = Self {
-            step,
-            event,
-            free: 0,
-            change,
-        };
-        cursor.free = cursor.base(view).saturating_add(change);
-        cursor
-    }
-
-    fn base(&self, view: &Overlay<'_>) -> i64 {
-        view.steps.get(self.step).map_or(0, |s| i64::from(s.free))
-    }
-
-    /// Where the next piece begins (`None`: this one lasts for ever).
-    fn next_time(&self, view: &Overlay<'_>) -> Option<Time> {
-        let step = view.steps.get(self.step.saturating_add(1)).map(|s| s.at);
-        let event = view.events.get(self.event).map(|e| e.0);
-        match (step, event) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+            .fold(0i64, |sum, e| sum.wrapping_add(e.1));
+        let mut t = from;
+        // The candidate start: every piece from it to `t` has room.
+        let mut start = Some(from);
+        loop {
+            let free = steps
+                .get(step)
+                .map_or(0, |s| i64::from(s.free))
+                .wrapping_add(change);
+            if free < need {
+                start = None;
+            } else if start.is_none() {
+                // The first later piece with room.
+                if t >= limit {
+                    return None;
+                }
+                start = Some(t);
+            }
+            let next_step = steps.get(step.wrapping_add(1)).map(|s| s.at);
+            let next_event = events.get(event).map(|e| e.0);
+            let next = match (next_step, next_event) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            match (start, next) {
+                // Every piece from `start` to `start + duration` has room
+                // (the caller made sure the sum fits).
+                (Some(s), Some(n)) if n >= s.wrapping_add(duration) => return Some(s),
+                (Some(s), None) => return Some(s),
+                (None, None) => return None,
+                (None, Some(n)) if n >= limit => return None,
+                (_, Some(n)) => {
+                    t = n;
+                    if next_step == Some(n) {
+                        step = step.wrapping_add(1);
+                    }
+                    while let Some(&(_, c)) = events.get(event).filter(|e| e.0 == n) {
+                        change = change.wrapping_add(c);
+                        event = event.wrapping_add(1);
+                    }
+                }
+            }
         }
-    }
-
-    /// To the piece that begins at `t` (the next one).
-    fn advance(&mut self, view: &Overlay<'_>, t: Time) {
-        while view
-            .steps
-            .get(self.step.saturating_add(1))
-            .is_some_and(|s| s.at <= t)
-        {
-            self.step = self.step.saturating_add(1);
-        }
-        while let Some(&(_, c)) = view.events.get(self.event).filter(|e| e.0 <= t) {
-            self.change = self.change.saturating_add(c);
-            self.event = self.event.saturating_add(1);
-        }
-        self.free = self.base(view).saturating_add(self.change);
     }
 }
 
@@ -1194,8 +1348,28 @@ fn find_gap<const Q: usize, const R: usize, const B: usize, const M: usize, cons
     st: &State<Q, R, B, M, L>,
     job: &Job,
     before: Time,
+    rises: Option<&mut Rises>,
 ) -> Result<Option<Slot>, KernelError> {
     let now = st.now;
+    if let (Some(rises), Some(cpus), Some(machine)) =
+        (rises, st.plan.machine(0), st.cluster.machines().first())
+    {
+        // One machine, no licenses: as the walk below.
+        if !st.cluster.eligible(job, 0) {
+            return Ok(None);
+        }
+        let Some(duration) = machine.scale(job.estimate) else {
+            return Ok(None);
+        };
+        let found = rises.first_with(cpus.steps(), now, job.procs, before);
+        return Ok(found
+            .filter(|t| t.checked_add(duration).is_some())
+            .map(|start| Slot {
+                start,
+                machine: 0,
+                duration,
+            }));
+    }
     let mut best: Option<Slot> = None;
     for &machine in st.cluster.order() {
         let m = usize::from(machine);
@@ -1546,11 +1720,11 @@ mod tests {
             machine: 0,
             duration: 50,
         };
-        assert_eq!(find_gap(&st, &j, 200), Ok(Some(at_50)));
-        assert_eq!(find_gap(&st, &j, 51), Ok(Some(at_50)));
+        assert_eq!(find_gap(&st, &j, 200, None), Ok(Some(at_50)));
+        assert_eq!(find_gap(&st, &j, 51, None), Ok(Some(at_50)));
         // A gap must start strictly before the job's reservation.
-        assert_eq!(find_gap(&st, &j, 50), Ok(None));
-        assert_eq!(find_gap(&st, &j, 40), Ok(None));
+        assert_eq!(find_gap(&st, &j, 50, None), Ok(None));
+        assert_eq!(find_gap(&st, &j, 40, None), Ok(None));
         // Without a license: 30, on m0.
         let k = Job::new(5, 0, 2, 100);
         let at_30 = Slot {
@@ -1558,11 +1732,14 @@ mod tests {
             machine: 0,
             duration: 50,
         };
-        assert_eq!(find_gap(&st, &k, 200), Ok(Some(at_30)));
-        assert_eq!(find_gap(&st, &k, 30), Ok(None));
+        assert_eq!(find_gap(&st, &k, 200, None), Ok(Some(at_30)));
+        assert_eq!(find_gap(&st, &k, 30, None), Ok(None));
         // Later, from 40: the walk starts at now.
         st.advance(40).unwrap();
-        assert_eq!(find_gap(&st, &k, 200).unwrap().map(|g| g.start), Some(40));
-        assert_eq!(find_gap(&st, &j, 200), Ok(Some(at_50)));
+        assert_eq!(
+            find_gap(&st, &k, 200, None).unwrap().map(|g| g.start),
+            Some(40)
+        );
+        assert_eq!(find_gap(&st, &j, 200, None), Ok(Some(at_50)));
     }
 }
