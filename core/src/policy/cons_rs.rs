@@ -144,6 +144,8 @@ pub(crate) struct ConsRs {
     scratch: Scratch,
     /// What the gap searches walked of the plan.
     rises: Rises,
+    /// The jobs near the last few window starts.
+    windows: Windows,
 }
 
 /// Most rises [`Rises`] records.
@@ -245,6 +247,135 @@ impl Rises {
     }
 }
 
+/// Jobs [`Near`] keeps for one window start: enough to tell a crowded
+/// window (more than [`MAX_TOUCHED`] besides the job that moves).
+const NEAR: usize = MAX_TOUCHED + 2;
+/// Window starts [`Windows`] keeps.
+const WINDOW_STARTS: usize = 8;
+
+/// For one window start `from`: the [`NEAR`] queued jobs with the earliest
+/// reservation starts among those whose reservation ends after `from`, as
+/// `(start, queue position)` by start; `more` when others were left out.
+#[derive(Clone, Debug, Default)]
+struct Near {
+    from: Time,
+    jobs: Vec<(Time, usize), NEAR>,
+    more: bool,
+}
+
+impl Near {
+    /// The list for `from`, from `queue`.
+    fn fill(&mut self, queue: &[QueuedJob], from: Time) {
+        self.from = from;
+        self.jobs.clear();
+        self.more = false;
+        for (i, q) in queue.iter().enumerate() {
+            let Some(r) = q.reservation().filter(|r| r.end() > from) else {
+                continue;
+            };
+            if self.jobs.is_full() {
+                self.more = true;
+                match self.jobs.last() {
+                    Some(last) if r.start < last.0 => {
+                        self.jobs.pop();
+                    }
+                    _ => continue,
+                }
+            }
+            // In at the end, then back past the later starts.
+            let _ = self.jobs.push((r.start, i));
+            let jobs = self.jobs.as_mut_slice();
+            let mut k = jobs.len().saturating_sub(1);
+            while k > 0 && jobs.get(k.wrapping_sub(1)).is_some_and(|j| j.0 > r.start) {
+                jobs.swap(k.wrapping_sub(1), k);
+                k = k.wrapping_sub(1);
+            }
+        }
+    }
+}
+
+/// The jobs an iteration touches, on one machine without licenses, for the
+/// last few window starts of this plan (a gap begins where the most
+/// processors free so far rises, so a plan's windows share a few starts;
+/// [`Near`], about 1 KiB each). A job overlaps the window `[from, to)` when
+/// its reservation ends after `from` and starts before `to`: among the jobs
+/// ending after `from`, those that start before `to` are a prefix of the
+/// list by start. If the prefix, less the job that moves, has more than
+/// [`MAX_TOUCHED`] jobs, the window is crowded; else the prefix is all of
+/// them (the list holds [`NEAR`]). Whether a window is crowded does not
+/// depend on the order the jobs are looked at in (more than `MAX_TOUCHED`
+/// of them, or one whose reservation was missed), and the touched jobs are
+/// then put in queue order. Emptied when a search starts and after each
+/// kept move.
+#[derive(Clone, Default)]
+struct Windows {
+    near: [Near; WINDOW_STARTS],
+    /// Entries in use.
+    len: usize,
+    /// The entry to replace next.
+    next: usize,
+}
+
+impl core::fmt::Debug for Windows {
+    /// A search's scratch: only how much is in use.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Windows").field("len", &self.len).finish()
+    }
+}
+
+impl Windows {
+    /// The plan changed: nothing is known.
+    fn forget(&mut self) {
+        self.len = 0;
+        self.next = 0;
+    }
+
+    /// The jobs ending after `from`, first by start, from `queue` (kept
+    /// for `from`).
+    fn near(&mut self, queue: &[QueuedJob], from: Time) -> &Near {
+        let used = self.len.min(WINDOW_STARTS);
+        let known = self.near.iter().take(used).position(|n| n.from == from);
+        let at = match known {
+            Some(at) => at,
+            None => {
+                let at = self.next % WINDOW_STARTS;
+                self.next = at.saturating_add(1);
+                self.len = self.len.max(self.next);
+                if let Some(near) = self.near.get_mut(at) {
+                    near.fill(queue, from);
+                }
+                at
+            }
+        };
+        // Cannot fail: `at < WINDOW_STARTS`.
+        self.near.get(at).unwrap_or(&EMPTY_NEAR)
+    }
+}
+
+/// What [`Windows::near`] falls back on (never used).
+static EMPTY_NEAR: Near = Near {
+    from: 0,
+    jobs: Vec::new(),
+    more: true,
+};
+
+/// Sorts a few dozen values in place (by insertion: no set-up, no call).
+fn insertion_sort<T: Ord + Copy>(v: &mut [T]) {
+    for i in 1..v.len() {
+        let mut j = i;
+        while j > 0 {
+            let (Some(&a), Some(&b)) = (v.get(j.wrapping_sub(1)), v.get(j)) else {
+                break;
+            };
+            if a <= b {
+                break;
+            }
+            v.swap(j.wrapping_sub(1), j);
+            j = j.wrapping_sub(1);
+        }
+    }
+}
+
 /// [`ConsRs::iteration`]'s buffers: empty between calls.
 #[derive(Clone, Default)]
 struct Scratch {
@@ -290,6 +421,7 @@ impl ConsRs {
             memo: Memo::new(),
             scratch: Scratch::default(),
             rises: Rises::new(),
+            windows: Windows::default(),
         }
     }
 
@@ -389,6 +521,7 @@ impl ConsRs {
         // Who may be drawn changes only when a move is kept.
         let mut draws = Draws::of(&st.queue, st.now);
         self.rises.forget();
+        self.windows.forget();
         self.memo.forget();
         for _ in 0..budget {
             if !observer.keep_searching() {
@@ -421,6 +554,7 @@ impl ConsRs {
                     self.memo.forget();
                     draws = Draws::of(&st.queue, st.now);
                     self.rises.forget();
+                    self.windows.forget();
                 }
             }
         }
@@ -472,18 +606,46 @@ impl ConsRs {
         hits.clear();
         let mut crowded = false;
         let (first, last) = (gap.start, gap.end());
-        for (i, q) in st.queue.iter().enumerate() {
-            let Some(slot) = q.reservation() else {
-                continue;
-            };
-            let shares = slot.machine == gap.machine || q.job.licenses.0 & job.licenses.0 != 0;
-            let overlaps = slot.start < last && first < slot.end();
-            if i == index || !shares || !overlaps {
-                continue;
+        let alone = st.cluster.machines().len() == 1 && st.cluster.pools().is_empty();
+        if alone && !plain {
+            // From the jobs ending after the window's start, by start (see
+            // `Windows`): crowded when more than `MAX_TOUCHED` overlap or
+            // one of them missed its reservation, whatever the order; else
+            // they are all of them, put back in queue order.
+            let near = self.windows.near(&st.queue, first);
+            for &(start, i) in &near.jobs {
+                if start >= last {
+                    break;
+                }
+                if i == index {
+                    continue;
+                }
+                if start < now || hits.push(i).is_err() {
+                    crowded = true;
+                    break;
+                }
             }
-            if slot.start < now || hits.push(i).is_err() {
-                crowded = true; // a missed reservation, or too many to handle
-                break;
+            if !crowded && near.more && near.jobs.last().is_some_and(|j| j.0 < last) {
+                // Cannot happen: then more than `MAX_TOUCHED` overlap.
+                return Err(KernelError::Internal(
+                    "random search: window list too short",
+                ));
+            }
+            insertion_sort(hits);
+        } else {
+            for (i, q) in st.queue.iter().enumerate() {
+                let Some(slot) = q.reservation() else {
+                    continue;
+                };
+                let shares = slot.machine == gap.machine || q.job.licenses.0 & job.licenses.0 != 0;
+                let overlaps = slot.start < last && first < slot.end();
+                if i == index || !shares || !overlaps {
+                    continue;
+                }
+                if slot.start < now || hits.push(i).is_err() {
+                    crowded = true; // a missed reservation, or too many to handle
+                    break;
+                }
             }
         }
         if crowded {
@@ -503,7 +665,6 @@ impl ConsRs {
         }
         // One machine without licenses: most moves fail, and that can be
         // found out without changing the plan (see `prejudge`).
-        let alone = st.cluster.machines().len() == 1 && st.cluster.pools().is_empty();
         if alone && !plain {
             if let Some(failure) = prejudge(st, &job, &old, &gap, &mut self.scratch, sums)? {
                 #[cfg(test)]
@@ -1031,21 +1192,7 @@ fn displaced(
             }
         }
     }
-    // Insertion sort: a few dozen keys.
-    let sorted = pieces.keys.get_mut(..keys)?;
-    for i in 1..sorted.len() {
-        let mut j = i;
-        while j > 0 {
-            let (Some(&a), Some(&b)) = (sorted.get(j.wrapping_sub(1)), sorted.get(j)) else {
-                break;
-            };
-            if a <= b {
-                break;
-            }
-            sorted.swap(j.wrapping_sub(1), j);
-            j = j.wrapping_sub(1);
-        }
-    }
+    insertion_sort(pieces.keys.get_mut(..keys)?);
     // The distinct times are the cuts; an end at the `c`-th cut begins
     // piece `c`.
     let mut cuts = 0usize;
