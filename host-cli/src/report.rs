@@ -248,6 +248,24 @@ pub struct LatencyReport {
     pub p999_below_us: f64,
     /// The non-empty buckets, fastest first.
     pub buckets: Vec<LatencyBucket>,
+    /// Per kind of call (`submit`, `complete`, `schedule`).
+    pub by_call: Vec<CallLatencyReport>,
+}
+
+/// One kind of call in a [`LatencyReport`].
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct CallLatencyReport {
+    /// `submit`, `complete` or `schedule`.
+    pub call: String,
+    /// Calls timed.
+    pub calls: u64,
+    /// Upper bounds (µs) of the 99th and 99.9th percentile, as the
+    /// report's.
+    pub p99_below_us: f64,
+    /// See `p99_below_us`.
+    pub p999_below_us: f64,
+    /// The slowest (µs).
+    pub slowest_us: f64,
 }
 
 /// One bucket of a [`LatencyReport`].
@@ -282,6 +300,17 @@ impl LatencyReport {
             p99_below_us: latency.quantile_below_us(0.99),
             p999_below_us: latency.quantile_below_us(0.999),
             buckets,
+            by_call: crate::replay::CallTimes::CALLS
+                .iter()
+                .zip(&latency.by_call)
+                .map(|(call, t)| CallLatencyReport {
+                    call: format!("{call:?}").to_lowercase(),
+                    calls: t.buckets.iter().sum(),
+                    p99_below_us: t.quantile_below_us(0.99),
+                    p999_below_us: t.quantile_below_us(0.999),
+                    slowest_us: t.slowest.as_secs_f64() * 1e6,
+                })
+                .collect(),
         }
     }
 }
