@@ -1751,10 +1751,325 @@ mod tests {
             accepted += fast.counters.rs_accepted;
         }
         let (judged, remembered) = SHORTCUTS.with(core::cell::Cell::get);
-        std::println!("{iterations} {accepted} {judged} {remembered}");
         assert!(
             accepted > 500 && judged > iterations / 10 && remembered > iterations / 4,
             "{iterations} iterations, {accepted} kept, {judged} judged, {remembered} remembered"
+        );
+    }
+
+    /// The memo gives back each failure recorded since it was last
+    /// emptied, nothing for the others, nothing past the positions it
+    /// covers, and empties every word it wrote to.
+    #[test]
+    fn the_memo_remembers_failures_until_forgotten() {
+        let mut memo = Memo::new();
+        for (i, f) in [
+            (0, Failure::NoGap),
+            (63, Failure::Crowded),
+            (64, Failure::Guarantee),
+        ]
+        .into_iter()
+        .chain([(MEMO_JOBS - 1, Failure::Objective)])
+        {
+            assert_eq!(memo.get(i), None);
+            memo.set(i, f);
+            assert_eq!(memo.get(i), Some(f), "{i}");
+        }
+        // A later failure of the same position replaces the earlier.
+        memo.set(64, Failure::NoGap);
+        assert_eq!(memo.get(64), Some(Failure::NoGap));
+        assert_eq!((memo.get(1), memo.get(65)), (None, None));
+        memo.set(MEMO_JOBS, Failure::Guarantee);
+        assert_eq!(memo.get(MEMO_JOBS), None, "not covered");
+        assert_eq!(memo.dirty, MEMO_WORDS);
+        memo.forget();
+        assert_eq!(memo.dirty, 0);
+        assert!(memo.failed.iter().all(|&w| w == 0));
+        for i in [0, 63, 64, MEMO_JOBS - 1] {
+            assert_eq!(memo.get(i), None, "{i}");
+        }
+    }
+
+    /// A draw maps to the queue position a scan of the queue gives, with
+    /// few or many positions that may not be drawn.
+    #[test]
+    fn draws_map_to_the_position_a_scan_gives() {
+        let mut rng = SplitMix64::new(3);
+        for case in 0..200 {
+            let now = 50;
+            let len = rng.below(100) as u32;
+            let due = [1, 2, 10, 60][case % 4];
+            let queue: std::vec::Vec<QueuedJob> = (0..len)
+                .map(|id| {
+                    let start = if rng.below(100) < due { now } else { now + 1 };
+                    queued(id, 0, 10, start)
+                })
+                .collect();
+            let draws = Draws::of(&queue, now);
+            let eligible: std::vec::Vec<usize> = (0..queue.len())
+                .filter(|&i| movable(&queue[i], now))
+                .collect();
+            assert_eq!(draws.eligible, eligible.len(), "case {case}");
+            assert_eq!(draws.complete, queue.len() - eligible.len() <= DUE);
+            for (pick, &i) in eligible.iter().enumerate() {
+                assert_eq!(draws.nth(&queue, now, pick), Some(i), "case {case}");
+            }
+            assert_eq!(draws.nth(&queue, now, eligible.len()), None);
+        }
+    }
+
+    /// A random profile of `cap` units with an origin at 5.
+    fn random_profile(rng: &mut SplitMix64, cap: u32) -> crate::profile::Profile<256> {
+        let mut p = crate::profile::Profile::<256>::new(cap);
+        for _ in 0..rng.below(40) {
+            let (s, d) = (rng.below(300) as Time, 1 + rng.below(80) as Time);
+            let _ = p.reserve(s, d, 1 + rng.below(u64::from(cap)) as u32);
+        }
+        p.advance(5);
+        p
+    }
+
+    /// The first step with room found from the recorded rises is the one a
+    /// walk from now finds, whatever the order, widths and limits of the
+    /// searches, and when the rises outnumber the record.
+    #[test]
+    fn rises_find_the_step_a_walk_finds() {
+        let mut rng = SplitMix64::new(8);
+        for case in 0..300 {
+            let cap = 1 + rng.below(if case % 3 == 0 { 200 } else { 12 }) as u32;
+            let p = random_profile(&mut rng, cap);
+            let now = 5 + rng.below(30) as Time;
+            let walk = |need: u32, limit: Time| {
+                let steps = p.steps();
+                let first = steps.partition_point(|s| s.at <= now).saturating_sub(1);
+                steps[first..]
+                    .iter()
+                    .map(|s| (s.at.max(now), s.free))
+                    .take_while(|&(t, _)| t < limit)
+                    .find(|&(_, free)| free >= need)
+                    .map(|(t, _)| t)
+            };
+            let mut rises = Rises::new();
+            for _ in 0..20 {
+                let need = 1 + rng.below(u64::from(cap) + 1) as u32;
+                let limit = now + rng.below(400) as Time;
+                let found = rises.first_with(p.steps(), now, need, limit);
+                assert_eq!(
+                    found,
+                    walk(need, limit),
+                    "case {case}, need {need}, limit {limit}"
+                );
+            }
+            rises.forget();
+            assert!(rises.rises.is_empty() && rises.next.is_none() && !rises.full);
+        }
+    }
+
+    /// The overlay's earliest fit is the profile's, on a profile changed
+    /// for real by the same reservations given back and taken.
+    #[test]
+    fn the_overlay_answers_as_the_changed_profile() {
+        let mut rng = SplitMix64::new(9);
+        let mut found = 0;
+        for case in 0..400 {
+            let cap = 1 + rng.below(10) as u32;
+            let mut p = random_profile(&mut rng, cap);
+            let mut events = Vec::new();
+            let mut view_changes = std::vec::Vec::new();
+            // Some of what is held, given back; some of what is free, taken.
+            for _ in 0..rng.below(6) {
+                let slot = Slot {
+                    start: 5 + rng.below(200) as Time,
+                    machine: 0,
+                    duration: 1 + rng.below(60) as Time,
+                };
+                let units = 1 + rng.below(u64::from(cap)) as u32;
+                let give = rng.below(2) == 0;
+                let ok = if give {
+                    p.release(slot.start, slot.duration, units).is_ok()
+                } else {
+                    p.reserve(slot.start, slot.duration, units).is_ok()
+                };
+                if ok {
+                    let change = i64::from(units);
+                    view_changes.push((slot, if give { change } else { -change }));
+                }
+            }
+            // The overlay reads the profile as it was before the changes.
+            let mut before = p.clone();
+            for (slot, change) in view_changes.iter().rev() {
+                let units = change.unsigned_abs() as u32;
+                if *change > 0 {
+                    before.reserve(slot.start, slot.duration, units).unwrap();
+                } else {
+                    before.release(slot.start, slot.duration, units).unwrap();
+                }
+            }
+            let mut view = Overlay {
+                steps: before.steps(),
+                events: &mut events,
+            };
+            for (slot, change) in &view_changes {
+                assert!(view.add(slot, *change));
+            }
+            for _ in 0..10 {
+                let from = 5 + rng.below(100) as Time;
+                let duration = 1 + rng.below(80) as Time;
+                let need = 1 + rng.below(u64::from(cap)) as u32;
+                let limit = from + rng.below(300) as Time;
+                let expected = p.earliest_fit_before(from, duration, need, Time::MAX, limit);
+                let got = view.earliest_fit(from, duration, need, limit);
+                assert_eq!(Ok(got), expected, "case {case}");
+                found += usize::from(got.is_some());
+            }
+        }
+        assert!(found > 500, "only {found} fits");
+    }
+
+    /// Sorts as the standard sort does.
+    #[test]
+    fn insertion_sort_sorts() {
+        let mut rng = SplitMix64::new(4);
+        for n in 0..40 {
+            let mut v: std::vec::Vec<u64> = (0..n).map(|_| rng.below(20)).collect();
+            let mut expected = v.clone();
+            expected.sort_unstable();
+            insertion_sort(&mut v);
+            assert_eq!(v, expected);
+        }
+    }
+
+    /// A queue of up to `most` jobs on one machine, each at most `widest`
+    /// wide: reservations in the plan as in the queue.
+    fn random_state(rng: &mut SplitMix64, most: u64, widest: u32) -> State<128, 8, 512, 1, 0> {
+        let cpus = 2 + rng.below(30) as u32;
+        let mut st: State<128, 8, 512, 1, 0> =
+            State::new(crate::Cluster::single(cpus).unwrap(), false);
+        st.advance(10).unwrap();
+        let widest = u64::from(cpus.min(widest));
+        for id in 0..rng.below(most) as u32 {
+            let job = Job::new(
+                id,
+                0,
+                1 + rng.below(widest) as u32,
+                1 + rng.below(100) as u32,
+            );
+            let from = 10 + rng.below(150) as Time;
+            let Some(slot) = st.plan.earliest(&st.cluster, &job, from).unwrap() else {
+                continue;
+            };
+            st.plan.reserve(&job, &slot).unwrap();
+            let mut q = QueuedJob::new(job);
+            q.set_reservation(Some(slot));
+            q.set_guarantee(Some(slot.start + rng.below(40) as Time));
+            let at = st.queue.len();
+            st.queue.insert(at, q).unwrap();
+        }
+        st
+    }
+
+    /// The jobs a window touches, from the per-start lists, are those a
+    /// scan of the queue finds, in queue order, and a crowded window is
+    /// crowded both ways.
+    #[test]
+    fn window_lists_touch_what_a_scan_touches() {
+        let mut rng = SplitMix64::new(10);
+        let (mut crowded, mut listed) = (0, 0);
+        for case in 0..300 {
+            let st = random_state(&mut rng, 125, 2);
+            let mut windows = Windows::default();
+            for _ in 0..10 {
+                let (first, len) = (10 + rng.below(100) as Time, 1 + rng.below(150) as Time);
+                let last = first + len;
+                let index = rng.below(st.queue.len().max(1) as u64) as usize;
+                let scan: std::vec::Vec<usize> = (0..st.queue.len())
+                    .filter(|&i| {
+                        let r = st.queue[i].reservation().unwrap();
+                        i != index && r.start < last && first < r.end()
+                    })
+                    .collect();
+                let near = windows.near(&st.queue, first);
+                let prefix: std::vec::Vec<usize> = near
+                    .jobs
+                    .iter()
+                    .take_while(|j| j.0 < last)
+                    .map(|j| j.1)
+                    .filter(|&i| i != index)
+                    .collect();
+                if scan.len() > MAX_TOUCHED {
+                    assert!(prefix.len() > MAX_TOUCHED, "case {case}");
+                    crowded += 1;
+                } else {
+                    let mut prefix = prefix;
+                    insertion_sort(&mut prefix);
+                    assert_eq!(prefix, scan, "case {case}");
+                    listed += 1;
+                }
+            }
+        }
+        assert!(
+            crowded > 50 && listed > 500,
+            "{crowded} crowded, {listed} listed"
+        );
+    }
+
+    /// `displaced` finds the jobs the plan path displaces: on random
+    /// queues, the move of a random job into its gap is made on the plan
+    /// (its old slot given back, every touched part taken out, the job put
+    /// in, the parts put back in queue order where they fit) and compared.
+    #[test]
+    fn displaced_finds_what_the_plan_path_displaces() {
+        let mut rng = SplitMix64::new(12);
+        let (mut moves_seen, mut out_seen) = (0, 0);
+        for case in 0..400 {
+            let st = random_state(&mut rng, 90, u32::MAX);
+            let Some(index) = (0..st.queue.len()).find(|_| rng.below(4) == 0) else {
+                continue;
+            };
+            let q = st.queue[index];
+            let old = q.reservation().unwrap();
+            let Some(gap) = find_gap(&st, &q.job, old.start, None).unwrap() else {
+                continue;
+            };
+            let touched: std::vec::Vec<(usize, Slot, Place)> = (0..st.queue.len())
+                .filter_map(|i| {
+                    let r = st.queue[i].reservation()?;
+                    (i != index && r.start < gap.end() && gap.start < r.end()).then_some((
+                        i,
+                        r,
+                        Place::In,
+                    ))
+                })
+                .collect();
+            if touched.len() > MAX_TOUCHED {
+                continue;
+            }
+            let procs: std::vec::Vec<u32> =
+                touched.iter().map(|t| st.queue[t.0].job.procs).collect();
+            let mut pieces = Pieces::default();
+            let steps = st.plan.machine(0).unwrap().steps();
+            let got = displaced(steps, &q.job, &old, &gap, &touched, &procs, &mut pieces).unwrap();
+            let mut plan = st.plan.clone();
+            plan.release_from(&q.job, &old, st.now).unwrap();
+            for t in &touched {
+                plan.release_from(&st.queue[t.0].job, &inside(&t.1, &gap), st.now)
+                    .unwrap();
+            }
+            plan.reserve(&q.job, &gap).unwrap();
+            let expected: std::vec::Vec<bool> = touched
+                .iter()
+                .map(|t| {
+                    plan.reserve(&st.queue[t.0].job, &inside(&t.1, &gap))
+                        .is_err()
+                })
+                .collect();
+            assert_eq!(got.as_slice(), expected.as_slice(), "case {case}");
+            moves_seen += 1;
+            out_seen += expected.iter().filter(|&&o| o).count();
+        }
+        assert!(
+            moves_seen > 100 && out_seen > 100,
+            "{moves_seen} moves, {out_seen} displaced"
         );
     }
 
