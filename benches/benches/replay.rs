@@ -14,9 +14,10 @@
 //!   the replay running while the trace is read (`stream::read_and_replay`):
 //!   the quantity the goals bound.
 //!
-//! Traces come from `$BACKFILL_TRACES_DIR`, default `../shared/traces`
-//! beside the workspace; a missing trace is skipped with a note. Flat
-//! sampling, 10 samples: a Curie replay takes seconds.
+//! Traces come from `$BACKFILL_TRACES_DIR` (relative: from where the
+//! command ran), default `../shared/traces` beside the workspace; a
+//! missing trace is skipped with a note. Flat sampling, 10 samples: a
+//! Curie replay takes seconds.
 
 use backfill_benches::{
     load_prepared, replay, replay_while_reading, trace_path, CTC_TRACE, LARGEST_TRACE,

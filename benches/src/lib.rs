@@ -30,29 +30,31 @@
 //! the next pass backfills (EASY), re-plans (Conservative compression) or
 //! gives up at the head (FCFS).
 
-use backfill_cli::replay::{self, CliError, Estimates, Prepared, RunResult, Shaping, Window};
+use backfill_cli::error::CliError;
+use backfill_cli::replay::{self, Estimates, Prepared, RunResult, Shaping, Window};
 use backfill_cli::swf;
+use backfill_core::rng::SplitMix64;
 use backfill_core::{
     CategoryBounds, Cluster, Job, JobId, Kernel, KernelError, Policy, QueuedJob, RunningJob, Step,
     Time,
 };
+use backfill_tests::traces;
 use std::path::{Path, PathBuf};
 
-/// Environment variable naming the folder of SWF traces.
-pub const TRACES_DIR_ENV: &str = "BACKFILL_TRACES_DIR";
+pub use backfill_tests::traces::TRACES_DIR_ENV;
+
 /// The CTC-SP2 trace (77,222 jobs): the speed goals are stated for it.
 pub const CTC_TRACE: &str = "CTC-SP2-1996-3.1-cln.swf.gz";
 /// The largest trace of the folder by job count (CEA-Curie, 312,826 jobs).
 pub const LARGEST_TRACE: &str = "CEA-Curie-2011-2.1-cln.swf.gz";
 
-/// The traces folder: `$BACKFILL_TRACES_DIR` if set, else `../shared/traces`
-/// relative to the workspace root.
+/// The traces folder: `$BACKFILL_TRACES_DIR` if set (a relative folder
+/// taken from where the command ran, as the tests take it:
+/// [`backfill_tests::traces`]), else `../shared/traces` relative to the
+/// workspace root.
 #[must_use]
 pub fn traces_dir() -> PathBuf {
-    std::env::var_os(TRACES_DIR_ENV).map_or_else(
-        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces")),
-        PathBuf::from,
-    )
+    traces::traces_dir().unwrap_or_else(|| traces::workspace_root().join("../shared/traces"))
 }
 
 /// The path of trace `file` in [`traces_dir`], or `None` (after printing a
@@ -109,15 +111,21 @@ pub fn replay(prepared: &Prepared, policy: Policy) -> Result<RunResult, CliError
 }
 
 /// Reads a trace and replays it under `policy` while reading, as `host-cli
-/// replay TRACE` does ([`backfill_cli::stream::read_and_replay`] with
+/// replay TRACE` does ([`backfill_cli::replay::stream::read_and_replay`] with
 /// [`whole_trace`]; no per-job records, no progress bar).
 ///
 /// # Errors
 /// [`CliError`] when the trace cannot be read or the kernel refuses a call.
 pub fn replay_while_reading(path: &Path, policy: Policy) -> Result<RunResult, CliError> {
     let (window, shaping) = whole_trace();
-    backfill_cli::stream::read_and_replay(path, window, shaping, policy, CategoryBounds::DEFAULT)
-        .map(|(_, result)| result)
+    backfill_cli::replay::stream::read_and_replay(
+        path,
+        window,
+        shaping,
+        policy,
+        CategoryBounds::DEFAULT,
+    )
+    .map(|(_, result)| result)
 }
 
 /// Processors of the busy machine.
@@ -145,46 +153,23 @@ pub const fn conservative_steps(q: usize, r: usize) -> usize {
     2 * q + r + 1
 }
 
-/// SplitMix64: a tiny deterministic generator for the workloads.
-#[derive(Clone, Debug)]
-pub struct SplitMix(pub u64);
-
-impl SplitMix {
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` for `n > 0` (0 when `n == 0`; the modulo bias is
-    /// irrelevant here).
-    pub fn below(&mut self, n: u32) -> u32 {
-        if n == 0 {
-            return 0;
-        }
-        // The remainder is below `n`, so it fits.
-        #[allow(clippy::cast_possible_truncation)]
-        let value = (self.next_u64() % u64::from(n)) as u32;
-        value
-    }
-}
-
 /// The `depth` jobs that wait on the busy machine, submitted at
 /// [`QUEUED_AT`], with ids from [`FIRST_QUEUED_ID`]. The first one is 512
 /// processors wide; the others are 1 to 256 wide (powers of two) with
 /// estimates from 60 s to 12 h.
 #[must_use]
 pub fn queued_jobs(depth: usize) -> Vec<Job> {
-    let mut rng = SplitMix(0xBAC4_F111 ^ depth as u64);
+    let mut rng = SplitMix64::new(0xBAC4_F111 ^ depth as u64);
+    // Draws by remainder (not `SplitMix64::below`): the queue the benches
+    // have always measured. The remainder is below `n`, so it fits.
+    #[allow(clippy::cast_possible_truncation)]
+    let mut below = |n: u32| (rng.next_u64() % u64::from(n)) as u32;
     (FIRST_QUEUED_ID..)
         .take(depth)
         .enumerate()
         .map(|(index, id)| {
-            let procs = if index == 0 { 512 } else { 1 << rng.below(9) };
-            let estimate = 60 + rng.below(12 * 3600 - 60);
+            let procs = if index == 0 { 512 } else { 1 << below(9) };
+            let estimate = 60 + below(12 * 3600 - 60);
             Job::new(id, QUEUED_AT, procs, estimate)
         })
         .collect()
@@ -349,7 +334,9 @@ mod tests {
     #[test]
     fn traces_dir_defaults_next_to_the_workspace() {
         if std::env::var_os(TRACES_DIR_ENV).is_none() {
-            assert!(traces_dir().ends_with("../../shared/traces"));
+            let root = traces::workspace_root();
+            assert!(root.join("Cargo.toml").is_file());
+            assert_eq!(traces_dir(), root.join("../shared/traces"));
         }
     }
 

@@ -75,6 +75,9 @@ pub struct Kernel<
     policy: Policy,
     engine: Engine,
     st: State<Q, R, B, M, L>,
+    /// Most waiting jobs [`Kernel::submit`] accepts, at most `Q`
+    /// ([`Kernel::set_queue_limit`]).
+    queue_limit: usize,
 }
 
 impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
@@ -116,6 +119,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             policy,
             engine: Engine::new(policy),
             st: State::new(cluster, tally),
+            queue_limit: Q,
         }
     }
 
@@ -124,11 +128,36 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     /// kernel being built on the stack and copied over it. A firmware that
     /// restarts its scheduler reuses the kernel's memory; a host can build
     /// the kernel before it knows the cluster (host-cli builds its 2.2 MB
-    /// kernel while it reads the trace).
+    /// kernel while it reads the trace). Nothing larger than the cluster and
+    /// the policy's own state (under a kilobyte) is built outside the
+    /// kernel: every table, the plan's profiles and the tally included, is
+    /// emptied or set up where it lies, which is what lets the C interface
+    /// set a kernel up in the caller's memory on a small stack.
     pub fn reset(&mut self, cluster: Cluster<M, L>, policy: Policy) {
         self.policy = policy;
         self.engine = Engine::new(policy);
         self.st.renew(cluster, policy.needs_only_free_and_ends());
+        self.queue_limit = Q;
+    }
+
+    /// Lowers (or raises again, up to `Q`) the number of waiting jobs
+    /// [`Kernel::submit`] accepts before it refuses with
+    /// [`KernelError::QueueFull`]: a host bounds the cost of a pass, which
+    /// grows with the queue, or runs as a kernel with a smaller `Q` would
+    /// (the C example mirrors the Rust one's 4-job queue so). Jobs already
+    /// waiting stay; a limit below the queue's length only refuses new ones.
+    /// Returns the limit in force: `limit`, or `Q` when `limit` is larger.
+    /// [`Kernel::new`] and [`Kernel::reset`] set it to `Q`.
+    pub fn set_queue_limit(&mut self, limit: usize) -> usize {
+        self.queue_limit = limit.min(Q);
+        self.queue_limit
+    }
+
+    /// The most waiting jobs [`Kernel::submit`] accepts
+    /// ([`Kernel::set_queue_limit`]; `Q` unless lowered).
+    #[must_use]
+    pub const fn queue_limit(&self) -> usize {
+        self.queue_limit
     }
 
     /// Whether the kernel keeps its [`Plan`] up to date: always, except
@@ -137,7 +166,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     /// jobs' estimated ends instead.
     #[must_use]
     pub const fn keeps_plan(&self) -> bool {
-        self.st.tally.is_none()
+        self.st.tally().is_none()
     }
 
     /// The policy.
@@ -214,7 +243,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         if st.contains(job.id) {
             return Err(KernelError::DuplicateJob(job.id));
         }
-        if st.queue.is_full() {
+        if st.queue.is_full() || st.queue.len() >= self.queue_limit {
             return Err(KernelError::QueueFull(job.id));
         }
         let reservation = self.engine.arrival(st, &job, observer)?;
@@ -363,7 +392,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     /// # Errors
     /// [`KernelError::Internal`] naming the first broken invariant.
     pub fn validate(&self) -> Result<(), KernelError> {
-        if let Some(tally) = &self.st.tally {
+        if let Some(tally) = self.st.tally() {
             let held = self.st.running.iter().map(|r| (r.slot.end(), r.job.procs));
             if !tally.agrees_with(held) {
                 return Err(KernelError::Internal("tally disagrees with running jobs"));
@@ -471,3 +500,49 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod queue_limit {
+    use super::*;
+    use crate::types::Cluster;
+
+    /// A lowered limit refuses the next job as a full queue of that size
+    /// would, after the checks that come first (a duplicate is a duplicate);
+    /// jobs leaving make room again; the limit never exceeds `Q`, and
+    /// `reset` restores `Q`.
+    #[test]
+    fn a_lowered_limit_refuses_like_a_full_queue() {
+        let cluster = Cluster::single(4).unwrap();
+        let mut k: Kernel<8, 8, 32> = Kernel::new(cluster.clone(), Policy::Conservative);
+        assert_eq!(k.queue_limit(), 8);
+        assert_eq!(k.set_queue_limit(2), 2);
+        k.submit(0, Job::new(1, 0, 4, 100), &mut ()).unwrap();
+        k.submit(0, Job::new(2, 0, 4, 100), &mut ()).unwrap();
+        assert_eq!(
+            k.submit(0, Job::new(3, 0, 4, 100), &mut ()),
+            Err(KernelError::QueueFull(3))
+        );
+        assert_eq!(
+            k.submit(0, Job::new(2, 0, 4, 100), &mut ()),
+            Err(KernelError::DuplicateJob(2))
+        );
+        assert_eq!(k.queued().len(), 2);
+        k.validate().unwrap();
+        // Job 1 starts: room for one more.
+        k.schedule(0, &mut ()).unwrap();
+        k.submit(0, Job::new(3, 0, 4, 100), &mut ()).unwrap();
+        // Below the queue's length: nothing leaves, nothing new enters.
+        assert_eq!(k.set_queue_limit(0), 0);
+        assert_eq!(k.queued().len(), 2);
+        assert_eq!(
+            k.submit(0, Job::new(4, 0, 1, 10), &mut ()),
+            Err(KernelError::QueueFull(4))
+        );
+        assert_eq!(k.set_queue_limit(1000), 8);
+        k.submit(0, Job::new(4, 0, 1, 10), &mut ()).unwrap();
+        k.set_queue_limit(1);
+        k.reset(cluster, Policy::Easy);
+        assert_eq!(k.queue_limit(), 8);
+        k.validate().unwrap();
+    }
+}

@@ -1,6 +1,6 @@
 //! Streaming metric accumulators: one pass over finished jobs, no storage.
 //!
-//! Definitions (DESIGN.md section 5), with `run` the effective run time
+//! Definitions (`docs/design.md`, "Metrics"), with `run` the effective run time
 //! (`end - start`, after a kill at the estimate):
 //!
 //! * wait = start - submit; turnaround = end - submit;
@@ -13,11 +13,60 @@
 //! `procs <= narrow_max` (8). Integer sums are exact; the slowdown sum is an
 //! `f64` added in the replay's deterministic order, so results are
 //! bit-identical across runs.
+//!
+//! Besides means, each set keeps what a controller reporting on its own
+//! jobs needs without storing them: the standard deviation of the waits
+//! and of the bounded slowdowns ([`Spread`], Welford's one-pass update) and
+//! the geometric mean of the bounded slowdowns (a running sum of their
+//! logarithms), which weighs a few huge slowdowns less than the arithmetic
+//! mean does. The square root, logarithm and exponential come from `libm`
+//! (`no_std` has no float functions of its own).
 
 use crate::sim::{JobRecord, Sink};
 use crate::types::Time;
 
 pub use crate::types::{Category, CategoryBounds, SLOWDOWN_BOUND};
+
+/// The spread of a stream of values: their count, running mean and sum of
+/// squared deviations from it, updated by Welford's method (B. P. Welford,
+/// *Note on a method for calculating corrected sums of squares and
+/// products*, Technometrics 4(3), 1962), which stays accurate where the
+/// textbook `sum(x^2) - n * mean^2` cancels.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Spread {
+    /// Values added.
+    pub count: u64,
+    /// Their mean (0 when none).
+    pub mean: f64,
+    /// Sum of squared deviations from the mean.
+    pub m2: f64,
+}
+
+impl Spread {
+    /// Adds one value.
+    pub fn add(&mut self, x: f64) {
+        self.count = self.count.saturating_add(1);
+        // u64 -> f64 is exact below 2^53 values.
+        #[allow(clippy::cast_precision_loss)]
+        let n = self.count as f64;
+        let delta = x - self.mean;
+        self.mean += delta / n;
+        self.m2 += delta * (x - self.mean);
+    }
+
+    /// The population standard deviation (the values are the whole set,
+    /// not a sample of it: `sqrt(m2 / count)`); 0 when empty.
+    #[must_use]
+    pub fn std_dev(&self) -> f64 {
+        if self.count == 0 {
+            return 0.0;
+        }
+        #[allow(clippy::cast_precision_loss)]
+        let n = self.count as f64;
+        // m2 is a sum of products of same-signed deltas: never negative.
+        libm::sqrt(self.m2 / n)
+    }
+}
 
 /// Sums over a set of finished jobs.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -40,20 +89,57 @@ pub struct Accumulator {
     pub first_submit: Option<Time>,
     /// Latest end time seen.
     pub last_end: Option<Time>,
+    /// How the waits and slowdowns spread around their means.
+    pub spread: Spreads,
+}
+
+/// An [`Accumulator`]'s figures beyond sums and extremes.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Spreads {
+    /// Of the waits (s).
+    pub wait: Spread,
+    /// Of the bounded slowdowns.
+    pub slowdown: Spread,
+    /// Sum of the natural logarithms of the bounded slowdowns (each at
+    /// least 1, so each logarithm at least 0), for their geometric mean.
+    pub log_slowdown: f64,
+}
+
+/// What one finished job adds to a set, computed once however many sets
+/// it counts in (overall and its category).
+struct Contribution<'a> {
+    record: &'a JobRecord,
+    slowdown: f64,
+    log_slowdown: f64,
+}
+
+impl<'a> Contribution<'a> {
+    fn of(record: &'a JobRecord) -> Self {
+        let slowdown = record.bounded_slowdown();
+        Self {
+            record,
+            slowdown,
+            log_slowdown: libm::log(slowdown),
+        }
+    }
 }
 
 impl Accumulator {
     /// Adds one finished job.
     pub fn add(&mut self, record: &JobRecord) {
-        let slowdown = record.bounded_slowdown();
+        self.add_contribution(&Contribution::of(record));
+    }
+
+    fn add_contribution(&mut self, c: &Contribution<'_>) {
+        let record = c.record;
         self.count = self.count.saturating_add(1);
         self.wait = self.wait.saturating_add(u64::from(record.wait()));
         self.turnaround = self
             .turnaround
             .saturating_add(u64::from(record.turnaround()));
-        self.slowdown += slowdown;
-        if slowdown > self.worst_slowdown {
-            self.worst_slowdown = slowdown;
+        self.slowdown += c.slowdown;
+        if c.slowdown > self.worst_slowdown {
+            self.worst_slowdown = c.slowdown;
         }
         let work = u128::from(record.run()).saturating_mul(u128::from(record.job.procs));
         self.work = self.work.saturating_add(work);
@@ -65,6 +151,9 @@ impl Accumulator {
                 .map_or(record.job.submit, |t| t.min(record.job.submit)),
         );
         self.last_end = Some(self.last_end.map_or(record.end, |t| t.max(record.end)));
+        self.spread.wait.add(f64::from(record.wait()));
+        self.spread.slowdown.add(c.slowdown);
+        self.spread.log_slowdown += c.log_slowdown;
     }
 
     fn mean(sum: f64, count: u64) -> f64 {
@@ -96,6 +185,29 @@ impl Accumulator {
     #[must_use]
     pub fn mean_slowdown(&self) -> f64 {
         Self::mean(self.slowdown, self.count)
+    }
+
+    /// Standard deviation of the waits (s), over the whole set; 0 when empty.
+    #[must_use]
+    pub fn wait_std_dev(&self) -> f64 {
+        self.spread.wait.std_dev()
+    }
+
+    /// Standard deviation of the bounded slowdowns, over the whole set; 0
+    /// when empty.
+    #[must_use]
+    pub fn slowdown_std_dev(&self) -> f64 {
+        self.spread.slowdown.std_dev()
+    }
+
+    /// Geometric mean of the bounded slowdowns, `exp(mean of their
+    /// logarithms)`: at least 1; 0 when empty.
+    #[must_use]
+    pub fn geometric_mean_slowdown(&self) -> f64 {
+        if self.count == 0 {
+            return 0.0;
+        }
+        libm::exp(Self::mean(self.spread.log_slowdown, self.count))
     }
 
     /// Utilisation of `processors` over `[first submit, last end)`; 0 when empty.
@@ -137,10 +249,11 @@ impl Metrics {
 
     /// Adds one finished job.
     pub fn add(&mut self, record: &JobRecord) {
-        self.overall.add(record);
+        let contribution = Contribution::of(record);
+        self.overall.add_contribution(&contribution);
         let category = self.bounds.classify(record.runtime, record.job.procs);
         if let Some(acc) = self.by_category.get_mut(category.index()) {
-            acc.add(record);
+            acc.add_contribution(&contribution);
         }
     }
 
@@ -164,11 +277,12 @@ impl Sink for Metrics {
 mod tests {
     use super::*;
     use crate::plan::Slot;
-    use crate::types::{Duration, Job, Procs};
+    use crate::sim::fixtures::job;
+    use crate::types::{Duration, Procs};
 
     fn record(submit: Time, start: Time, end: Time, runtime: Duration, procs: Procs) -> JobRecord {
         JobRecord {
-            job: Job::new(1, submit, procs, 100_000),
+            job: job(1).submit(submit).procs(procs).estimate(100_000).job(),
             runtime,
             slot: Slot {
                 start,
@@ -204,6 +318,130 @@ mod tests {
         assert!((u - 64_400.0 / (32.0 * 4030.0)).abs() < 1e-12);
         // (10 + 100) / 100 beats (30 + 4000) / 4000.
         assert!((m.overall.worst_slowdown - 1.1).abs() < 1e-12);
+    }
+
+    /// `(mean, population standard deviation)` by the two-pass formula.
+    fn two_pass(values: &[f64]) -> (f64, f64) {
+        let n = values.len() as f64;
+        let mean = values.iter().sum::<f64>() / n;
+        let squares: f64 = values.iter().map(|x| (x - mean) * (x - mean)).sum();
+        (mean, (squares / n).sqrt())
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+    }
+
+    #[test]
+    fn spread_is_the_population_standard_deviation() {
+        let mut s = Spread::default();
+        assert_eq!((s.count, s.mean, s.std_dev()), (0, 0.0, 0.0));
+        s.add(7.0);
+        assert_eq!((s.count, s.mean, s.std_dev()), (1, 7.0, 0.0));
+        // The textbook example: mean 5, standard deviation exactly 2.
+        let mut s = Spread::default();
+        for x in [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0] {
+            s.add(x);
+        }
+        assert_eq!((s.count, s.mean, s.m2), (8, 5.0, 32.0));
+        assert_eq!(s.std_dev(), 2.0);
+        // Values far from 0 with a small spread, where `sum(x^2) - n
+        // mean^2` loses every digit: the two-pass result, to 1e-9.
+        let values: std::vec::Vec<f64> = (0..1000_u32)
+            .map(|i| 1e9 + f64::from((i * 7919) % 101))
+            .collect();
+        let mut s = Spread::default();
+        for &x in &values {
+            s.add(x);
+        }
+        let (mean, sd) = two_pass(&values);
+        assert!(close(s.mean, mean), "{} vs {mean}", s.mean);
+        assert!(close(s.std_dev(), sd), "{} vs {sd}", s.std_dev());
+        assert!(sd > 20.0, "{sd}");
+    }
+
+    /// Waits, slowdowns and their spreads and geometric mean as the
+    /// accumulator keeps them, against the same figures computed from the
+    /// list of jobs.
+    #[test]
+    fn standard_deviations_and_geometric_mean_match_direct_computation() {
+        // (submit, start, end, runtime, procs)
+        let jobs = [
+            (0, 0, 100, 100, 1),
+            (0, 50, 55, 5, 2),
+            (10, 400, 1400, 1000, 16),
+            (20, 20, 20, 0, 1),
+            (30, 3030, 8030, 5000, 16),
+            (40, 41, 61, 20, 1),
+        ];
+        let mut m = Metrics::new(CategoryBounds::DEFAULT);
+        let (mut waits, mut slowdowns) = (std::vec::Vec::new(), std::vec::Vec::new());
+        for &(submit, start, end, runtime, procs) in &jobs {
+            let r = record(submit, start, end, runtime, procs);
+            m.add(&r);
+            let wait = f64::from(start - submit);
+            let run = f64::from((end - start).max(10));
+            waits.push(wait);
+            slowdowns.push((wait + run) / run);
+        }
+        let acc = &m.overall;
+        let (_, wait_sd) = two_pass(&waits);
+        let (slowdown_mean, slowdown_sd) = two_pass(&slowdowns);
+        let product: f64 = slowdowns.iter().product();
+        let geometric = product.powf(1.0 / slowdowns.len() as f64);
+        assert!(close(acc.wait_std_dev(), wait_sd), "{}", acc.wait_std_dev());
+        assert!(close(acc.slowdown_std_dev(), slowdown_sd));
+        assert!(close(acc.geometric_mean_slowdown(), geometric));
+        assert!(close(acc.spread.slowdown.mean, acc.mean_slowdown()));
+        assert!(close(acc.mean_slowdown(), slowdown_mean));
+        assert!(close(acc.spread.wait.mean, acc.mean_wait()));
+        // The geometric mean lies between 1 and the arithmetic mean.
+        let g = acc.geometric_mean_slowdown();
+        assert!(1.0 < g && g < acc.mean_slowdown(), "{g}");
+        // Each category keeps its own: the one long wide job (waited 3000
+        // s, ran 5000 s) has no spread, and its slowdown is its geometric
+        // mean.
+        let long_wide = m.category(Category::LongWide);
+        assert_eq!(long_wide.count, 1);
+        assert_eq!(long_wide.wait_std_dev(), 0.0);
+        assert!(close(long_wide.geometric_mean_slowdown(), 1.6));
+        let short_narrow = m.category(Category::ShortNarrow);
+        let pick =
+            |of: &[f64]| -> std::vec::Vec<f64> { [0, 1, 3, 5].iter().map(|&i| of[i]).collect() };
+        assert_eq!(short_narrow.count, 4);
+        assert!(close(
+            short_narrow.wait_std_dev(),
+            two_pass(&pick(&waits)).1
+        ));
+        assert!(close(
+            short_narrow.slowdown_std_dev(),
+            two_pass(&pick(&slowdowns)).1
+        ));
+    }
+
+    /// A job added to an accumulator alone, to metrics, or reported to
+    /// metrics as a replay's sink counts the same.
+    #[test]
+    fn every_way_in_counts_the_same() {
+        let records = [record(0, 10, 110, 100, 4), record(5, 300, 310, 10, 16)];
+        let (mut alone, mut added) = (Accumulator::default(), Metrics::default());
+        let mut reported = Metrics::default();
+        for r in &records {
+            alone.add(r);
+            added.add(r);
+            Sink::finished(&mut reported, r);
+        }
+        assert_eq!(alone.count, 2);
+        assert_eq!(alone, added.overall);
+        assert_eq!(reported, added);
+    }
+
+    #[test]
+    fn empty_sets_report_zero() {
+        let acc = Accumulator::default();
+        assert_eq!(acc.wait_std_dev(), 0.0);
+        assert_eq!(acc.slowdown_std_dev(), 0.0);
+        assert_eq!(acc.geometric_mean_slowdown(), 0.0);
     }
 
     #[test]

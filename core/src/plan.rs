@@ -12,7 +12,6 @@
 
 use crate::profile::{Profile, ProfileError};
 use crate::types::{Cluster, Duration, Job, MachineId, Time};
-use heapless::Vec;
 
 /// Where and when a job runs (or is reserved to run).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -45,25 +44,62 @@ impl Slot {
 /// Availability of every machine and license pool of a cluster.
 #[derive(Clone, Debug)]
 pub struct Plan<const B: usize, const M: usize, const L: usize> {
-    machines: Vec<Profile<B>, M>,
-    licenses: Vec<Profile<B>, L>,
+    machines: Profiles<B, M>,
+    licenses: Profiles<B, L>,
 }
 
-/// One profile per capacity, all free from time 0: the profiles already in
-/// `profiles` are renewed in place, missing ones added, extra ones dropped.
-fn renew_profiles<const B: usize, const N: usize>(
-    profiles: &mut Vec<Profile<B>, N>,
-    capacities: impl ExactSizeIterator<Item = u32>,
-) {
-    profiles.truncate(capacities.len());
-    for (index, capacity) in capacities.enumerate() {
-        match profiles.get_mut(index) {
-            Some(profile) => profile.renew(capacity),
-            // Cannot fail: there are at most N capacities.
-            None => {
-                let _ = profiles.push(Profile::new(capacity));
-            }
+/// The profiles of one kind of resource: room for `N`, the first `len` of
+/// which are the cluster's (read as a slice of those). All `N` are always
+/// there, so that [`Plan::renew`] sets a plan up for another cluster without
+/// building a profile outside it: a profile of a deep kernel is hundreds of
+/// kilobytes, more than a firmware stack holds.
+#[derive(Clone)]
+struct Profiles<const B: usize, const N: usize> {
+    all: [Profile<B>; N],
+    len: usize,
+}
+
+impl<const B: usize, const N: usize> Profiles<B, N> {
+    /// One profile per capacity, all free from time 0.
+    #[inline(always)]
+    fn new(capacities: impl Iterator<Item = u32>) -> Self {
+        let mut profiles = Self {
+            all: core::array::from_fn(|_| Profile::new(0)),
+            len: 0,
+        };
+        profiles.renew(capacities);
+        profiles
+    }
+
+    /// As [`Profiles::new`], in place: the first profiles are renewed where
+    /// they are; capacities past `N` are ignored (a cluster has at most `N`).
+    fn renew(&mut self, capacities: impl Iterator<Item = u32>) {
+        self.len = 0;
+        for (profile, capacity) in self.all.iter_mut().zip(capacities) {
+            profile.renew(capacity);
+            self.len = self.len.saturating_add(1);
         }
+    }
+}
+
+impl<const B: usize, const N: usize> core::ops::Deref for Profiles<B, N> {
+    type Target = [Profile<B>];
+
+    fn deref(&self) -> &[Profile<B>] {
+        self.all.get(..self.len).unwrap_or_default()
+    }
+}
+
+impl<const B: usize, const N: usize> core::ops::DerefMut for Profiles<B, N> {
+    fn deref_mut(&mut self) -> &mut [Profile<B>] {
+        self.all.get_mut(..self.len).unwrap_or_default()
+    }
+}
+
+/// The cluster's profiles only (the spare ones are never read).
+impl<const B: usize, const N: usize> core::fmt::Debug for Profiles<B, N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
     }
 }
 
@@ -81,16 +117,10 @@ impl<const B: usize, const M: usize, const L: usize> Plan<B, M, L> {
     #[must_use]
     #[inline(always)]
     pub fn new(cluster: &Cluster<M, L>) -> Self {
-        let mut machines = Vec::new();
-        for m in cluster.machines() {
-            // Cannot fail: the cluster holds at most M machines.
-            let _ = machines.push(Profile::new(m.cpus));
+        Self {
+            machines: Profiles::new(cluster.machines().iter().map(|m| m.cpus)),
+            licenses: Profiles::new(cluster.pools().iter().map(|l| l.count)),
         }
-        let mut licenses = Vec::new();
-        for l in cluster.pools() {
-            let _ = licenses.push(Profile::new(l.count));
-        }
-        Self { machines, licenses }
     }
 
     /// The processor profile of machine `machine`.
@@ -109,11 +139,9 @@ impl<const B: usize, const M: usize, const L: usize> Plan<B, M, L> {
     /// place: the plan is then what [`Plan::new`] returns, and the profiles
     /// it already holds are reused rather than built again.
     pub fn renew(&mut self, cluster: &Cluster<M, L>) {
-        renew_profiles(
-            &mut self.machines,
-            cluster.machines().iter().map(|m| m.cpus),
-        );
-        renew_profiles(&mut self.licenses, cluster.pools().iter().map(|l| l.count));
+        self.machines
+            .renew(cluster.machines().iter().map(|m| m.cpus));
+        self.licenses.renew(cluster.pools().iter().map(|l| l.count));
     }
 
     /// Everything free again from `origin` on.
@@ -480,6 +508,7 @@ impl<const B: usize, const M: usize, const L: usize> Plan<B, M, L> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::fixtures::{job, AtSpeed};
     use crate::types::{LicensePool, Machine, MachineSet};
     use std::format;
 
@@ -493,7 +522,7 @@ mod tests {
             Cluster::new(&[machine(4), machine(8), machine(2)], &[]).unwrap();
         let mut plan: Plan<16, 3, 1> = Plan::new(&three);
         plan.reserve(
-            &Job::new(1, 0, 3, 50),
+            &job(1).procs(3).estimate(50).job(),
             &Slot {
                 start: 10,
                 machine: 1,
@@ -512,6 +541,9 @@ mod tests {
             format!("{plan:?}"),
             format!("{:?}", Plan::<16, 3, 1>::new(&two))
         );
+        // The third machine's profile is kept for later, never read.
+        assert!(plan.machine(1).is_some() && plan.machine(2).is_none());
+        assert_eq!(plan.license(0).map(Profile::capacity), Some(2));
         plan.renew(&three);
         assert_eq!(
             format!("{plan:?}"),
@@ -524,30 +556,18 @@ mod tests {
     /// one later, though the fast one is searched first.
     #[test]
     fn earliest_looks_past_the_first_machine_in_order() {
-        let cluster: Cluster<2, 0> = Cluster::new(
-            &[
-                Machine {
-                    cpus: 4,
-                    speed: 1000,
-                },
-                Machine {
-                    cpus: 4,
-                    speed: 2000,
-                },
-            ],
-            &[],
-        )
-        .unwrap();
+        let cluster: Cluster<2, 0> =
+            Cluster::new(&[Machine::new(4), Machine::new(4).at_speed(2000)], &[]).unwrap();
         assert_eq!(cluster.order(), &[1, 0]);
         let mut plan: Plan<16, 2, 0> = Plan::new(&cluster);
-        let busy = Job::new(1, 0, 4, 200);
+        let busy = job(1).procs(4).estimate(200).job();
         let fast_busy = Slot {
             start: 0,
             machine: 1,
             duration: 100,
         };
         plan.reserve(&busy, &fast_busy).unwrap();
-        let job = Job::new(2, 0, 4, 100);
+        let job = job(2).procs(4).estimate(100).job();
         let now = Slot {
             start: 0,
             machine: 0,
@@ -581,10 +601,7 @@ mod tests {
     fn earliest_before_credits_the_jobs_own_license() {
         use crate::types::{LicensePool, LicenseSet, MachineSet};
         let cluster: Cluster<1, 1> = Cluster::new(
-            &[Machine {
-                cpus: 4,
-                speed: 1000,
-            }],
+            &[Machine::new(4)],
             &[LicensePool {
                 count: 1,
                 machines: MachineSet::ALL,
@@ -592,7 +609,7 @@ mod tests {
         )
         .unwrap();
         let mut plan: Plan<16, 1, 1> = Plan::new(&cluster);
-        let mut job = Job::new(1, 0, 4, 100);
+        let mut job = job(1).procs(4).estimate(100).job();
         job.licenses = LicenseSet(1);
         let own = Slot {
             start: 100,
@@ -628,10 +645,7 @@ mod tests {
     #[test]
     fn shift_earlier_takes_only_overlapping_moves() {
         use crate::types::{LicensePool, LicenseSet, MachineSet};
-        let machine = Machine {
-            cpus: 4,
-            speed: 1000,
-        };
+        let machine = Machine::new(4);
         let pool = LicensePool {
             count: 1,
             machines: MachineSet::ALL,
@@ -642,17 +656,17 @@ mod tests {
             machine,
             duration: 100,
         };
-        let job = Job::new(1, 0, 3, 100);
-        let mut licensed = job;
-        licensed.licenses = LicenseSet(1);
+        let mover = job(1).procs(3).estimate(100);
+        let licensed = mover.licenses(LicenseSet(1)).job();
+        let mover = mover.job();
         let own = slot(100, 0);
         for (who, to) in [
-            (job, slot(50, 1)),
-            (job, slot(0, 0)),
-            (job, slot(100, 0)),
-            (job, slot(150, 0)),
+            (mover, slot(50, 1)),
+            (mover, slot(0, 0)),
+            (mover, slot(100, 0)),
+            (mover, slot(150, 0)),
             (
-                job,
+                mover,
                 Slot {
                     duration: 90,
                     ..slot(50, 0)
@@ -666,23 +680,25 @@ mod tests {
             assert_eq!(format!("{plan:?}"), before);
         }
         let mut plan: Plan<16, 2, 1> = Plan::new(&cluster);
-        plan.reserve(&job, &own).unwrap();
+        plan.reserve(&mover, &own).unwrap();
         let other = Slot {
             start: 0,
             machine: 0,
             duration: 300,
         };
-        plan.reserve(&Job::new(2, 0, 1, 300), &other).unwrap();
+        plan.reserve(&job(2).procs(1).estimate(300).job(), &other)
+            .unwrap();
         let mut expected = plan.clone();
-        expected.release_from(&job, &own, 0).unwrap();
-        expected.reserve(&job, &slot(50, 0)).unwrap();
+        expected.release_from(&mover, &own, 0).unwrap();
+        expected.reserve(&mover, &slot(50, 0)).unwrap();
         // Freed: [150, 200), where job 2 still holds 1 of the 4.
-        assert_eq!(plan.shift_earlier(&job, &own, &slot(50, 0)), Ok(Some(3)));
+        assert_eq!(plan.shift_earlier(&mover, &own, &slot(50, 0)), Ok(Some(3)));
         assert_eq!(format!("{plan:?}"), format!("{expected:?}"));
         // With its license: machine 1 is all free in [150, 200).
         let mut plan: Plan<16, 2, 1> = Plan::new(&cluster);
         plan.reserve(&licensed, &own).unwrap();
-        plan.reserve(&Job::new(2, 0, 1, 300), &other).unwrap();
+        plan.reserve(&job(2).procs(1).estimate(300).job(), &other)
+            .unwrap();
         let mut expected = plan.clone();
         expected.release_from(&licensed, &own, 0).unwrap();
         expected.reserve(&licensed, &slot(50, 0)).unwrap();
@@ -695,8 +711,7 @@ mod tests {
         // processors have room from 50, the license not.
         let mut plan: Plan<16, 2, 1> = Plan::new(&cluster);
         plan.reserve(&licensed, &own).unwrap();
-        let mut holder = Job::new(3, 0, 1, 60);
-        holder.licenses = LicenseSet(1);
+        let holder = job(3).procs(1).estimate(60).licenses(LicenseSet(1)).job();
         plan.reserve(
             &holder,
             &Slot {

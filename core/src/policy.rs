@@ -1,7 +1,7 @@
 //! The scheduling policies, chosen at run time by value (no `dyn`).
 //!
 //! Each policy family lives in its own file below, which opens with the
-//! rules it implements (DESIGN.md section 3) and the paper they come from:
+//! rules it implements (`docs/design.md`, "Policies") and the paper they come from:
 //!
 //! | policy | file | rule | source |
 //! | --- | --- | --- | --- |
@@ -543,6 +543,7 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::fixtures::job;
 
     #[test]
     fn names_round_trip() {
@@ -554,15 +555,18 @@ mod tests {
 
     #[test]
     fn promotion_time_is_exact() {
-        let job = Job::new(1, 100, 4, 300);
+        let j = job(1).submit(100).procs(4).estimate(300).job();
         // XF = (wait + 300) / 300 reaches 1.5 when wait = 150.
-        assert_eq!(Policy::promotion_time(&job, 1500), 250);
+        assert_eq!(Policy::promotion_time(&j, 1500), 250);
         // 2.333: wait = 1.333 * 300 = 399.9 -> 400 (ceil), XF(399) < 2.333.
-        assert_eq!(Policy::promotion_time(&job, 2333), 500);
-        assert_eq!(Policy::promotion_time(&job, 1000), 100);
-        assert_eq!(Policy::promotion_time(&job, 900), 100);
+        assert_eq!(Policy::promotion_time(&j, 2333), 500);
+        assert_eq!(Policy::promotion_time(&j, 1000), 100);
+        assert_eq!(Policy::promotion_time(&j, 900), 100);
         assert_eq!(
-            Policy::promotion_time(&Job::new(1, 5, 1, u32::MAX), u32::MAX),
+            Policy::promotion_time(
+                &job(1).submit(5).procs(1).estimate(u32::MAX).job(),
+                u32::MAX
+            ),
             Time::MAX
         );
     }
@@ -570,8 +574,8 @@ mod tests {
     #[test]
     fn thresholds_by_source() {
         let avg = SlowdownAverage::default();
-        let short_wide = Job::new(1, 0, 16, 60);
-        let long_narrow = Job::new(2, 0, 2, 7200);
+        let short_wide = job(1).procs(16).estimate(60).job();
+        let long_narrow = job(2).procs(2).estimate(7200).job();
         assert_eq!(Policy::Easy.threshold_for(&short_wide, &avg), None);
         let d = Policy::SELECTIVE_D_EXAMPLE;
         assert_eq!(d.threshold_for(&short_wide, &avg), Some(8000));

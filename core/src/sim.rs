@@ -27,6 +27,9 @@ use crate::plan::Slot;
 use crate::types::{Duration, Job, JobId, Time};
 use heapless::binary_heap::{BinaryHeap, Min};
 
+#[cfg(test)]
+pub(crate) mod fixtures;
+
 /// A job to replay: what the scheduler sees, and how long it really runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SimJob {

@@ -12,7 +12,7 @@ use crate::deck::Deck;
 use crate::plan::{Plan, Slot};
 use crate::profile::ProfileError;
 use crate::tally::{Tally, TallyError};
-use crate::types::{Cluster, Job, JobId, Time};
+use crate::types::{Cluster, Job, JobId, Machine, Time};
 use heapless::Vec;
 
 /// What went wrong in a kernel call. The kernel is unchanged.
@@ -30,7 +30,8 @@ pub enum KernelError {
     DuplicateJob(JobId),
     /// No running job has this id.
     UnknownJob(JobId),
-    /// The wait queue is full (capacity `Q`).
+    /// The wait queue is full (capacity `Q`, or the lower limit set by
+    /// [`Kernel::set_queue_limit`](crate::Kernel::set_queue_limit)).
     QueueFull(JobId),
     /// The running set is full (capacity `R`).
     RunningFull(JobId),
@@ -283,8 +284,12 @@ pub(crate) struct State<
     pub(crate) plan: Plan<B, M, L>,
     /// FCFS, EASY and SJF-EASY on one machine without licenses: free
     /// processors and the running jobs' estimated ends, kept instead of the
-    /// plan (see [`crate::tally`]). `None`: the plan is kept.
-    pub(crate) tally: Option<Tally<R>>,
+    /// plan (see [`crate::tally`]) when `counting`; read it through
+    /// [`State::tally`]. Always there, so that [`State::renew`] sets it up
+    /// in place (a tally of a deep kernel is tens of kilobytes).
+    counts: Tally<R>,
+    /// Whether `counts` is kept instead of the plan.
+    counting: bool,
     /// A host call came late and a missed reservation was re-planned from
     /// then: guarantees given before may no longer hold (see
     /// [`Kernel::validate`](crate::Kernel::validate)).
@@ -303,7 +308,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     #[inline(always)]
     pub(crate) fn new(cluster: Cluster<M, L>, tally: bool) -> Self {
         let plan = Plan::new(&cluster);
-        let tally = Self::counted(&cluster, tally).map(Tally::new);
+        let counted = Self::counted(&cluster, tally);
         Self {
             cluster,
             now: 0,
@@ -311,7 +316,8 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             running: Vec::new(),
             first_end: None,
             plan,
-            tally,
+            counts: Tally::new(counted.unwrap_or(Machine::new(0))),
+            counting: counted.is_some(),
             replanned_late: false,
             max_id: None,
             counters: Counters::default(),
@@ -320,7 +326,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
 
     /// The machine a tally counts: the cluster's only one, when it has no
     /// licenses and `tally` is asked for.
-    fn counted(cluster: &Cluster<M, L>, tally: bool) -> Option<crate::types::Machine> {
+    fn counted(cluster: &Cluster<M, L>, tally: bool) -> Option<Machine> {
         match cluster.machines() {
             [machine] if tally && cluster.pools().is_empty() => Some(*machine),
             _ => None,
@@ -331,11 +337,9 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     /// and the tally are emptied where they are, not built again.
     pub(crate) fn renew(&mut self, cluster: Cluster<M, L>, tally: bool) {
         self.plan.renew(&cluster);
-        match (Self::counted(&cluster, tally), &mut self.tally) {
-            (Some(machine), Some(counts)) => counts.renew(machine),
-            (Some(machine), None) => self.tally = Some(Tally::new(machine)),
-            (None, _) => self.tally = None,
-        }
+        let counted = Self::counted(&cluster, tally);
+        self.counts.renew(counted.unwrap_or(Machine::new(0)));
+        self.counting = counted.is_some();
         self.cluster = cluster;
         self.now = 0;
         self.queue.clear();
@@ -344,6 +348,24 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         self.replanned_late = false;
         self.max_id = None;
         self.counters = Counters::default();
+    }
+
+    /// The tally, when it is kept instead of the plan.
+    pub(crate) const fn tally(&self) -> Option<&Tally<R>> {
+        if self.counting {
+            Some(&self.counts)
+        } else {
+            None
+        }
+    }
+
+    /// [`State::tally`], to change.
+    pub(crate) fn tally_mut(&mut self) -> Option<&mut Tally<R>> {
+        if self.counting {
+            Some(&mut self.counts)
+        } else {
+            None
+        }
     }
 
     /// Moves the clock to `now` (never backwards) and forgets the plan's past.
@@ -356,7 +378,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         }
         if now > self.now {
             self.now = now;
-            if self.tally.is_none() {
+            if !self.counting {
                 self.plan.advance(now);
             }
         }
@@ -441,7 +463,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             .ok_or(KernelError::UnknownJob(id))?;
         let done = self.running.remove(index);
         // With a tally, `release` takes the earliest end from it instead.
-        if self.tally.is_none() && self.first_end.is_none_or(|t| done.slot.end() <= t) {
+        if !self.counting && self.first_end.is_none_or(|t| done.slot.end() <= t) {
             self.first_end = self.running.iter().map(|r| r.slot.end()).min();
         }
         Ok(done)
@@ -485,14 +507,15 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         if self.running.is_full() {
             return Err(KernelError::RunningFull(job.id));
         }
-        match self.tally.as_mut() {
+        match self.tally_mut() {
             Some(tally) => tally.hold(slot.end(), job.procs)?,
             None => self.plan.reserve(job, &slot)?,
         }
         if let Err(e) = self.start(index, slot, observer) {
-            match self.tally.as_mut() {
+            let now = self.now;
+            match self.tally_mut() {
                 Some(tally) => tally.release(slot.end(), job.procs)?,
-                None => self.plan.release_from(job, &slot, self.now)?,
+                None => self.plan.release_from(job, &slot, now)?,
             }
             return Err(e);
         }
@@ -503,7 +526,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     /// out of the running set by [`State::finish`]) held. A tally holds the
     /// running jobs' ends in order, so the earliest is its first.
     pub(crate) fn release(&mut self, done: &RunningJob, now: Time) -> Result<(), KernelError> {
-        if let Some(tally) = self.tally.as_mut() {
+        if let Some(tally) = self.tally_mut() {
             tally.release(done.slot.end(), done.job.procs)?;
             self.first_end = tally.first_end();
         } else if done.slot.end() > now {
@@ -516,12 +539,13 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::fixtures::job;
 
     /// The reservation and guarantee read back as set, `None` included, and
     /// `Debug` shows them as options (not the values that stand for none).
     #[test]
     fn a_queued_job_reads_back_its_reservation_and_guarantee() {
-        let mut q = QueuedJob::new(Job::new(7, 0, 2, 30));
+        let mut q = QueuedJob::new(job(7).procs(2).estimate(30).job());
         assert_eq!((q.reservation(), q.guarantee()), (None, None));
         let text = std::format!("{q:?}");
         assert!(
@@ -543,7 +567,7 @@ mod tests {
         );
         q.set_reservation(None);
         q.set_guarantee(None);
-        assert_eq!(q, QueuedJob::new(Job::new(7, 0, 2, 30)));
+        assert_eq!(q, QueuedJob::new(job(7).procs(2).estimate(30).job()));
         assert_eq!(core::mem::size_of::<QueuedJob>(), 48);
     }
 }

@@ -320,8 +320,8 @@ impl<const M: usize, const L: usize> Cluster<M, L> {
     }
 }
 
-/// The run-time floor of the bounded slowdown, in seconds (DESIGN.md
-/// section 5).
+/// The run-time floor of the bounded slowdown, in seconds (`docs/design.md`,
+/// "Metrics").
 pub const SLOWDOWN_BOUND: Duration = 10;
 
 /// Category boundaries.
@@ -401,11 +401,12 @@ impl Category {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::fixtures::{job, AtSpeed};
 
     /// "No deadline" is the end of time, read back as `None`.
     #[test]
     fn a_job_without_a_deadline_reads_none() {
-        let job = Job::new(1, 0, 1, 10);
+        let job = job(1).procs(1).estimate(10).job();
         assert_eq!((job.deadline, job.deadline()), (Job::NO_DEADLINE, None));
         let due = job.with_deadline(Some(50));
         assert_eq!((due.deadline, due.deadline()), (50, Some(50)));
@@ -417,18 +418,9 @@ mod tests {
     fn machines_are_ordered_fastest_first() {
         let c: Cluster<3, 0> = Cluster::new(
             &[
-                Machine {
-                    cpus: 4,
-                    speed: 1000,
-                },
-                Machine {
-                    cpus: 4,
-                    speed: 2000,
-                },
-                Machine {
-                    cpus: 4,
-                    speed: 2000,
-                },
+                Machine::new(4),
+                Machine::new(4).at_speed(2000),
+                Machine::new(4).at_speed(2000),
             ],
             &[],
         )
@@ -453,7 +445,7 @@ mod tests {
             ],
         )
         .unwrap();
-        let mut job = Job::new(1, 0, 6, 10);
+        let mut job = job(1).procs(6).estimate(10).job();
         assert!(!c.eligible(&job, 0));
         assert!(c.eligible(&job, 1));
         job.licenses = LicenseSet(0b01);
@@ -471,14 +463,8 @@ mod tests {
 
     #[test]
     fn speed_scales_durations_up() {
-        let fast = Machine {
-            cpus: 1,
-            speed: 2000,
-        };
-        let slow = Machine {
-            cpus: 1,
-            speed: 300,
-        };
+        let fast = Machine::new(1).at_speed(2000);
+        let slow = Machine::new(1).at_speed(300);
         assert_eq!(fast.scale(11), Some(6));
         assert_eq!(slow.scale(3), Some(10));
         assert_eq!(slow.scale(u32::MAX), None);

@@ -18,6 +18,7 @@
 //! inside a counted region is seen, so a zero above is not vacuous.
 
 use backfill_alloc_counter::{allocations, Counting};
+use backfill_core::rng::SplitMix64;
 use backfill_core::{
     CategoryBounds, Cluster, Job, Kernel, KernelError, Metrics, Policy, RunningJob, SimJob,
     Simulator, Slot, Time,
@@ -40,47 +41,30 @@ const B: usize = 2 * Q + R + 1;
 
 type TestKernel = Kernel<Q, R, B>;
 
-/// SplitMix64: a tiny deterministic generator (fixed seed below).
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n > 0`; the tiny modulo bias does not matter here).
-    fn below(&mut self, n: u32) -> u32 {
-        u32::try_from(self.next() % u64::from(n)).unwrap()
-    }
-}
-
 /// `JOBS` jobs sorted by submit time: mostly narrow, some machine-wide,
 /// estimates from a minute to four hours, run times at, below and (killed)
 /// above the estimate, some zero-length, several arrivals per instant.
 fn workload(seed: u64) -> Vec<SimJob> {
-    let mut rng = SplitMix(seed);
+    let mut rng = SplitMix64::new(seed);
+    let mut below = |n: u32| u32::try_from(rng.below(u64::from(n))).unwrap();
     let mut submit: Time = 0;
     let mut jobs = Vec::with_capacity(JOBS);
     for id in 0..u32::try_from(JOBS).unwrap() {
         // A quarter of the jobs arrive with the previous one.
-        if rng.below(4) != 0 {
-            submit += rng.below(1800);
+        if below(4) != 0 {
+            submit += below(1800);
         }
-        let procs = match rng.below(10) {
+        let procs = match below(10) {
             0 => PROCS,
-            1 | 2 => 1 << rng.below(6),
-            _ => 1 + rng.below(8),
+            1 | 2 => 1 << below(6),
+            _ => 1 + below(8),
         };
-        let estimate = 60 + rng.below(4 * 3600);
-        let runtime = match rng.below(10) {
+        let estimate = 60 + below(4 * 3600);
+        let runtime = match below(10) {
             0 => 0,
-            1 => estimate + 1 + rng.below(600),
+            1 => estimate + 1 + below(600),
             2 => estimate,
-            _ => rng.below(estimate),
+            _ => below(estimate),
         };
         jobs.push(SimJob {
             job: Job::new(id, submit, procs, estimate),

@@ -14,17 +14,17 @@
 //!   slowdown) and license usage;
 //! * [`report`]: `host-cli replay --farm`'s report and per-job CSV;
 //! * [`study`]: `host-cli farm-study`, the paper's experiment grid and its
-//!   license-ratio sweep, with CSV and SVG output ([`figures`]);
-//! * [`cli`]: the command-line options of the farm commands.
+//!   license-ratio sweep, with CSV and SVG output (drawn by
+//!   [`crate::studies::plot`]).
+//!
+//! The farm commands' options and handlers are in [`crate::cli`].
 
-pub mod cli;
-pub mod figures;
-pub mod format;
+pub(crate) mod format;
 pub mod generate;
-pub mod metrics;
+pub(crate) mod metrics;
 pub mod replay;
-pub mod report;
-pub mod study;
+pub(crate) mod report;
+pub(crate) mod study;
 
 use backfill_core::{
     Cluster, Job, JobId, LicensePool, LicenseSet, Machine, MachineSet, SimJob, Time,
@@ -33,58 +33,58 @@ use replay::{FARM_L, FARM_M};
 
 /// One machine of a farm.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FarmMachine {
+pub(crate) struct FarmMachine {
     /// Its name (unique in the farm).
-    pub name: String,
+    pub(crate) name: String,
     /// Processors.
-    pub cpus: u32,
+    pub(crate) cpus: u32,
     /// Speed in thousandths of the reference machine (1000 = 1.0).
-    pub speed: u32,
+    pub(crate) speed: u32,
 }
 
 /// A pool of floating licenses.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FarmLicense {
+pub(crate) struct FarmLicense {
     /// Its name (unique in the farm).
-    pub name: String,
+    pub(crate) name: String,
     /// Copies usable at once.
-    pub copies: u32,
+    pub(crate) copies: u32,
     /// Indices of the machines where a copy can be activated, ascending.
-    pub machines: Vec<usize>,
+    pub(crate) machines: Vec<usize>,
 }
 
 /// Machines and license pools.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Farm {
+pub(crate) struct Farm {
     /// Machines, by index.
-    pub machines: Vec<FarmMachine>,
+    pub(crate) machines: Vec<FarmMachine>,
     /// License pools, by index.
-    pub licenses: Vec<FarmLicense>,
+    pub(crate) licenses: Vec<FarmLicense>,
 }
 
 /// A job of a farm's job list.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FarmJob {
+pub(crate) struct FarmJob {
     /// Identifier (unique in the list).
-    pub id: JobId,
+    pub(crate) id: JobId,
     /// Submit time.
-    pub submit: Time,
+    pub(crate) submit: Time,
     /// Processors, on one machine.
-    pub cpus: u32,
+    pub(crate) cpus: u32,
     /// Run-time estimate on a reference-speed machine (the job is killed there).
-    pub estimate: u32,
+    pub(crate) estimate: u32,
     /// Actual run time on a reference-speed machine.
-    pub runtime: u32,
+    pub(crate) runtime: u32,
     /// Deadline, if any.
-    pub deadline: Option<Time>,
+    pub(crate) deadline: Option<Time>,
     /// Indices of the license pools it needs one copy of each, ascending.
-    pub licenses: Vec<usize>,
+    pub(crate) licenses: Vec<usize>,
 }
 
 impl FarmJob {
     /// The kernel's view of the job (the replay loop adds the run time).
     #[must_use]
-    pub fn job(&self) -> Job {
+    pub(crate) fn job(&self) -> Job {
         let mut job = Job::new(self.id, self.submit, self.cpus, self.estimate);
         job = job.with_deadline(self.deadline);
         job.licenses = LicenseSet(
@@ -99,7 +99,7 @@ impl FarmJob {
 
 /// Why a farm cannot be replayed.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FarmLimitError(pub String);
+pub struct FarmLimitError(pub(crate) String);
 
 impl std::fmt::Display for FarmLimitError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -112,7 +112,7 @@ impl std::error::Error for FarmLimitError {}
 impl Farm {
     /// Total processors.
     #[must_use]
-    pub fn total_cpus(&self) -> u64 {
+    pub(crate) fn total_cpus(&self) -> u64 {
         self.machines.iter().map(|m| u64::from(m.cpus)).sum()
     }
 
@@ -121,7 +121,7 @@ impl Farm {
     /// # Errors
     /// More than [`FARM_M`] machines or [`FARM_L`] license pools, or a
     /// machine without processors or speed.
-    pub fn cluster(&self) -> Result<Cluster<FARM_M, FARM_L>, FarmLimitError> {
+    pub(crate) fn cluster(&self) -> Result<Cluster<FARM_M, FARM_L>, FarmLimitError> {
         let machines: Vec<Machine> = self
             .machines
             .iter()
@@ -158,9 +158,9 @@ impl Farm {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FarmWorkload {
     /// The farm.
-    pub farm: Farm,
+    pub(crate) farm: Farm,
     /// The jobs, in file order.
-    pub jobs: Vec<FarmJob>,
+    pub(crate) jobs: Vec<FarmJob>,
 }
 
 impl FarmWorkload {

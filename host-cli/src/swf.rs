@@ -38,9 +38,9 @@
 //!   trace only if it needs that value (the machine size).
 //! * [`SwfRecord`] keeps the 18 values as written; it interprets nothing.
 //!
-//! # Selecting: [`select()`] → [`Workload`] of [`TraceJob`]s
+//! # Selecting: [`select()`] → [`Workload`](workload::Workload) of [`TraceJob`]s
 //!
-//! Following DESIGN.md section 4:
+//! Following `docs/design.md`, "Replaying SWF traces":
 //!
 //! * **Window.** Data lines are taken in file order. Lines with status 2, 3
 //!   or 4 record pieces of checkpointed or swapped jobs: they are not jobs
@@ -57,7 +57,7 @@
 //!   time, and at least 1. A needed value above `u32::MAX` is a hard error.
 //! * **Order.** Jobs are sorted stably by (submit, job number); the number of
 //!   jobs that came earlier than the job before them in the file is reported
-//!   ([`Workload::out_of_order`]). Only jobs are compared: in LLNL-Thunder
+//!   ([`Workload::out_of_order`](workload::Workload::out_of_order)). Only jobs are compared: in LLNL-Thunder
 //!   the 808 lines whose submit time is below the line before all have
 //!   submit time `-1` (skipped as no submit time), so its jobs are in order.
 
@@ -78,8 +78,20 @@ mod reader;
 mod record;
 mod workload;
 
-pub use error::{SwfError, SwfErrorKind};
-pub use header::{InvalidHeaderValue, SwfHeader};
-pub use reader::{load, load_reader, load_tapped, LoadedTrace, Tap, Tapped, MAX_LINE_BYTES};
-pub use record::{field_name, LineError, LineErrorKind, SwfRecord, FIELD_COUNT, FIELD_NAMES};
-pub use workload::{select, Selector, SkipCounts, SkipReason, TraceJob, Workload};
+pub use error::SwfError;
+pub use error::SwfErrorKind;
+pub use header::SwfHeader;
+pub use reader::load;
+pub use reader::load_reader;
+pub(crate) use reader::load_tapped;
+pub use reader::LoadedTrace;
+pub(crate) use reader::Tap;
+pub(crate) use reader::Tapped;
+pub use record::LineError;
+pub use record::LineErrorKind;
+pub use record::SwfRecord;
+pub(crate) use workload::select;
+pub(crate) use workload::Selector;
+pub use workload::SkipCounts;
+pub use workload::SkipReason;
+pub use workload::TraceJob;

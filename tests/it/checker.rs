@@ -1,87 +1,87 @@
 //! The checker itself: it passes good logs, fails each kind of broken log
 //! with the exact [`Violation`], and is fast on 300,000-job logs.
+//!
+//! Hand-written logs are tables of cases: [`good_logs`] (each passes under
+//! the policies it names) and [`broken_logs`] (each fails with one exact
+//! violation, of a rule and at a time the row states).
 
 use backfill_core::policy::{Heuristics, Threshold};
 use backfill_core::{
-    Cluster, Job, JobId, JobRecord, KernelError, LicensePool, LicenseSet, Machine, MachineSet,
-    Policy, SimJob, Slot, Time,
+    Cluster, JobId, KernelError, LicensePool, LicenseSet, Machine, MachineSet, Policy, SimJob,
+    Slot, Time,
 };
 use backfill_tests::check::{
     check, check_deterministic, compare_replays, replay, run_replay, RunLog, Violation,
 };
+use backfill_tests::fixtures::{job, sims, AtSpeed, TestJob};
 use std::time::Instant;
 
+/// Every hand-written log's cluster type: up to two machines and a license
+/// pool (most logs use one machine and no pool).
+type Farm = Cluster<2, 1>;
+
 /// A hand-written log: jobs are added with where and when they ran.
-struct Log<const M: usize, const L: usize> {
-    cluster: Cluster<M, L>,
+#[derive(Clone)]
+struct Log {
+    cluster: Farm,
     input: Vec<SimJob>,
     run: RunLog,
 }
 
-impl<const M: usize, const L: usize> Log<M, L> {
-    fn new(cluster: Cluster<M, L>) -> Self {
-        Self {
-            cluster,
-            input: Vec::new(),
-            run: RunLog::default(),
-        }
-    }
+/// Where and when a job of a [`Log`] ran: `at(100)` on machine 0,
+/// `at(100).on(1)` on machine 1.
+#[derive(Clone, Copy)]
+struct Start {
+    start: Time,
+    machine: u8,
+}
 
-    /// Job `id` submitted at `submit`, run on `machine` from `start`, with
-    /// the end the replay loop would give it.
-    #[allow(clippy::too_many_arguments)]
-    fn job(
-        &mut self,
-        id: JobId,
-        submit: Time,
-        procs: u32,
-        estimate: u32,
-        runtime: u32,
-        machine: u8,
-        start: Time,
-    ) -> &mut Self {
-        self.licensed(
-            id,
-            submit,
-            procs,
-            estimate,
-            runtime,
-            machine,
-            start,
-            LicenseSet::EMPTY,
-        )
-    }
+fn at(start: Time) -> Start {
+    Start { start, machine: 0 }
+}
 
-    #[allow(clippy::too_many_arguments)]
-    fn licensed(
-        &mut self,
-        id: JobId,
-        submit: Time,
-        procs: u32,
-        estimate: u32,
-        runtime: u32,
-        machine: u8,
-        start: Time,
-        licenses: LicenseSet,
-    ) -> &mut Self {
-        let mut job = Job::new(id, submit, procs, estimate);
-        job.licenses = licenses;
-        self.input.push(SimJob { job, runtime });
-        let m = self.cluster.machines()[usize::from(machine)];
-        let duration = m.scale(estimate).unwrap();
-        let run = m.scale(runtime).unwrap();
+impl Start {
+    fn on(self, machine: u8) -> Self {
+        Self { machine, ..self }
+    }
+}
+
+/// An empty log on one machine of `cpus`.
+fn one(cpus: u32) -> Log {
+    on(Cluster::single(cpus).unwrap())
+}
+
+/// An empty log on `cluster`.
+fn on(cluster: Farm) -> Log {
+    Log {
+        cluster,
+        input: Vec::new(),
+        run: RunLog::default(),
+    }
+}
+
+impl Log {
+    /// Job `j` submitted, and run from `at`, with the end the replay loop
+    /// would give it.
+    fn ran(mut self, j: TestJob, at: Start) -> Self {
+        let input = j.sim();
+        self.input.push(input);
+        let m = self.cluster.machines()[usize::from(at.machine)];
+        let duration = m.scale(input.job.estimate).unwrap();
+        let run = m.scale(input.runtime).unwrap();
         let slot = Slot {
-            start,
-            machine,
+            start: at.start,
+            machine: at.machine,
             duration,
         };
-        job.tag = runtime;
-        self.run.started.push((id, slot));
-        self.run.finished.push(JobRecord {
+        let mut job = input.job;
+        job.tag = input.runtime;
+        self.run.started.push((job.id, slot));
+        self.run.finished.push(backfill_core::JobRecord {
             job,
-            runtime,
+            runtime: input.runtime,
             slot,
-            end: start + run.min(duration),
+            end: at.start + run.min(duration),
             killed: run > duration,
             guarantee: None,
         });
@@ -90,7 +90,7 @@ impl<const M: usize, const L: usize> Log<M, L> {
 
     /// A reservation event `(now, id, start)` on machine 0, with the job's
     /// duration; the first one of a job becomes its record's guarantee.
-    fn reserve(&mut self, now: Time, id: JobId, start: Time) -> &mut Self {
+    fn reserve(mut self, now: Time, id: JobId, start: Time) -> Self {
         let record = self.record(id);
         let slot = Slot {
             start,
@@ -103,7 +103,7 @@ impl<const M: usize, const L: usize> Log<M, L> {
         self
     }
 
-    fn record(&mut self, id: JobId) -> &mut JobRecord {
+    fn record(&mut self, id: JobId) -> &mut backfill_core::JobRecord {
         self.run
             .finished
             .iter_mut()
@@ -112,8 +112,14 @@ impl<const M: usize, const L: usize> Log<M, L> {
     }
 
     /// Sorts the start events by time, as a replay logs them.
-    fn sorted(&mut self) -> &mut Self {
+    fn sorted(mut self) -> Self {
         self.run.started.sort_by_key(|&(id, s)| (s.start, id));
+        self
+    }
+
+    /// The log after `tamper` changed it.
+    fn with(mut self, tamper: impl FnOnce(&mut Self)) -> Self {
+        tamper(&mut self);
         self
     }
 
@@ -122,499 +128,881 @@ impl<const M: usize, const L: usize> Log<M, L> {
     }
 }
 
-fn one(cpus: u32) -> Log<1, 0> {
-    Log::new(Cluster::single(cpus).unwrap())
+/// Job 1 holds all 10 processors over [0, 100); job 2 (all 10, estimate
+/// 50), submitted at `submit`, starts at 100.
+fn behind_a_full_machine(submit: Time) -> Log {
+    one(10)
+        .ran(job(1).procs(10).estimate(100), at(0))
+        .ran(job(2).submit(submit).procs(10).estimate(50), at(100))
+        .sorted()
 }
 
-#[test]
-fn a_good_log_passes_under_every_policy() {
-    let mut log = one(10);
+/// Job 1 holds 6 of 10 processors over [0, 100); job 2 (8 processors,
+/// estimate 50), submitted at 1, starts at `start`.
+fn behind_six_of_ten(start: Time) -> Log {
+    one(10)
+        .ran(job(1).procs(6).estimate(100), at(0))
+        .ran(job(2).submit(1).procs(8).estimate(50), at(start))
+        .sorted()
+}
+
+/// Two 1-processor, 10 s jobs on 4 processors: job 1 at 0, job 2 at its
+/// submission, 3.
+fn two_small_jobs() -> Log {
+    one(4)
+        .ran(job(1).estimate(10), at(0))
+        .ran(job(2).submit(3).estimate(10), at(3))
+        .sorted()
+}
+
+/// One 1-processor, 10 s job on 4 processors, run at 0.
+fn one_small_job() -> Log {
+    one(4).ran(job(1).estimate(10), at(0))
+}
+
+/// Job 1 (1 processor, estimate 100, really `runtime`) on 4 processors,
+/// run at 0.
+fn one_job_running(runtime: u32) -> Log {
+    one(4).ran(job(1).estimate(100).runs(runtime), at(0))
+}
+
+/// Two machines of `cpus` processors and one license pool of `copies`
+/// usable on the machines of `machines`.
+fn two_machines(cpus: [u32; 2], machines: MachineSet, copies: u32) -> Farm {
+    Cluster::new(
+        &[Machine::new(cpus[0]), Machine::new(cpus[1])],
+        &[LicensePool {
+            count: copies,
+            machines,
+        }],
+    )
+    .unwrap()
+}
+
+/// On a double-speed machine a 100 s estimate holds the slot for 50 s:
+/// job 1 (1 processor, estimate 100) run at 0 there.
+fn on_a_double_speed_machine() -> Log {
+    let fast = Machine::new(4).at_speed(2000);
+    on(Cluster::new(&[fast], &[]).unwrap()).ran(job(1).estimate(100), at(0))
+}
+
+/// Job `j`, rejected at submission with `error`, on 4 processors.
+fn rejected(j: TestJob, error: KernelError) -> Log {
+    let mut log = one(4);
+    log.input.push(j.sim());
+    log.run.rejected.push((j.job(), error));
+    log
+}
+
+/// Policies that do not keep reservations (the logs without reservation
+/// events are good under them).
+fn without_kept_reservations() -> Vec<Policy> {
+    Policy::ALL
+        .into_iter()
+        .filter(|p| !p.keeps_reservations())
+        .collect()
+}
+
+/// A log the checker must pass under each of `policies`.
+struct Good {
+    /// What the log shows.
+    name: &'static str,
+    log: Log,
+    policies: Vec<Policy>,
+}
+
+fn good_logs() -> Vec<Good> {
     // 1: 6 procs [0, 100); 2: 4 procs [5, 55) killed at its estimate;
     // 3: 10 procs [100, 150).
-    log.job(1, 0, 6, 100, 100, 0, 0)
-        .job(2, 5, 4, 50, 80, 0, 5)
-        .job(3, 7, 10, 50, 50, 0, 100)
+    let three = one(10)
+        .ran(job(1).procs(6).estimate(100), at(0))
+        .ran(job(2).submit(5).procs(4).estimate(50).runs(80), at(5))
+        .ran(job(3).submit(7).procs(10).estimate(50), at(100))
         .sorted();
-    for policy in Policy::ALL {
-        if policy.keeps_reservations() {
-            continue; // needs reservations, below
+    let fast = on_a_double_speed_machine();
+    assert_eq!(fast.run.finished[0].end, 50);
+    // Ran exactly its estimate: not killed; one second longer: killed at
+    // its estimate.
+    assert!(!one_job_running(100).run.finished[0].killed);
+    assert!(one_job_running(101).run.finished[0].killed);
+    vec![
+        Good {
+            name: "jobs without reservations",
+            log: three.clone(),
+            policies: without_kept_reservations(),
+        },
+        Good {
+            name: "every job reserved on arrival",
+            log: three
+                .clone()
+                .reserve(0, 1, 0)
+                .reserve(5, 2, 5)
+                .reserve(7, 3, 100),
+            policies: vec![Policy::Conservative],
+        },
+        // Threshold 2.0: job 3 (estimate 50) is promoted at 7 + 50.
+        Good {
+            name: "a promotion at the threshold",
+            log: three.reserve(57, 3, 100),
+            policies: vec![Policy::SELECTIVE_EXAMPLE],
+        },
+        // Threshold 2.0: job 2 (submitted 50, estimate 50) would be due at
+        // 100, when it starts.
+        Good {
+            name: "a job that starts by its promotion instant needs no promotion",
+            log: behind_a_full_machine(50),
+            policies: vec![Policy::SELECTIVE_EXAMPLE],
+        },
+        Good {
+            name: "[0, 100) and [100, 200) on all processors: half-open, no overlap",
+            log: one(10)
+                .ran(job(1).procs(10).estimate(100), at(0))
+                .ran(job(2).procs(10).estimate(100), at(100)),
+            policies: vec![Policy::Fcfs],
+        },
+        Good {
+            name: "zero-length runs hold nothing",
+            log: one(10)
+                .ran(job(1).procs(10).estimate(100).runs(0), at(0))
+                .ran(job(2).procs(10).estimate(100), at(0)),
+            policies: vec![Policy::Fcfs],
+        },
+        Good {
+            name: "a double-speed machine halves the slot",
+            log: fast,
+            policies: vec![Policy::Easy],
+        },
+        Good {
+            name: "reservations that never move later",
+            log: behind_a_full_machine(0).reserve(0, 1, 0).reserve(0, 2, 100),
+            policies: vec![Policy::Conservative],
+        },
+        // SJF-EASY makes no promise to its head, nor BF_MOD (its
+        // reservation moves between jobs by design), and their records
+        // carry no guarantee.
+        Good {
+            name: "a reservation that moves later under a policy that promises nothing",
+            log: behind_a_full_machine(0)
+                .reserve(0, 1, 0)
+                .reserve(0, 2, 100)
+                .reserve(40, 2, 120)
+                .with(|log| {
+                    for record in &mut log.run.finished {
+                        record.guarantee = None;
+                    }
+                }),
+            policies: vec![Policy::SjfEasy, Policy::BfMod(Heuristics::DEFAULT)],
+        },
+        // The bound is the shadow time, not the best start: job 1 ending
+        // early, at 40, does not make a start at 100 late.
+        Good {
+            name: "a head that starts by its shadow time",
+            log: one(10)
+                .ran(job(1).procs(6).estimate(100).runs(40), at(0))
+                .ran(job(2).submit(1).procs(8).estimate(50), at(100))
+                .sorted(),
+            policies: vec![Policy::Easy],
+        },
+        Good {
+            name: "a shorter arrival voids the SJF-EASY head's shadow time",
+            log: shorter_arrival(110),
+            policies: vec![Policy::SjfEasy],
+        },
+        Good {
+            name: "a job that ran exactly its estimate, not killed",
+            log: one_job_running(100),
+            policies: vec![Policy::Easy],
+        },
+        Good {
+            name: "a job killed at its estimate",
+            log: one_job_running(101),
+            policies: vec![Policy::Easy],
+        },
+        Good {
+            name: "a rejection of a job wider than the machine (8 > 4 processors)",
+            log: rejected(
+                job(1).submit(5).procs(8).estimate(10),
+                KernelError::Unrunnable(1),
+            ),
+            policies: vec![Policy::Easy],
+        },
+        Good {
+            name: "a rejection of a job without processors",
+            log: rejected(
+                job(1).submit(5).procs(0).estimate(10),
+                KernelError::InvalidJob(1),
+            ),
+            policies: vec![Policy::Easy],
+        },
+        Good {
+            name: "EASY backfills past a waiting head",
+            log: overtaken(),
+            policies: vec![Policy::Easy],
+        },
+    ]
+}
+
+#[test]
+fn good_logs_pass() {
+    for case in good_logs() {
+        assert!(!case.policies.is_empty(), "{}", case.name);
+        for policy in case.policies {
+            assert_eq!(case.log.check(policy), Ok(()), "{}: {policy}", case.name);
         }
-        assert_eq!(log.check(policy), Ok(()), "{policy}");
     }
-    let mut selective = one(10);
-    selective
-        .job(1, 0, 6, 100, 100, 0, 0)
-        .job(2, 5, 4, 50, 80, 0, 5)
-        .job(3, 7, 10, 50, 50, 0, 100)
-        .sorted();
-    log.reserve(0, 1, 0).reserve(5, 2, 5).reserve(7, 3, 100);
-    assert_eq!(log.check(Policy::Conservative), Ok(()));
-    // Selective, threshold 2.0: job 3 (estimate 50) is promoted at 7 + 50.
-    selective.reserve(57, 3, 100);
-    assert_eq!(selective.check(Policy::SELECTIVE_EXAMPLE), Ok(()));
 }
 
-#[test]
-fn selective_promotes_when_the_threshold_is_reached() {
-    // Threshold 2.0: job 2 (submitted 5, estimate 50) is due at 55.
-    let mut log = one(10);
-    log.job(1, 0, 10, 100, 100, 0, 0)
-        .job(2, 5, 10, 50, 50, 0, 100)
-        .sorted();
-    let late = |promoted| Violation::LatePromotion {
-        job: 2,
-        at: 55,
-        promoted,
-        started: 100,
-    };
-    assert_eq!(log.check(Policy::SELECTIVE_EXAMPLE), Err(late(None)));
-    log.reserve(60, 2, 100);
-    let v = log.check(Policy::SELECTIVE_EXAMPLE).unwrap_err();
-    assert_eq!(v, late(Some(60)));
-    assert_eq!(v.rule(), 3);
-    assert_eq!(
-        v.to_string(),
-        "job 2 reached its expansion-factor threshold at t=55 and started at t=100, but was promoted at t=60"
-    );
-    // A job that starts by its promotion instant needs no promotion.
-    let mut log = one(10);
-    log.job(1, 0, 10, 100, 100, 0, 0)
-        .job(2, 50, 10, 50, 50, 0, 100)
-        .sorted();
-    assert_eq!(log.check(Policy::SELECTIVE_EXAMPLE), Ok(()));
+/// A log the checker must fail under `policy` with exactly `violation`.
+struct Broken {
+    /// What is broken.
+    name: &'static str,
+    log: Log,
+    policy: Policy,
+    violation: Violation,
+    /// The violation's rule and time ([`Violation::rule`], [`Violation::at`]).
+    rule_at: (u8, Time),
+    /// Its message, where the case pins it.
+    message: Option<&'static str>,
 }
 
-#[test]
-fn over_full_machine() {
-    let mut log = one(10);
-    log.job(3, 0, 6, 100, 100, 0, 100)
-        .job(7, 0, 6, 100, 100, 0, 120)
-        .sorted();
-    let v = log.check(Policy::Easy).unwrap_err();
-    assert_eq!(
-        v,
-        Violation::MachineOverfull {
-            machine: 0,
-            at: 120,
-            used: 12,
-            cpus: 10,
-            jobs: vec![3, 7]
-        }
-    );
-    assert_eq!(
-        v.to_string(),
-        "capacity exceeded on machine 0 at t=120: 12 > 10 processors (jobs 3, 7)"
-    );
-    assert_eq!((v.rule(), v.at()), (1, 120));
+/// Job 1 (all 10 processors) runs [0, 100); job 2 (all 10, 50 s) is the
+/// head from 1 and starts at `start`; job 3 (all 10, 10 s), shorter,
+/// arrives at 50 and starts at 100. Under SJF-EASY job 3 sorts ahead of
+/// job 2 and voids its shadow time (100); back at the head at 100 behind
+/// job 3, job 2 is due by 110. Under EASY job 2 is due by 100.
+fn shorter_arrival(start: Time) -> Log {
+    one(10)
+        .ran(job(1).procs(10).estimate(100), at(0))
+        .ran(job(2).submit(1).procs(10).estimate(50), at(start))
+        .ran(job(3).submit(50).procs(10).estimate(10), at(100))
+        .sorted()
 }
 
-#[test]
-fn touching_intervals_do_not_overlap() {
-    // [0, 100) and [100, 200) on all processors: half-open, no overlap.
-    let mut log = one(10);
-    log.job(1, 0, 10, 100, 100, 0, 0)
-        .job(2, 0, 10, 100, 100, 0, 100);
-    assert_eq!(log.check(Policy::Fcfs), Ok(()));
-    // Zero-length runs hold nothing.
-    let mut log = one(10);
-    log.job(1, 0, 10, 100, 0, 0, 0)
-        .job(2, 0, 10, 100, 100, 0, 0);
-    assert_eq!(log.check(Policy::Fcfs), Ok(()));
+/// Job 3 (2 processors, 10 s, submitted at 2) starts at 90, before job 2
+/// (8 processors, submitted at 1) starts at 100, beside job 1 (8 of 10
+/// processors until 100).
+fn overtaken() -> Log {
+    one(10)
+        .ran(job(1).procs(8).estimate(100), at(0))
+        .ran(job(2).submit(1).procs(8).estimate(50), at(100))
+        .ran(job(3).submit(2).procs(2).estimate(10), at(90))
+        .sorted()
 }
 
-#[test]
-fn over_used_license() {
-    let cluster: Cluster<2, 1> = Cluster::new(
-        &[Machine::new(4), Machine::new(4)],
-        &[LicensePool {
-            count: 1,
-            machines: MachineSet::ALL,
-        }],
-    )
-    .unwrap();
-    let mut log = Log::new(cluster);
-    log.licensed(1, 0, 1, 100, 100, 0, 0, LicenseSet(1))
-        .licensed(2, 0, 1, 100, 100, 1, 50, LicenseSet(1))
-        .sorted();
-    let v = log.check(Policy::Easy).unwrap_err();
-    assert_eq!(
-        v,
-        Violation::LicenseOverused {
-            pool: 0,
-            at: 50,
-            used: 2,
-            count: 1,
-            jobs: vec![1, 2]
-        }
-    );
-    assert_eq!(
-        v.to_string(),
-        "license pool 0 over-used at t=50: 2 > 1 copies (jobs 1, 2)"
-    );
-}
-
-#[test]
-fn job_on_a_machine_where_it_is_not_eligible() {
-    let cluster: Cluster<2, 1> = Cluster::new(
-        &[Machine::new(4), Machine::new(8)],
-        &[LicensePool {
-            count: 2,
-            machines: MachineSet(0b01),
-        }],
-    )
-    .unwrap();
-    let mut log = Log::new(cluster.clone());
-    log.licensed(1, 0, 2, 10, 10, 1, 0, LicenseSet(1));
-    assert_eq!(
-        log.check(Policy::Easy),
-        Err(Violation::Ineligible {
-            job: 1,
-            machine: 1,
-            at: 0
-        })
-    );
-    let mut log = Log::new(cluster);
-    log.job(1, 0, 6, 10, 10, 0, 0); // 6 processors on a 4-processor machine
-    assert_eq!(
-        log.check(Policy::Easy),
-        Err(Violation::Ineligible {
-            job: 1,
-            machine: 0,
-            at: 0
-        })
-    );
-}
-
-#[test]
-fn start_before_submit() {
-    let mut log = one(4);
-    log.job(1, 0, 1, 10, 10, 0, 0)
-        .job(2, 30, 1, 10, 10, 0, 20)
-        .sorted();
-    let v = log.check(Policy::Easy).unwrap_err();
-    assert_eq!(
-        v,
-        Violation::StartBeforeSubmit {
-            job: 2,
-            at: 20,
-            submit: 30
-        }
-    );
-    assert_eq!(v.rule(), 4);
-    assert_eq!(
-        v.to_string(),
-        "job 2 started at t=20, before its submission at t=30"
-    );
-}
-
-#[test]
-fn run_past_estimate() {
-    let mut log = one(4);
-    log.job(1, 0, 1, 100, 100, 0, 0);
-    log.record(1).end = 120;
-    let v = log.check(Policy::Easy).unwrap_err();
-    assert_eq!(
-        v,
-        Violation::PastEstimate {
-            job: 1,
-            at: 120,
-            limit: 100
-        }
-    );
-    assert_eq!(v.rule(), 4);
-}
-
-#[test]
-fn wrong_end_and_wrong_duration() {
-    let mut log = one(4);
-    log.job(1, 0, 1, 100, 40, 0, 0);
-    log.record(1).end = 50; // ran 50 s, but its run time is 40 s
-    assert_eq!(
-        log.check(Policy::Easy),
-        Err(Violation::WrongEnd {
-            job: 1,
-            at: 50,
-            expected: 40
-        })
-    );
-    // On a double-speed machine a 100 s estimate holds the slot for 50 s.
-    let cluster: Cluster<1, 0> = Cluster::new(
-        &[Machine {
-            cpus: 4,
-            speed: 2000,
-        }],
-        &[],
-    )
-    .unwrap();
-    let mut log = Log::new(cluster);
-    log.job(1, 0, 1, 100, 100, 0, 0);
-    assert_eq!(log.run.finished[0].end, 50);
-    assert_eq!(log.check(Policy::Easy), Ok(()));
-    log.record(1).slot.duration = 100;
-    log.run.started[0].1.duration = 100;
-    assert_eq!(
-        log.check(Policy::Easy),
-        Err(Violation::WrongDuration {
-            job: 1,
-            at: 0,
-            duration: 100,
-            expected: 50
-        })
-    );
-}
-
-#[test]
-fn reservation_moved_later() {
-    let mut log = one(10);
-    log.job(1, 0, 10, 100, 100, 0, 0)
-        .job(2, 0, 10, 50, 50, 0, 100)
-        .sorted();
-    log.reserve(0, 1, 0).reserve(0, 2, 100);
-    assert_eq!(log.check(Policy::Conservative), Ok(()));
-    log.reserve(40, 2, 120);
-    let v = log.check(Policy::Conservative).unwrap_err();
-    assert_eq!(
-        v,
-        Violation::ReservationMovedLater {
-            job: 2,
-            at: 40,
-            from: 100,
-            to: 120
-        }
-    );
-    assert_eq!(v.rule(), 2);
-    assert_eq!(
-        v.to_string(),
-        "reservation of job 2 moved later at t=40: from t=100 to t=120"
-    );
-    // The same for EASY's head; SJF-EASY makes no such promise (and its
-    // records carry no guarantee).
-    assert!(matches!(
-        log.check(Policy::Easy),
-        Err(Violation::ReservationMovedLater { job: 2, .. })
-    ));
-    // BF_FCFS's and BF_UNMOD's head keeps its promise as EASY's does;
-    // BF_MOD's reservation moves between jobs by design.
-    for policy in [Policy::BfFcfs, Policy::BfUnmod(Heuristics::DEFAULT)] {
-        assert!(matches!(
-            log.check(policy),
-            Err(Violation::ReservationMovedLater { job: 2, .. })
-        ));
-    }
-    for record in &mut log.run.finished {
-        record.guarantee = None;
-    }
-    assert_eq!(log.check(Policy::SjfEasy), Ok(()));
-    assert_eq!(log.check(Policy::BfMod(Heuristics::DEFAULT)), Ok(()));
-}
-
-#[test]
-fn easy_head_delayed_past_its_guarantee() {
-    let mut log = one(10);
-    log.job(1, 0, 6, 100, 100, 0, 0)
-        .job(2, 1, 8, 50, 50, 0, 130)
-        .sorted();
-    log.reserve(1, 2, 100);
-    let v = log.check(Policy::Easy).unwrap_err();
-    assert_eq!(
-        v,
-        Violation::GuaranteeMissed {
-            job: 2,
-            at: 130,
-            guarantee: 100
-        }
-    );
-    assert_eq!(
-        v.to_string(),
-        "job 2 started at t=130, after its guaranteed start t=100"
-    );
-    // A record whose guarantee is not its first reservation is caught too.
-    log.record(2).guarantee = Some(140);
-    assert!(matches!(
-        log.check(Policy::Easy),
-        Err(Violation::GuaranteeMismatch { job: 2, .. })
-    ));
-}
-
-#[test]
-fn any_recorded_guarantee_is_kept() {
-    let mut log = one(10);
-    log.job(1, 0, 6, 100, 100, 0, 50);
-    // A guarantee must be the job's first reservation ...
-    log.record(1).guarantee = Some(40);
-    assert_eq!(
-        log.check(Policy::SjfEasy),
-        Err(Violation::GuaranteeMismatch {
-            job: 1,
-            at: 50,
-            recorded: Some(40),
-            first_reservation: None
-        })
-    );
-    // ... and is kept under any policy.
-    log.reserve(0, 1, 40);
-    assert_eq!(
-        log.check(Policy::SjfEasy),
-        Err(Violation::GuaranteeMissed {
-            job: 1,
-            at: 50,
-            guarantee: 40
-        })
-    );
-}
-
-/// The checker finds the head itself: no reservation event is needed.
-/// Job 2 (8 procs) becomes the head at t=1 behind job 1 (6 of 10
-/// processors until 100), so its shadow time is 100.
-#[test]
-fn queue_head_started_after_its_shadow_time() {
-    let mut log = one(10);
-    log.job(1, 0, 6, 100, 100, 0, 0)
-        .job(2, 1, 8, 50, 50, 0, 130)
-        .sorted();
-    assert!(log.run.reservations.is_empty());
-    let late = Violation::HeadStartedLate {
+#[allow(clippy::too_many_lines)] // one row per broken log
+fn broken_logs() -> Vec<Broken> {
+    let one_license = two_machines([4, 4], MachineSet::ALL, 1);
+    // Two copies usable on machine 0 (4 processors) only; machine 1 has 8.
+    let license_on_m0 = two_machines([4, 8], MachineSet(0b01), 2);
+    let moved_later = behind_a_full_machine(0)
+        .reserve(0, 1, 0)
+        .reserve(0, 2, 100)
+        .reserve(40, 2, 120);
+    // The checker finds the head itself: no reservation event is needed.
+    // Job 2 (8 procs) becomes the head at t=1 behind job 1 (6 of 10
+    // processors until 100), so its shadow time is 100.
+    let head_late = behind_six_of_ten(130);
+    assert!(head_late.run.reservations.is_empty());
+    let head_started_late = Violation::HeadStartedLate {
         job: 2,
         at: 130,
         head_since: 1,
         shadow: 100,
     };
+    let mut rows = vec![
+        // ----- rule 1: capacity -----
+        Broken {
+            name: "an over-full machine",
+            log: one(10)
+                .ran(job(3).procs(6).estimate(100), at(100))
+                .ran(job(7).procs(6).estimate(100), at(120))
+                .sorted(),
+            policy: Policy::Easy,
+            violation: Violation::MachineOverfull {
+                machine: 0,
+                at: 120,
+                used: 12,
+                cpus: 10,
+                jobs: vec![3, 7],
+            },
+            rule_at: (1, 120),
+            message: Some(
+                "capacity exceeded on machine 0 at t=120: 12 > 10 processors (jobs 3, 7)",
+            ),
+        },
+        Broken {
+            name: "an over-used license",
+            log: on(one_license)
+                .ran(job(1).estimate(100).licenses(LicenseSet(1)), at(0))
+                .ran(job(2).estimate(100).licenses(LicenseSet(1)), at(50).on(1))
+                .sorted(),
+            policy: Policy::Easy,
+            violation: Violation::LicenseOverused {
+                pool: 0,
+                at: 50,
+                used: 2,
+                count: 1,
+                jobs: vec![1, 2],
+            },
+            rule_at: (1, 50),
+            message: Some("license pool 0 over-used at t=50: 2 > 1 copies (jobs 1, 2)"),
+        },
+        Broken {
+            name: "a licensed job on a machine where its license cannot run",
+            log: on(license_on_m0.clone()).ran(
+                job(1).procs(2).estimate(10).licenses(LicenseSet(1)),
+                at(0).on(1),
+            ),
+            policy: Policy::Easy,
+            violation: Violation::Ineligible {
+                job: 1,
+                machine: 1,
+                at: 0,
+            },
+            rule_at: (1, 0),
+            message: None,
+        },
+        Broken {
+            name: "6 processors on a 4-processor machine",
+            log: on(license_on_m0).ran(job(1).procs(6).estimate(10), at(0)),
+            policy: Policy::Easy,
+            violation: Violation::Ineligible {
+                job: 1,
+                machine: 0,
+                at: 0,
+            },
+            rule_at: (1, 0),
+            message: None,
+        },
+        // ----- rule 2: reservations -----
+        Broken {
+            name: "a reservation moved later under Conservative",
+            log: moved_later.clone(),
+            policy: Policy::Conservative,
+            violation: Violation::ReservationMovedLater {
+                job: 2,
+                at: 40,
+                from: 100,
+                to: 120,
+            },
+            rule_at: (2, 40),
+            message: Some("reservation of job 2 moved later at t=40: from t=100 to t=120"),
+        },
+        Broken {
+            name: "a guarantee missed by the EASY head",
+            log: behind_six_of_ten(130).reserve(1, 2, 100),
+            policy: Policy::Easy,
+            violation: Violation::GuaranteeMissed {
+                job: 2,
+                at: 130,
+                guarantee: 100,
+            },
+            rule_at: (2, 130),
+            message: Some("job 2 started at t=130, after its guaranteed start t=100"),
+        },
+        Broken {
+            name: "a recorded guarantee that is not the first reservation",
+            log: behind_six_of_ten(130)
+                .reserve(1, 2, 100)
+                .with(|log| log.record(2).guarantee = Some(140)),
+            policy: Policy::Easy,
+            violation: Violation::GuaranteeMismatch {
+                job: 2,
+                at: 130,
+                recorded: Some(140),
+                first_reservation: Some(100),
+            },
+            rule_at: (2, 130),
+            message: None,
+        },
+        // A guarantee must be the job's first reservation ...
+        Broken {
+            name: "a recorded guarantee without any reservation",
+            log: one(10)
+                .ran(job(1).procs(6).estimate(100), at(50))
+                .with(|log| log.record(1).guarantee = Some(40)),
+            policy: Policy::SjfEasy,
+            violation: Violation::GuaranteeMismatch {
+                job: 1,
+                at: 50,
+                recorded: Some(40),
+                first_reservation: None,
+            },
+            rule_at: (2, 50),
+            message: None,
+        },
+        // ... and is kept under any policy.
+        Broken {
+            name: "a recorded guarantee missed under SJF-EASY",
+            log: one(10)
+                .ran(job(1).procs(6).estimate(100), at(50))
+                .with(|log| log.record(1).guarantee = Some(40))
+                .reserve(0, 1, 40),
+            policy: Policy::SjfEasy,
+            violation: Violation::GuaranteeMissed {
+                job: 1,
+                at: 50,
+                guarantee: 40,
+            },
+            rule_at: (2, 50),
+            message: None,
+        },
+        // A head that fits when it becomes the head must start at once.
+        Broken {
+            name: "a head that fits but waits",
+            log: one(10)
+                .ran(job(1).procs(6).estimate(100), at(0))
+                .ran(job(2).submit(1).procs(4).estimate(50), at(2))
+                .sorted(),
+            policy: Policy::Easy,
+            violation: Violation::HeadStartedLate {
+                job: 2,
+                at: 2,
+                head_since: 1,
+                shadow: 1,
+            },
+            rule_at: (2, 2),
+            message: None,
+        },
+        Broken {
+            name: "a shorter arrival does not void the EASY head's shadow time",
+            log: shorter_arrival(110),
+            policy: Policy::Easy,
+            violation: Violation::HeadStartedLate {
+                job: 2,
+                at: 110,
+                head_since: 1,
+                shadow: 100,
+            },
+            rule_at: (2, 110),
+            message: None,
+        },
+        Broken {
+            name: "the SJF-EASY head, back at the head, started after its new shadow time",
+            log: shorter_arrival(111),
+            policy: Policy::SjfEasy,
+            violation: Violation::HeadStartedLate {
+                job: 2,
+                at: 111,
+                head_since: 100,
+                shadow: 110,
+            },
+            rule_at: (2, 111),
+            message: None,
+        },
+        Broken {
+            name: "no reservation on arrival under Conservative",
+            log: behind_a_full_machine(5).reserve(0, 1, 0),
+            policy: Policy::Conservative,
+            violation: Violation::MissingReservation { job: 2, at: 5 },
+            rule_at: (2, 5),
+            message: None,
+        },
+        Broken {
+            name: "a reservation after arrival under Conservative",
+            log: behind_a_full_machine(5)
+                .reserve(0, 1, 0)
+                .reserve(6, 2, 100),
+            policy: Policy::Conservative,
+            violation: Violation::MissingReservation { job: 2, at: 5 },
+            rule_at: (2, 5),
+            message: None,
+        },
+        // Started before its reservation: good for the guarantee, but
+        // Conservative starts a job exactly at its (latest) reservation.
+        Broken {
+            name: "a start before the reservation under Conservative",
+            log: behind_a_full_machine(5)
+                .reserve(0, 1, 0)
+                .reserve(5, 2, 110),
+            policy: Policy::Conservative,
+            violation: Violation::NotAtReservation {
+                job: 2,
+                at: 100,
+                reserved: 110,
+                reserved_machine: 0,
+            },
+            rule_at: (2, 100),
+            message: None,
+        },
+        Broken {
+            name: "a reservation in the past",
+            log: behind_a_full_machine(5).reserve(0, 1, 0).reserve(5, 2, 4),
+            policy: Policy::Conservative,
+            violation: Violation::ReservationInPast {
+                job: 2,
+                at: 5,
+                start: 4,
+            },
+            rule_at: (2, 5),
+            message: None,
+        },
+        Broken {
+            name: "the EASY head's reservation moved one second later",
+            log: behind_a_full_machine(5)
+                .reserve(0, 1, 0)
+                .reserve(5, 2, 100)
+                .reserve(50, 2, 101),
+            policy: Policy::Easy,
+            violation: Violation::ReservationMovedLater {
+                job: 2,
+                at: 50,
+                from: 100,
+                to: 101,
+            },
+            rule_at: (2, 50),
+            message: None,
+        },
+        Broken {
+            name: "a reservation made after the job started",
+            log: behind_a_full_machine(5)
+                .reserve(5, 2, 150)
+                .reserve(120, 2, 130),
+            policy: Policy::Easy,
+            violation: Violation::ReservationAfterStart {
+                job: 2,
+                at: 120,
+                started: 100,
+            },
+            rule_at: (2, 120),
+            message: None,
+        },
+        // ----- rule 3: starvation and policy order -----
+        // Threshold 2.0: job 2 (submitted 5, estimate 50) is due at 55.
+        Broken {
+            name: "a job never promoted",
+            log: behind_a_full_machine(5),
+            policy: Policy::SELECTIVE_EXAMPLE,
+            violation: Violation::LatePromotion {
+                job: 2,
+                at: 55,
+                promoted: None,
+                started: 100,
+            },
+            rule_at: (3, 55),
+            message: None,
+        },
+        Broken {
+            name: "a job promoted late",
+            log: behind_a_full_machine(5).reserve(60, 2, 100),
+            policy: Policy::SELECTIVE_EXAMPLE,
+            violation: Violation::LatePromotion {
+                job: 2,
+                at: 55,
+                promoted: Some(60),
+                started: 100,
+            },
+            rule_at: (3, 55),
+            message: Some(
+                "job 2 reached its expansion-factor threshold at t=55 and started at t=100, but was promoted at t=60",
+            ),
+        },
+        Broken {
+            name: "a job promoted early",
+            log: behind_a_full_machine(5).reserve(50, 2, 100),
+            policy: Policy::SELECTIVE_EXAMPLE,
+            violation: Violation::PromotedEarly {
+                job: 2,
+                at: 50,
+                due: Some(55),
+            },
+            rule_at: (3, 50),
+            message: Some(
+                "job 2 was promoted at t=50, before its expansion factor reached its threshold (at t=55)",
+            ),
+        },
+        // Selective-D, default bounds: job 2 is short (50 s) and wide (10 >
+        // 8 processors), so its threshold is SW's 8.0: due at 5 + 350.
+        Broken {
+            name: "a job promoted early by its category's threshold",
+            log: behind_a_full_machine(5).reserve(50, 2, 100),
+            policy: Policy::SELECTIVE_D_EXAMPLE,
+            violation: Violation::PromotedEarly {
+                job: 2,
+                at: 50,
+                due: Some(355),
+            },
+            rule_at: (3, 50),
+            message: None,
+        },
+        Broken {
+            name: "FCFS overtaken",
+            log: overtaken(),
+            policy: Policy::Fcfs,
+            violation: Violation::OutOfOrder {
+                job: 3,
+                at: 90,
+                ahead: 2,
+                ahead_start: 100,
+            },
+            rule_at: (3, 90),
+            message: None,
+        },
+        // ----- rule 4: timing -----
+        Broken {
+            name: "a start before the submission",
+            log: one(4)
+                .ran(job(1).estimate(10), at(0))
+                .ran(job(2).submit(30).estimate(10), at(20))
+                .sorted(),
+            policy: Policy::Easy,
+            violation: Violation::StartBeforeSubmit {
+                job: 2,
+                at: 20,
+                submit: 30,
+            },
+            rule_at: (4, 20),
+            message: Some("job 2 started at t=20, before its submission at t=30"),
+        },
+        Broken {
+            name: "a run past the estimate",
+            log: one_job_running(100).with(|log| log.record(1).end = 120),
+            policy: Policy::Easy,
+            violation: Violation::PastEstimate {
+                job: 1,
+                at: 120,
+                limit: 100,
+            },
+            rule_at: (4, 120),
+            message: None,
+        },
+        Broken {
+            name: "ran 50 s, but its run time is 40 s",
+            log: one_job_running(40).with(|log| log.record(1).end = 50),
+            policy: Policy::Easy,
+            violation: Violation::WrongEnd {
+                job: 1,
+                at: 50,
+                expected: 40,
+            },
+            rule_at: (4, 50),
+            message: None,
+        },
+        Broken {
+            name: "a slot of the unscaled estimate on a double-speed machine",
+            log: on_a_double_speed_machine().with(|log| {
+                    log.record(1).slot.duration = 100;
+                    log.run.started[0].1.duration = 100;
+                }),
+            policy: Policy::Easy,
+            violation: Violation::WrongDuration {
+                job: 1,
+                at: 0,
+                duration: 100,
+                expected: 50,
+            },
+            rule_at: (4, 0),
+            message: None,
+        },
+        Broken {
+            name: "recorded as killed within its estimate",
+            log: one_job_running(100).with(|log| log.record(1).killed = true),
+            policy: Policy::Easy,
+            violation: Violation::WrongKill {
+                job: 1,
+                at: 100,
+                run: 100,
+                duration: 100,
+                recorded: true,
+            },
+            rule_at: (4, 100),
+            message: Some(
+                "job 1 (ended t=100) is recorded as killed, but its run time 100 s is within its estimate 100 s",
+            ),
+        },
+        Broken {
+            name: "recorded as not killed past its estimate",
+            log: one_job_running(101).with(|log| log.record(1).killed = false),
+            policy: Policy::Easy,
+            violation: Violation::WrongKill {
+                job: 1,
+                at: 100,
+                run: 101,
+                duration: 100,
+                recorded: false,
+            },
+            rule_at: (4, 100),
+            message: Some(
+                "job 1 (ended t=100) is recorded as not killed, but its run time 101 s is longer than its estimate 100 s",
+            ),
+        },
+        // ----- rule 6: accounting -----
+        Broken {
+            name: "a job started whose record is gone",
+            log: two_small_jobs().with(|log| log.run.finished.retain(|r| r.job.id != 2)),
+            policy: Policy::Easy,
+            violation: Violation::Lost { job: 2, at: 3 },
+            rule_at: (6, 3),
+            message: Some("job 2 (submitted t=3) was neither finished nor rejected"),
+        },
+        Broken {
+            name: "a job finished twice",
+            log: one_small_job().with(|log| {
+                let record = log.run.finished[0];
+                log.run.finished.push(record);
+            }),
+            policy: Policy::Easy,
+            violation: Violation::Duplicated { job: 1, at: 10 },
+            rule_at: (6, 10),
+            message: None,
+        },
+        Broken {
+            name: "a job that is not in the input",
+            log: one_small_job().with(|log| log.input.clear()),
+            policy: Policy::Easy,
+            violation: Violation::UnknownJob { job: 1, at: 10 },
+            rule_at: (6, 10),
+            message: None,
+        },
+        Broken {
+            name: "two input jobs with one id",
+            log: one_small_job().ran(job(1).submit(5).estimate(10), at(10)),
+            policy: Policy::Easy,
+            violation: Violation::DuplicateInput { job: 1, at: 5 },
+            rule_at: (6, 5),
+            message: None,
+        },
+        Broken {
+            name: "a job finished and rejected",
+            log: one_small_job().with(|log| {
+                let job = log.input[0].job;
+                log.run.rejected.push((job, KernelError::Unrunnable(1)));
+            }),
+            policy: Policy::Easy,
+            violation: Violation::Duplicated { job: 1, at: 0 },
+            rule_at: (6, 0),
+            message: None,
+        },
+        Broken {
+            name: "a job altered after its submission",
+            log: one_small_job().with(|log| log.input[0].job.procs = 2),
+            policy: Policy::Easy,
+            violation: Violation::Altered { job: 1, at: 0 },
+            rule_at: (6, 0),
+            message: None,
+        },
+        Broken {
+            name: "a rejection for a full queue",
+            log: rejected(
+                job(1).submit(5).procs(8).estimate(10),
+                KernelError::QueueFull(1),
+            ),
+            policy: Policy::Easy,
+            violation: Violation::WrongRejection {
+                job: 1,
+                at: 5,
+                error: KernelError::QueueFull(1),
+            },
+            rule_at: (6, 5),
+            message: None,
+        },
+        Broken {
+            name: "a runnable job rejected as unrunnable",
+            log: rejected(
+                job(1).submit(5).procs(2).estimate(10),
+                KernelError::Unrunnable(1),
+            ),
+            policy: Policy::Easy,
+            violation: Violation::WrongRejection {
+                job: 1,
+                at: 5,
+                error: KernelError::Unrunnable(1),
+            },
+            rule_at: (6, 5),
+            message: None,
+        },
+        Broken {
+            name: "a start event that disagrees with the record",
+            log: one_small_job().with(|log| log.run.started[0].1.start = 1),
+            policy: Policy::Easy,
+            violation: Violation::StartMismatch { job: 1, at: 0 },
+            rule_at: (6, 0),
+            message: None,
+        },
+        Broken {
+            name: "start events out of time order",
+            log: one(4)
+                .ran(job(1).estimate(10), at(5))
+                .ran(job(2).estimate(10), at(0)),
+            policy: Policy::Easy,
+            violation: Violation::LogOrder {
+                job: 2,
+                at: 0,
+                previous: 5,
+            },
+            rule_at: (6, 0),
+            message: None,
+        },
+    ];
+    // The same late head under FCFS, EASY and SJF-EASY.
     for policy in [Policy::Fcfs, Policy::Easy, Policy::SjfEasy] {
-        assert_eq!(log.check(policy), Err(late.clone()), "{policy}");
+        rows.push(Broken {
+            name: "the queue head started after its shadow time",
+            log: head_late.clone(),
+            policy,
+            violation: head_started_late.clone(),
+            rule_at: (2, 130),
+            message: Some(
+                "job 2 became the queue head at t=1 with shadow time t=100, but started at t=130",
+            ),
+        });
     }
-    assert_eq!(late.rule(), 2);
-    assert_eq!(
-        late.to_string(),
-        "job 2 became the queue head at t=1 with shadow time t=100, but started at t=130"
-    );
-    // The bound is the shadow time, not the best start: job 1 ending early,
-    // at 40, does not make a start at 100 late.
-    let mut log = one(10);
-    log.job(1, 0, 6, 100, 40, 0, 0)
-        .job(2, 1, 8, 50, 50, 0, 100)
-        .sorted();
-    assert_eq!(log.check(Policy::Easy), Ok(()));
-    // A head that fits when it becomes the head must start at once.
-    let mut log = one(10);
-    log.job(1, 0, 6, 100, 100, 0, 0)
-        .job(2, 1, 4, 50, 50, 0, 2)
-        .sorted();
-    assert_eq!(
-        log.check(Policy::Easy),
-        Err(Violation::HeadStartedLate {
-            job: 2,
-            at: 2,
-            head_since: 1,
-            shadow: 1
-        })
-    );
-}
-
-/// SJF-EASY: a shorter job that arrives later sorts ahead of the head and
-/// voids its shadow time; the old head gets a new one when it is the head
-/// again. Under EASY the same schedule is a broken promise.
-#[test]
-fn a_shorter_arrival_voids_the_sjf_head_shadow() {
-    let mut log = one(10);
-    log.job(1, 0, 10, 100, 100, 0, 0)
-        .job(2, 1, 10, 50, 50, 0, 110)
-        .job(3, 50, 10, 10, 10, 0, 100)
-        .sorted();
-    assert_eq!(log.check(Policy::SjfEasy), Ok(()));
-    assert_eq!(
-        log.check(Policy::Easy),
-        Err(Violation::HeadStartedLate {
-            job: 2,
-            at: 110,
-            head_since: 1,
-            shadow: 100
-        })
-    );
-    // Back at the head at 100 behind job 3 (10 s), job 2 is due by 110.
-    let mut log = one(10);
-    log.job(1, 0, 10, 100, 100, 0, 0)
-        .job(2, 1, 10, 50, 50, 0, 111)
-        .job(3, 50, 10, 10, 10, 0, 100)
-        .sorted();
-    assert_eq!(
-        log.check(Policy::SjfEasy),
-        Err(Violation::HeadStartedLate {
-            job: 2,
-            at: 111,
-            head_since: 100,
-            shadow: 110
-        })
-    );
+    // BF_FCFS's and BF_UNMOD's head keeps its promise as EASY's does.
+    for policy in [
+        Policy::Easy,
+        Policy::BfFcfs,
+        Policy::BfUnmod(Heuristics::DEFAULT),
+    ] {
+        rows.push(Broken {
+            name: "the head's reservation moved later",
+            log: moved_later.clone(),
+            policy,
+            violation: Violation::ReservationMovedLater {
+                job: 2,
+                at: 40,
+                from: 100,
+                to: 120,
+            },
+            rule_at: (2, 40),
+            message: None,
+        });
+    }
+    // A job that never started: starved under a starvation-free policy,
+    // lost under the others.
+    for policy in Policy::ALL {
+        let (violation, rule) = if policy.starvation_free() {
+            (Violation::Starved { job: 2, at: 3 }, 3)
+        } else {
+            (Violation::Lost { job: 2, at: 3 }, 6)
+        };
+        rows.push(Broken {
+            name: "a job that never started",
+            log: two_small_jobs().with(|log| {
+                log.run.finished.retain(|r| r.job.id != 2);
+                log.run.started.retain(|&(id, _)| id != 2);
+            }),
+            policy,
+            violation,
+            rule_at: (rule, 3),
+            message: None,
+        });
+    }
+    rows
 }
 
 #[test]
-fn killed_flag_must_match_the_run_time() {
-    // Ran exactly its estimate: not killed.
-    let mut log = one(4);
-    log.job(1, 0, 1, 100, 100, 0, 0);
-    assert_eq!(log.check(Policy::Easy), Ok(()));
-    log.record(1).killed = true;
-    let v = log.check(Policy::Easy).unwrap_err();
-    assert_eq!(
-        v,
-        Violation::WrongKill {
-            job: 1,
-            at: 100,
-            run: 100,
-            duration: 100,
-            recorded: true
+fn broken_logs_are_caught() {
+    for case in broken_logs() {
+        let name = format!("{} ({})", case.name, case.policy);
+        let Err(v) = case.log.check(case.policy) else {
+            panic!("{name}: passed");
+        };
+        assert_eq!(v, case.violation, "{name}");
+        assert_eq!((v.rule(), v.at()), case.rule_at, "{name}");
+        if let Some(message) = case.message {
+            assert_eq!(v.to_string(), message, "{name}");
         }
-    );
-    assert_eq!(v.rule(), 4);
-    assert_eq!(
-        v.to_string(),
-        "job 1 (ended t=100) is recorded as killed, but its run time 100 s is within its estimate 100 s"
-    );
-    // One second longer: killed at its estimate.
-    let mut log = one(4);
-    log.job(1, 0, 1, 100, 101, 0, 0);
-    assert!(log.run.finished[0].killed);
-    assert_eq!(log.check(Policy::Easy), Ok(()));
-    log.record(1).killed = false;
-    assert_eq!(
-        log.check(Policy::Easy).unwrap_err().to_string(),
-        "job 1 (ended t=100) is recorded as not killed, but its run time 101 s is longer than its estimate 100 s"
-    );
-}
-
-#[test]
-fn selective_never_promotes_early() {
-    // Threshold 2.0: job 2 (submitted 5, estimate 50) is due at 55.
-    let mut log = one(10);
-    log.job(1, 0, 10, 100, 100, 0, 0)
-        .job(2, 5, 10, 50, 50, 0, 100)
-        .sorted();
-    log.reserve(50, 2, 100);
-    let v = log.check(Policy::SELECTIVE_EXAMPLE).unwrap_err();
-    assert_eq!(
-        v,
-        Violation::PromotedEarly {
-            job: 2,
-            at: 50,
-            due: Some(55)
-        }
-    );
-    assert_eq!(v.rule(), 3);
-    assert_eq!(
-        v.to_string(),
-        "job 2 was promoted at t=50, before its expansion factor reached its threshold (at t=55)"
-    );
-    // Selective-D, default bounds: job 2 is short (50 s) and wide (10 > 8
-    // processors), so its threshold is SW's 8.0: due at 5 + 350.
-    let v = log.check(Policy::SELECTIVE_D_EXAMPLE).unwrap_err();
-    assert_eq!(
-        v,
-        Violation::PromotedEarly {
-            job: 2,
-            at: 50,
-            due: Some(355)
-        }
-    );
+    }
 }
 
 /// Adaptive thresholds, computed by the checker from the ended jobs: with
@@ -632,7 +1020,11 @@ fn adaptive_promotions_follow_the_running_average() {
         })
     };
     let cluster: Cluster<1, 0> = Cluster::single(10).unwrap();
-    let jobs = input(&[(1, 0, 5, 100, 20), (2, 0, 5, 200, 200), (3, 0, 10, 40, 40)]);
+    let jobs = sims(&[
+        job(1).procs(5).estimate(100).runs(20),
+        job(2).procs(5).estimate(200),
+        job(3).procs(10).estimate(40),
+    ]);
     let (_, run) = replay::<16, 16, 64, 1, 0>(&cluster, adaptive(false), &jobs);
     assert_eq!(
         run.reservations,
@@ -685,268 +1077,18 @@ fn adaptive_promotions_follow_the_running_average() {
     );
 }
 
-#[test]
-fn conservative_needs_a_reservation_on_arrival_and_starts_at_it() {
-    let mut log = one(10);
-    log.job(1, 0, 10, 100, 100, 0, 0)
-        .job(2, 5, 10, 50, 50, 0, 100)
-        .sorted();
-    log.reserve(0, 1, 0);
-    assert_eq!(
-        log.check(Policy::Conservative),
-        Err(Violation::MissingReservation { job: 2, at: 5 })
-    );
-    log.reserve(6, 2, 100); // a reservation, but not at arrival
-    assert_eq!(
-        log.check(Policy::Conservative),
-        Err(Violation::MissingReservation { job: 2, at: 5 })
-    );
-    let mut log = one(10);
-    log.job(1, 0, 10, 100, 100, 0, 0)
-        .job(2, 5, 10, 50, 50, 0, 100)
-        .sorted();
-    log.reserve(0, 1, 0).reserve(5, 2, 110);
-    // Started before its reservation: good for the guarantee, but
-    // Conservative starts a job exactly at its (latest) reservation.
-    assert_eq!(
-        log.check(Policy::Conservative),
-        Err(Violation::NotAtReservation {
-            job: 2,
-            at: 100,
-            reserved: 110,
-            reserved_machine: 0
-        })
-    );
-}
-
-#[test]
-fn reservations_in_the_past_or_after_the_start() {
-    let mut log = one(10);
-    log.job(1, 0, 10, 100, 100, 0, 0)
-        .job(2, 5, 10, 50, 50, 0, 100)
-        .sorted();
-    log.reserve(0, 1, 0).reserve(5, 2, 4);
-    assert_eq!(
-        log.check(Policy::Conservative),
-        Err(Violation::ReservationInPast {
-            job: 2,
-            at: 5,
-            start: 4
-        })
-    );
-    let mut log = one(10);
-    log.job(1, 0, 10, 100, 100, 0, 0)
-        .job(2, 5, 10, 50, 50, 0, 100)
-        .sorted();
-    log.reserve(0, 1, 0).reserve(5, 2, 100).reserve(50, 2, 101);
-    assert_eq!(
-        log.check(Policy::Easy),
-        Err(Violation::ReservationMovedLater {
-            job: 2,
-            at: 50,
-            from: 100,
-            to: 101
-        })
-    );
-    let mut log = one(10);
-    log.job(1, 0, 10, 100, 100, 0, 0)
-        .job(2, 5, 10, 50, 50, 0, 100)
-        .sorted();
-    log.reserve(5, 2, 150).reserve(120, 2, 130);
-    assert_eq!(
-        log.check(Policy::Easy),
-        Err(Violation::ReservationAfterStart {
-            job: 2,
-            at: 120,
-            started: 100
-        })
-    );
-}
-
-#[test]
-fn a_lost_job() {
-    let mut log = one(4);
-    log.job(1, 0, 1, 10, 10, 0, 0)
-        .job(2, 3, 1, 10, 10, 0, 3)
-        .sorted();
-    // Job 2 started but its record is gone.
-    log.run.finished.retain(|r| r.job.id != 2);
-    let v = log.check(Policy::Easy).unwrap_err();
-    assert_eq!(v, Violation::Lost { job: 2, at: 3 });
-    assert_eq!(v.rule(), 6);
-    assert_eq!(
-        v.to_string(),
-        "job 2 (submitted t=3) was neither finished nor rejected"
-    );
-}
-
-#[test]
-fn a_starved_job() {
-    let mut log = one(4);
-    log.job(1, 0, 1, 10, 10, 0, 0)
-        .job(2, 3, 1, 10, 10, 0, 3)
-        .sorted();
-    log.run.finished.retain(|r| r.job.id != 2);
-    log.run.started.retain(|&(id, _)| id != 2);
-    for policy in Policy::ALL {
-        let want = if policy.starvation_free() {
-            Violation::Starved { job: 2, at: 3 }
-        } else {
-            Violation::Lost { job: 2, at: 3 }
-        };
-        assert_eq!(log.check(policy), Err(want), "{policy}");
-    }
-}
-
-#[test]
-fn duplicated_and_unknown_jobs() {
-    let mut log = one(4);
-    log.job(1, 0, 1, 10, 10, 0, 0);
-    let record = log.run.finished[0];
-    log.run.finished.push(record);
-    assert_eq!(
-        log.check(Policy::Easy),
-        Err(Violation::Duplicated { job: 1, at: 10 })
-    );
-    let mut log = one(4);
-    log.job(1, 0, 1, 10, 10, 0, 0);
-    log.input.clear();
-    assert_eq!(
-        log.check(Policy::Easy),
-        Err(Violation::UnknownJob { job: 1, at: 10 })
-    );
-    let mut log = one(4);
-    log.job(1, 0, 1, 10, 10, 0, 0).job(1, 5, 1, 10, 10, 0, 10);
-    assert_eq!(
-        log.check(Policy::Easy),
-        Err(Violation::DuplicateInput { job: 1, at: 5 })
-    );
-    // Finished and rejected.
-    let mut log = one(4);
-    log.job(1, 0, 1, 10, 10, 0, 0);
-    let job = log.input[0].job;
-    log.run.rejected.push((job, KernelError::Unrunnable(1)));
-    assert_eq!(
-        log.check(Policy::Easy),
-        Err(Violation::Duplicated { job: 1, at: 0 })
-    );
-}
-
-#[test]
-fn an_altered_job() {
-    let mut log = one(4);
-    log.job(1, 0, 1, 10, 10, 0, 0);
-    log.input[0].job.procs = 2;
-    assert_eq!(
-        log.check(Policy::Easy),
-        Err(Violation::Altered { job: 1, at: 0 })
-    );
-}
-
-#[test]
-fn rejections_must_be_justified() {
-    let mut log = one(4);
-    log.input.push(SimJob {
-        job: Job::new(1, 5, 8, 10),
-        runtime: 10,
-    });
-    log.run
-        .rejected
-        .push((Job::new(1, 5, 8, 10), KernelError::Unrunnable(1)));
-    assert_eq!(log.check(Policy::Easy), Ok(()), "8 > 4 processors");
-    log.run.rejected[0].1 = KernelError::QueueFull(1);
-    assert_eq!(
-        log.check(Policy::Easy),
-        Err(Violation::WrongRejection {
-            job: 1,
-            at: 5,
-            error: KernelError::QueueFull(1)
-        })
-    );
-    let mut log = one(4);
-    log.input.push(SimJob {
-        job: Job::new(1, 5, 2, 10),
-        runtime: 10,
-    });
-    log.run
-        .rejected
-        .push((Job::new(1, 5, 2, 10), KernelError::Unrunnable(1)));
-    assert!(matches!(
-        log.check(Policy::Easy),
-        Err(Violation::WrongRejection { job: 1, .. })
-    ));
-    let mut log = one(4);
-    log.input.push(SimJob {
-        job: Job::new(1, 5, 0, 10),
-        runtime: 10,
-    });
-    log.run
-        .rejected
-        .push((Job::new(1, 5, 0, 10), KernelError::InvalidJob(1)));
-    assert_eq!(log.check(Policy::Easy), Ok(()), "no processors");
-}
-
-#[test]
-fn start_event_and_record_must_agree() {
-    let mut log = one(4);
-    log.job(1, 0, 1, 10, 10, 0, 0);
-    log.run.started[0].1.start = 1;
-    assert_eq!(
-        log.check(Policy::Easy),
-        Err(Violation::StartMismatch { job: 1, at: 0 })
-    );
-    let mut log = one(4);
-    log.job(1, 0, 1, 10, 10, 0, 5).job(2, 0, 1, 10, 10, 0, 0);
-    assert_eq!(
-        log.check(Policy::Easy),
-        Err(Violation::LogOrder {
-            job: 2,
-            at: 0,
-            previous: 5
-        })
-    );
-}
-
-#[test]
-fn fcfs_never_overtakes() {
-    let mut log = one(10);
-    log.job(1, 0, 8, 100, 100, 0, 0)
-        .job(2, 1, 8, 50, 50, 0, 100)
-        .job(3, 2, 2, 10, 10, 0, 90)
-        .sorted();
-    assert_eq!(log.check(Policy::Easy), Ok(()));
-    assert_eq!(
-        log.check(Policy::Fcfs),
-        Err(Violation::OutOfOrder {
-            job: 3,
-            at: 90,
-            ahead: 2,
-            ahead_start: 100
-        })
-    );
-}
-
 /// The hand-checked EASY schedule of core's kernel tests.
-const SHADOW: &[(JobId, Time, u32, u32, u32)] = &[
-    (1, 0, 6, 100, 100),
-    (2, 1, 8, 50, 50),
-    (3, 2, 4, 90, 90),
-    (4, 3, 2, 200, 200),
+const SHADOW: &[TestJob] = &[
+    job(1).procs(6).estimate(100),
+    job(2).submit(1).procs(8).estimate(50),
+    job(3).submit(2).procs(4).estimate(90),
+    job(4).submit(3).procs(2).estimate(200),
 ];
-
-fn input(jobs: &[(JobId, Time, u32, u32, u32)]) -> Vec<SimJob> {
-    jobs.iter()
-        .map(|&(id, submit, procs, estimate, runtime)| SimJob {
-            job: Job::new(id, submit, procs, estimate),
-            runtime,
-        })
-        .collect()
-}
 
 #[test]
 fn real_replays_pass_and_tampering_is_caught() {
     let cluster: Cluster<1, 0> = Cluster::single(10).unwrap();
-    let jobs = input(SHADOW);
+    let jobs = sims(SHADOW);
     for policy in Policy::ALL {
         let (outcome, log) = replay::<16, 16, 64, 1, 0>(&cluster, policy, &jobs);
         assert_eq!(outcome.finished, 4, "{policy}");
@@ -1010,7 +1152,7 @@ fn real_replays_pass_and_tampering_is_caught() {
 #[test]
 fn different_replays_are_reported_as_nondeterminism() {
     let cluster: Cluster<1, 0> = Cluster::single(10).unwrap();
-    let jobs = input(SHADOW);
+    let jobs = sims(SHADOW);
     let a = run_replay::<16, 16, 64, 1, 0>(&cluster, Policy::Easy, &jobs);
     let mut b = a.clone();
     assert_eq!(compare_replays(&a, &b), Ok(()));
@@ -1039,7 +1181,10 @@ fn different_replays_are_reported_as_nondeterminism() {
 fn big_kernels_replay_on_a_big_enough_stack() {
     // A kernel far larger than a test thread's default 2 MiB stack.
     let cluster: Cluster<1, 0> = Cluster::single(4).unwrap();
-    let jobs = input(&[(1, 0, 4, 10, 5), (2, 0, 4, 10, 10)]);
+    let jobs = sims(&[
+        job(1).procs(4).estimate(10).runs(5),
+        job(2).procs(4).estimate(10),
+    ]);
     let (outcome, log) = replay::<8192, 8192, 32768, 1, 0>(&cluster, Policy::Conservative, &jobs);
     assert_eq!(outcome.finished, 2);
     assert_eq!(check(&cluster, Policy::Conservative, &jobs, &log), Ok(()));
@@ -1049,11 +1194,12 @@ fn big_kernels_replay_on_a_big_enough_stack() {
 /// `3 i` and starts at once on 2 processors for up to 10 s (so up to 4
 /// overlap); with `reserved` (Conservative) it is reserved on arrival at its
 /// start.
-fn synthetic(n: u32, reserved: bool) -> (Cluster<1, 0>, Vec<SimJob>, RunLog) {
+fn synthetic(n: u32, reserved: bool) -> (Farm, Vec<SimJob>, RunLog) {
     let mut log = one(8);
     for i in 0..n {
         let submit = 3 * i;
-        log.job(i + 1, submit, 2, 10, i % 13, 0, submit);
+        let j = job(i + 1).submit(submit).procs(2).estimate(10).runs(i % 13);
+        log = log.ran(j, at(submit));
         if reserved {
             let record = log.run.finished.last_mut().unwrap();
             record.guarantee = Some(submit);
@@ -1066,11 +1212,12 @@ fn synthetic(n: u32, reserved: bool) -> (Cluster<1, 0>, Vec<SimJob>, RunLog) {
     (log.cluster, log.input, log.run)
 }
 
-/// 300,000 jobs in well under a second per policy in release builds
-/// (`cargo test --release -p backfill-tests checks_300_000`); debug builds
-/// check 30,000 to keep the suite quick.
+/// The checker on a large log: 300,000 jobs per policy in release builds
+/// (`cargo test --release -p backfill-tests checks_300_000 -- --nocapture`
+/// prints the time each check took; speed is measured, never asserted),
+/// 30,000 in debug builds to keep the suite quick.
 #[test]
-fn checks_300_000_jobs_fast() {
+fn checks_300_000_jobs() {
     let n = if cfg!(debug_assertions) {
         30_000
     } else {
@@ -1080,11 +1227,7 @@ fn checks_300_000_jobs_fast() {
         let (cluster, jobs, run) = synthetic(n, policy.reserves_all());
         let started = Instant::now();
         assert_eq!(check(&cluster, policy, &jobs, &run), Ok(()), "{policy}");
-        let took = started.elapsed();
-        eprintln!("check of {n} jobs under {policy}: {took:?}");
-        if !cfg!(debug_assertions) {
-            assert!(took.as_secs_f64() < 1.0, "{policy}: {took:?}");
-        }
+        eprintln!("check of {n} jobs under {policy}: {:?}", started.elapsed());
     }
     // A single broken job among them is still found, by name.
     let (cluster, jobs, mut run) = synthetic(n, true);

@@ -15,11 +15,9 @@
 
 use backfill_core::policy::{DpsaOrder, DEFAULT_DPSA_NODES};
 use backfill_core::{Cluster, Job, JobId, Kernel, Policy, Slot, Time};
-use backfill_tests::check::{run_replay, RunLog};
-use backfill_tests::scenario::{
-    JobSpec, MachineSpec, PoolSpec, RunTime, Scenario, ScenarioSpec, Width, MAX_MACHINES,
-    MAX_POOLS, VERIFY_B, VERIFY_Q, VERIFY_R,
-};
+use backfill_tests::check::RunLog;
+use backfill_tests::proptest_cases;
+use backfill_tests::scenario::{JobSpec, MachineSpec, PoolSpec, RunTime, ScenarioSpec, Width};
 use proptest::prelude::*;
 use std::collections::HashMap;
 
@@ -27,15 +25,6 @@ const ORDERS: [DpsaOrder; 3] = [DpsaOrder::Priority, DpsaOrder::Narrow, DpsaOrde
 
 fn dpsa(order: DpsaOrder, nodes: u32) -> Policy {
     Policy::Dpsa { order, nodes }
-}
-
-fn replay_log(s: &Scenario, policy: Policy) -> RunLog {
-    let r = run_replay::<VERIFY_Q, VERIFY_R, VERIFY_B, MAX_MACHINES, MAX_POOLS>(
-        &s.cluster, policy, &s.jobs,
-    );
-    r.outcome.expect("replay completes");
-    r.validate.expect("validate after the replay");
-    r.log
 }
 
 /// Each finished job's slot (start, machine), by id.
@@ -267,29 +256,17 @@ fn one_pass() -> impl Strategy<Value = OnePass> {
         })
 }
 
-/// 256 cases, or `PROPTEST_CASES` when set.
-fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(256);
-    ProptestConfig {
-        cases,
-        ..ProptestConfig::default()
-    }
-}
-
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(ProptestConfig::with_cases(proptest_cases(256)))]
 
     /// Equal widths: every variant schedules exactly as EASY.
     #[test]
     fn equal_widths_schedule_as_easy(spec in equal_widths()) {
         let s = spec.build();
-        let easy = slots(&replay_log(&s, Policy::Easy));
+        let easy = slots(&s.replay_log(Policy::Easy));
         for order in ORDERS {
             let policy = dpsa(order, DEFAULT_DPSA_NODES);
-            let got = slots(&replay_log(&s, policy));
+            let got = slots(&s.replay_log(policy));
             prop_assert_eq!(&got, &easy, "{}", policy);
         }
     }
@@ -298,8 +275,8 @@ proptest! {
     #[test]
     fn zero_budget_dpsa_p_is_easy(spec in any_cluster()) {
         let s = spec.build();
-        let easy = slots(&replay_log(&s, Policy::Easy));
-        let got = slots(&replay_log(&s, dpsa(DpsaOrder::Priority, 0)));
+        let easy = slots(&s.replay_log(Policy::Easy));
+        let got = slots(&s.replay_log(dpsa(DpsaOrder::Priority, 0)));
         prop_assert_eq!(got, easy);
     }
 
@@ -336,7 +313,7 @@ proptest! {
     fn dpsa_head_starts_by_its_first_shadow_time(spec in any_cluster()) {
         let s = spec.build();
         for order in ORDERS {
-            let log = replay_log(&s, dpsa(order, DEFAULT_DPSA_NODES));
+            let log = s.replay_log(dpsa(order, DEFAULT_DPSA_NODES));
             let mut by_job: HashMap<JobId, Vec<Time>> = HashMap::new();
             for &(_, id, slot) in &log.reservations {
                 by_job.entry(id).or_default().push(slot.start);

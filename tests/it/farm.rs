@@ -15,17 +15,13 @@
 
 use backfill_cli::farm::generate::{generate, FarmSpec};
 use backfill_cli::farm::replay::{FARM_B, FARM_L, FARM_M};
-use backfill_cli::replay::{
-    self, Estimates, Shaping, Window, QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY,
-};
-use backfill_cli::swf;
+use backfill_cli::replay::{QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY};
 use backfill_core::policy::Heuristics;
 use backfill_core::{Cluster, LicenseSet, Policy, SimJob};
 use backfill_tests::check::{check, compare_replays, run_replay, RunLog};
 use backfill_tests::rng::SplitMix64;
-use backfill_tests::scenario::{
-    Scenario, ScenarioSpec, MAX_MACHINES, MAX_POOLS, VERIFY_B, VERIFY_Q, VERIFY_R,
-};
+use backfill_tests::scenario::ScenarioSpec;
+use backfill_tests::traces::{prepare, trace_files, AS_RECORDED};
 
 const AGING_ONLY: [Policy; 2] = [
     Policy::BfUnmod(Heuristics::AGING_ONLY),
@@ -45,15 +41,6 @@ fn decisions(log: &RunLog) -> Decisions {
     (log.started.clone(), reservations)
 }
 
-fn small(s: &Scenario, policy: Policy) -> RunLog {
-    let r = run_replay::<VERIFY_Q, VERIFY_R, VERIFY_B, MAX_MACHINES, MAX_POOLS>(
-        &s.cluster, policy, &s.jobs,
-    );
-    r.outcome.expect("replay completes");
-    r.validate.expect("validate after the replay");
-    r.log
-}
-
 /// Removes deadlines and licenses.
 fn plain(jobs: &mut [SimJob]) {
     for j in jobs {
@@ -68,9 +55,9 @@ fn aging_only_flexible_backfilling_is_bf_fcfs_on_small_clusters() {
     for case in 0..300 {
         let mut s = ScenarioSpec::random(&mut rng, 40).build();
         plain(&mut s.jobs);
-        let base = small(&s, Policy::BfFcfs);
+        let base = s.replay_log(Policy::BfFcfs);
         for policy in AGING_ONLY {
-            let log = small(&s, policy);
+            let log = s.replay_log(policy);
             assert_eq!(
                 decisions(&log),
                 decisions(&base),
@@ -118,8 +105,8 @@ fn bf_fcfs_schedules_as_easy_on_one_machine() {
         spec.pools.clear();
         let s = spec.build();
         assert_eq!(
-            decisions(&small(&s, Policy::BfFcfs)),
-            decisions(&small(&s, Policy::Easy)),
+            decisions(&s.replay_log(Policy::BfFcfs)),
+            decisions(&s.replay_log(Policy::Easy)),
             "case {case}"
         );
     }
@@ -127,28 +114,11 @@ fn bf_fcfs_schedules_as_easy_on_one_machine() {
 
 #[test]
 fn bf_fcfs_schedules_as_easy_on_real_traces() {
-    let Some(dir) = std::env::var_os("BACKFILL_TRACES_DIR") else {
-        eprintln!("BACKFILL_TRACES_DIR not set: BF_FCFS = EASY on traces skipped");
+    let Some(paths) = trace_files("BF_FCFS = EASY on traces") else {
         return;
     };
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .expect("traces directory")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.to_string_lossy().contains(".swf"))
-        .collect();
-    paths.sort();
-    let window = Window {
-        skip: 0,
-        first: Some(5000),
-        procs: None,
-    };
-    let shaping = Shaping {
-        estimates: Estimates::User,
-        load: 1.0,
-    };
     for path in &paths {
-        let loaded = swf::load(path).unwrap_or_else(|e| panic!("{e}"));
-        let prepared = replay::prepare(&loaded, &window, shaping).unwrap_or_else(|e| panic!("{e}"));
+        let prepared = prepare(path, Some(5000), AS_RECORDED);
         let cluster: Cluster<1, 0> = Cluster::single(prepared.machine_procs).expect("size");
         let run = |policy| {
             let r = run_replay::<QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY, 1, 0>(

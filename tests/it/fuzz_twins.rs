@@ -6,7 +6,7 @@
 //! `cargo +nightly fuzz run <target> <file>` in `fuzz/`.
 
 use backfill_tests::fuzz_bodies;
-use backfill_tests::rng::SplitMix64;
+use backfill_tests::rng::{Draws, SplitMix64};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 

@@ -12,25 +12,11 @@ const CORE: &[&str] = &[
     "metrics",
 ];
 
-/// backfill-cli's modules from the bottom up (`host-cli/src/lib.rs`).
+/// backfill-cli's modules from the bottom up (`host-cli/src/lib.rs`): the
+/// stages a trace goes through, from reading it to the command line
+/// (`numbers` is a leaf utility, `error` the host's error type).
 const HOST_CLI: &[&str] = &[
-    "swf",
-    "rng",
-    "lublin",
-    "estimates",
-    "synth",
-    "progress",
-    "replay",
-    "stream",
-    "output",
-    "thresholds",
-    "report",
-    "batsim",
-    "plot",
-    "farm",
-    "generate",
-    "analysis",
-    "cli",
+    "numbers", "swf", "error", "workload", "replay", "output", "studies", "farm", "cli",
 ];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -5,7 +5,7 @@
 //! * `properties`: proptest workloads under every policy.
 //! * `fuzz_twins`: the fuzz targets' bodies on stable, over the committed
 //!   corpus and seeded random bytes.
-//! * `real_traces`: replays of the archive traces in `shared/traces/`.
+//! * `real_traces`: replays of the archive traces in `$BACKFILL_TRACES_DIR`.
 //! * `dpsa`: DPSA against EASY and against an independent optimum.
 //! * `reference`: the kernel against the naive reference simulator on
 //!   random small workloads, every policy.

@@ -9,6 +9,7 @@
 use backfill_core::policy::{Iterations, RandomSearch};
 use backfill_core::{Cluster, JobId, Policy, Slot, Time};
 use backfill_tests::check::{check, check_deterministic, run_replay, run_replay_keeping, RunLog};
+use backfill_tests::proptest_cases;
 use backfill_tests::rng::SplitMix64;
 use backfill_tests::scenario::{
     JobSpec, MachineSpec, PoolSpec, RunTime, Scenario, ScenarioSpec, Width, MAX_MACHINES,
@@ -117,15 +118,6 @@ fn tally_and_plan_agree(s: &Scenario) {
     }
 }
 
-fn replay_log(s: &Scenario, policy: Policy) -> RunLog {
-    let r = run_replay::<VERIFY_Q, VERIFY_R, VERIFY_B, MAX_MACHINES, MAX_POOLS>(
-        &s.cluster, policy, &s.jobs,
-    );
-    r.outcome.expect("replay completes");
-    r.validate.expect("validate after the replay");
-    r.log
-}
-
 /// Every reservation event of every job, in order.
 fn reservations(log: &RunLog) -> HashMap<JobId, Vec<(Time, Slot)>> {
     let mut by_job: HashMap<JobId, Vec<(Time, Slot)>> = HashMap::new();
@@ -135,20 +127,8 @@ fn reservations(log: &RunLog) -> HashMap<JobId, Vec<(Time, Slot)>> {
     by_job
 }
 
-/// 256 cases, or `PROPTEST_CASES` when set (for long bug hunts in release).
-fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(256);
-    ProptestConfig {
-        cases,
-        ..ProptestConfig::default()
-    }
-}
-
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(ProptestConfig::with_cases(proptest_cases(256)))]
 
     /// The checker passes, `Kernel::validate` holds after the replay,
     /// nothing is left, and a second replay is identical: every policy.
@@ -177,7 +157,7 @@ proptest! {
     fn conservative_reservations_never_move_later(spec in scenario()) {
         let s = spec.build();
         for policy in Policy::ALL.into_iter().filter(|p| p.reserves_all()) {
-            let log = replay_log(&s, policy);
+            let log = s.replay_log(policy);
             let by_job = reservations(&log);
             for r in &log.finished {
                 let events = by_job.get(&r.job.id).map(Vec::as_slice).unwrap_or_default();
@@ -219,7 +199,7 @@ proptest! {
     #[test]
     fn easy_head_starts_by_its_first_shadow_time(spec in scenario()) {
         let s = spec.build();
-        let log = replay_log(&s, Policy::Easy);
+        let log = s.replay_log(Policy::Easy);
         let by_job = reservations(&log);
         for r in &log.finished {
             let Some(events) = by_job.get(&r.job.id) else {
@@ -310,7 +290,7 @@ fn starts_of(log: &RunLog) -> Vec<(JobId, Time, u8)> {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(ProptestConfig::with_cases(proptest_cases(256)))]
 
     /// CONS+RS searches only after early completions: with exact
     /// estimates (every job runs its estimate, or is killed at it) it
@@ -319,16 +299,16 @@ proptest! {
     #[test]
     fn cons_rs_is_conservative_without_early_completions_or_iterations(spec in scenario(), seed in any::<u64>()) {
         let s = spec.build();
-        let cons = starts_of(&replay_log(&s, Policy::Conservative));
+        let cons = starts_of(&s.replay_log(Policy::Conservative));
         let rs = Policy::ConsRs(RandomSearch { seed, ..RandomSearch::DEFAULT });
         let no_iterations = Policy::ConsRs(RandomSearch { seed, iterations: Iterations::Fixed(0) });
-        prop_assert_eq!(&starts_of(&replay_log(&s, no_iterations)), &cons);
+        prop_assert_eq!(&starts_of(&s.replay_log(no_iterations)), &cons);
         let mut exact = s.clone();
         for j in &mut exact.jobs {
             j.runtime = j.runtime.max(j.job.estimate);
         }
-        let cons_exact = starts_of(&replay_log(&exact, Policy::Conservative));
-        prop_assert_eq!(starts_of(&replay_log(&exact, rs)), cons_exact);
+        let cons_exact = starts_of(&exact.replay_log(Policy::Conservative));
+        prop_assert_eq!(starts_of(&exact.replay_log(rs)), cons_exact);
     }
 
     /// CONS+RS with any seed keeps every invariant in its own form (no job

@@ -1,6 +1,7 @@
-//! Real-trace replays: every trace in `$BACKFILL_TRACES_DIR` under every
-//! policy (CONS+RS and Conservative without compression on a prefix, see
-//! `SEARCH_PREFIX`), with the full schedule checked by the invariant checker
+//! Real-trace replays: every trace in `$BACKFILL_TRACES_DIR` (a relative
+//! folder is taken from where the command ran: [`backfill_tests::traces`])
+//! under every policy (CONS+RS and Conservative without compression on a
+//! prefix, see `SEARCH_PREFIX`), with the full schedule checked by the invariant checker
 //! and every job accounted for (scheduled, refused by the kernel, or skipped
 //! by reason), and each trace's first 3,000 jobs compared job by job with the
 //! naive reference simulator ([`backfill_tests::naive`]).
@@ -10,15 +11,13 @@
 //! runs this test in release mode (debug replays of 300,000-job traces under
 //! Conservative would take minutes).
 
-use backfill_cli::replay::{
-    self, Estimates, Shaping, Window, QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY,
-};
-use backfill_cli::swf::{self, SkipReason};
+use backfill_cli::replay::{Estimates, Shaping, QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY};
+use backfill_cli::swf::SkipReason;
 use backfill_core::policy::Threshold;
 use backfill_core::{Cluster, Policy};
 use backfill_tests::check::{check, compare_replays, run_replay};
 use backfill_tests::naive;
-use std::path::PathBuf;
+use backfill_tests::traces::{prepare, trace_files, AS_RECORDED};
 use std::time::Instant;
 
 /// Jobs of each trace replayed under CONS+RS and under Conservative without
@@ -29,43 +28,13 @@ use std::time::Instant;
 /// puts them through each site's job mix and the checker.
 const SEARCH_PREFIX: usize = 20_000;
 
-fn traces() -> Option<Vec<PathBuf>> {
-    let dir = std::env::var_os("BACKFILL_TRACES_DIR")?;
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("BACKFILL_TRACES_DIR={}: {e}", PathBuf::from(&dir).display()))
-        .map(|entry| entry.expect("directory entry").path())
-        .filter(|p| {
-            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            name.ends_with(".swf") || name.ends_with(".swf.gz")
-        })
-        .collect();
-    paths.sort();
-    assert!(
-        !paths.is_empty(),
-        "no .swf or .swf.gz files in {}",
-        PathBuf::from(dir).display()
-    );
-    Some(paths)
-}
-
 #[test]
 fn real_traces_replay_under_every_policy() {
-    let Some(paths) = traces() else {
-        eprintln!("BACKFILL_TRACES_DIR not set: real-trace replays skipped");
+    let Some(paths) = trace_files("real-trace replays") else {
         return;
     };
-    let window = Window {
-        skip: 0,
-        first: None,
-        procs: None,
-    };
-    let shaping = Shaping {
-        estimates: Estimates::User,
-        load: 1.0,
-    };
     for path in &paths {
-        let loaded = swf::load(path).unwrap_or_else(|e| panic!("{e}"));
-        let prepared = replay::prepare(&loaded, &window, shaping).unwrap_or_else(|e| panic!("{e}"));
+        let prepared = prepare(path, None, AS_RECORDED);
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?");
         // Every job line of the window is a job to run or counted by reason.
         let skipped = prepared.skipped.total() - prepared.skipped.get(SkipReason::PartialExecution);
@@ -120,8 +89,7 @@ fn real_traces_replay_under_every_policy() {
 
 #[test]
 fn real_trace_replays_are_deterministic() {
-    let Some(paths) = traces() else {
-        eprintln!("BACKFILL_TRACES_DIR not set: determinism check skipped");
+    let Some(paths) = trace_files("determinism check") else {
         return;
     };
     // The smallest trace keeps this quick; determinism does not depend on size.
@@ -129,18 +97,12 @@ fn real_trace_replays_are_deterministic() {
         .iter()
         .min_by_key(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(u64::MAX))
         .expect("a trace");
-    let loaded = swf::load(path).unwrap_or_else(|e| panic!("{e}"));
-    let window = Window {
-        skip: 0,
-        first: None,
-        procs: None,
-    };
     for estimates in [Estimates::User, Estimates::Exact] {
         let shaping = Shaping {
             estimates,
             load: 1.3,
         };
-        let prepared = replay::prepare(&loaded, &window, shaping).unwrap_or_else(|e| panic!("{e}"));
+        let prepared = prepare(path, None, shaping);
         let cluster: Cluster<1, 0> = Cluster::single(prepared.machine_procs).expect("machine size");
         for policy in Policy::ALL {
             let run = || {
@@ -161,18 +123,8 @@ const REFERENCE_JOBS: u64 = 3_000;
 
 #[test]
 fn real_traces_match_the_naive_reference() {
-    let Some(paths) = traces() else {
-        eprintln!("BACKFILL_TRACES_DIR not set: reference comparison skipped");
+    let Some(paths) = trace_files("reference comparison") else {
         return;
-    };
-    let window = Window {
-        skip: 0,
-        first: Some(REFERENCE_JOBS),
-        procs: None,
-    };
-    let shaping = Shaping {
-        estimates: Estimates::User,
-        load: 1.0,
     };
     // Every policy the reference models, and the adaptive thresholds over
     // well-estimated jobs only.
@@ -188,8 +140,7 @@ fn real_traces_match_the_naive_reference() {
         }));
     }
     for path in &paths {
-        let loaded = swf::load(path).unwrap_or_else(|e| panic!("{e}"));
-        let prepared = replay::prepare(&loaded, &window, shaping).unwrap_or_else(|e| panic!("{e}"));
+        let prepared = prepare(path, Some(REFERENCE_JOBS), AS_RECORDED);
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?");
         let procs = prepared.machine_procs;
         let cluster: Cluster<1, 0> = Cluster::single(procs).expect("machine size");

@@ -17,6 +17,7 @@ use backfill_core::policy::{Heuristics, Iterations, RandomSearch, Threshold};
 use backfill_core::{CategoryBounds, Job, JobId, Policy, SimJob, Time};
 use backfill_tests::check::run_replay;
 use backfill_tests::naive::{compare, models, simulate};
+use backfill_tests::proptest_cases;
 use proptest::prelude::*;
 
 /// Most jobs in one workload.
@@ -201,20 +202,8 @@ fn agree(w: &Workload, policy: Policy) -> Result<usize, String> {
     })
 }
 
-/// 512 cases, or `PROPTEST_CASES` when set.
-fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(512);
-    ProptestConfig {
-        cases,
-        ..ProptestConfig::default()
-    }
-}
-
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(ProptestConfig::with_cases(proptest_cases(512)))]
 
     /// Every policy: the kernel's schedule is the reference's, job by job.
     #[test]

@@ -2,7 +2,7 @@
 //!
 //! [`replay`] runs core's [`Simulator`] over an input and collects a
 //! [`RunLog`] (every finished job, rejection, start and reservation event, in
-//! order). [`check`] then verifies DESIGN.md section 6 on that log, and
+//! order). [`check`] then verifies `docs/design.md`, "Invariants", on that log, and
 //! [`check_deterministic`] replays twice and compares. A failure is a
 //! [`Violation`] naming the rule, the job and the time, never a bare `bool`.
 //!
@@ -76,7 +76,7 @@
 //! sort of start/end events, linear passes, and an ordered set plus a Fenwick
 //! tree per machine for the queue head (adaptive promotions also walk the
 //! end instants during each job's wait). It handles a 300,000-job log in
-//! well under a second in release builds (`checks_300_000_jobs_fast`).
+//! well under a second in release builds (`checks_300_000_jobs` prints the times).
 
 use backfill_core::policy::Threshold;
 use backfill_core::{
@@ -230,7 +230,7 @@ pub fn replay<const Q: usize, const R: usize, const B: usize, const M: usize, co
 /// Which invariant broke, for which job, and when.
 ///
 /// Every variant names a job (or the jobs involved) and a time `at`;
-/// [`Violation::rule`] gives the number of the rule in DESIGN.md section 6.
+/// [`Violation::rule`] gives the number of the rule in `docs/design.md`, "Invariants".
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Violation {
@@ -524,7 +524,7 @@ pub enum Violation {
 }
 
 impl Violation {
-    /// The number of the broken rule in DESIGN.md section 6 (FCFS order
+    /// The number of the broken rule in `docs/design.md`, "Invariants" (FCFS order
     /// counts as rule 3, the policy's start bound).
     #[must_use]
     pub const fn rule(&self) -> u8 {
@@ -772,7 +772,7 @@ struct Seen {
     last_reserved_at: Option<Time>,
 }
 
-/// Checks DESIGN.md section 6 rules 1, 2, 3, 4 and 6 on one replay's log;
+/// Checks `docs/design.md`, "Invariants", rules 1, 2, 3, 4 and 6 on one replay's log;
 /// see the module docs for the exact list and order.
 ///
 /// # Errors

@@ -15,8 +15,8 @@
 
 use crate::reference::{RefProfile, HORIZON};
 use crate::scenario::{
-    build_cluster, take_up_to, MachineSpec, PoolSpec, ScenarioSpec, SmallCluster, Width,
-    MAX_MACHINES, MAX_POOLS,
+    arbitrary_cluster, build_cluster, take_up_to, MachineSpec, PoolSpec, ScenarioSpec,
+    SmallCluster, Width,
 };
 use arbitrary::{Arbitrary, Unstructured};
 use backfill_cli::swf::{load_reader, SwfErrorKind, SwfRecord};
@@ -101,10 +101,7 @@ struct ApiInput {
 
 impl<'a> Arbitrary<'a> for ApiInput {
     fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
-        let machines = u.int_in_range(1..=MAX_MACHINES)?;
-        let machines = take_up_to(u, machines);
-        let pools = u.int_in_range(0..=MAX_POOLS)?;
-        let pools = take_up_to(u, pools);
+        let (machines, pools) = arbitrary_cluster(u)?;
         Ok(Self {
             machines,
             pools,
@@ -316,7 +313,7 @@ fn api_submit(k: &mut ApiKernel, twin: &mut ApiKernel, now: Time, job: Job) {
 
 /// Conservative: a reservation still in the future never moves later.
 /// CONS+RS's search may move one later, but never past the job's guarantee
-/// (DESIGN.md, invariants).
+/// (`docs/design.md`, "Invariants", 2).
 fn never_later(k: &ApiKernel, before: &Holding, after: &Holding, what: &str) {
     if !k.policy().keeps_reservations() {
         return;

@@ -10,8 +10,8 @@
 //!
 //! # Written from the spec, not from the kernel
 //!
-//! The rules come from DESIGN.md (sections 2 and 3), the README's policy
-//! table and the selective-reservation paper (Srinivasan, Kettimuthu,
+//! The rules come from `docs/design.md` ("Resource model", "Event order",
+//! "Policies") and the selective-reservation paper (Srinivasan, Kettimuthu,
 //! Subramani & Sadayappan, JSSPP 2002), and, where those are silent, from the
 //! module and item docs of `backfill_core` (not its code). Nothing is shared
 //! with core but the input types. Where the kernel keeps sorted profiles,
@@ -80,8 +80,8 @@
 //! * **BF_UNMOD / BF_MOD**: EASY's pass over a queue ordered, at every
 //!   pass, by the priority of the flexible-backfilling heuristics, highest
 //!   first, ties `(submit, id)`. The reference's workloads have no
-//!   deadlines and no licenses, so two terms remain (DESIGN.md, heuristics
-//!   paragraph; `Heuristics`' field docs for the units): aging,
+//!   deadlines and no licenses, so two terms remain (`docs/design.md`,
+//!   "Flexible backfilling"; `Heuristics`' field docs for the units): aging,
 //!   `age_factor * (now - submit)`, and wait minimisation,
 //!   `floor(wait_boost * shortest / estimate)` with `shortest` the smallest
 //!   estimate of the jobs waiting at the start of the pass; the priority is
@@ -92,12 +92,13 @@
 //! * **Conservative without compression**: Conservative with step 2 left
 //!   out; a reservation never moves.
 //! * **CONS+RS**: Conservative, and after step 2 of an instant at which a
-//!   job ended before its estimate, the random search (DESIGN.md; the
+//!   job ended before its estimate, the random search (`docs/design.md`, "CONS+RS"; the
 //!   readings where the paper is silent are those of `backfill_core`'s
 //!   `policy::cons_rs` module docs). Its budget is `k` iterations per job
 //!   queued at the start of the search (or a fixed number); an iteration
-//!   picks `below(n)` (SplitMix64 from the policy's seed, multiply-high) of
-//!   the `n` queued jobs whose reservation starts after now, in queue
+//!   picks `below(n)` (core's `rng::SplitMix64` from the policy's seed:
+//!   the generator is part of the rules, not under test here) of the `n`
+//!   queued jobs whose reservation starts after now, in queue
 //!   order, and stops the search when there are none. The picked job's
 //!   *gap* is the first instant from now and before its reservation at
 //!   which its processors are free in the plan without it; none: next
@@ -111,11 +112,12 @@
 //!   rounded down, `max(estimate, 10)`) of the queued jobs, recomputed here
 //!   from scratch, give `(W - W') * S + (S - S') * W > 0` with `W > 0`.
 //!
-//! SJF-EASY promises nothing (DESIGN.md: it is not starvation-free), so the
+//! SJF-EASY promises nothing (`docs/design.md`, "SJF-EASY": it is not starvation-free), so the
 //! reference records no guarantee under it, though it reserves the head's
 //! shadow time in each pass as EASY does; FCFS makes no reservations at all.
 
 use backfill_core::policy::{Heuristics, Iterations, RandomSearch, Threshold};
+use backfill_core::rng::SplitMix64;
 use backfill_core::{JobId, JobRecord, Policy, SimJob, Time};
 use std::fmt;
 
@@ -195,7 +197,7 @@ pub fn simulate(procs: u32, policy: Policy, jobs: &[SimJob]) -> Vec<Option<Naive
         running: Vec::new(),
         completed: (0, 0),
         holder: None,
-        rng: SplitMix64(match policy {
+        rng: SplitMix64::new(match policy {
             Policy::ConsRs(params) => params.seed,
             _ => 0,
         }),
@@ -372,26 +374,6 @@ fn earliest_fit(steps: &[(u64, u64)], capacity: u64, duration: u64, procs: u64) 
 /// The most queued jobs one CONS+RS iteration may touch (the docs of
 /// `backfill_core::policy::MAX_TOUCHED`): a crowded iteration is skipped.
 const MAX_TOUCHED: usize = 64;
-
-/// SplitMix64 (Steele, Lea & Flood, OOPSLA 2014), as DESIGN.md's seeded
-/// generator, with `below` by the multiply-high method the core's docs name.
-#[derive(Clone, Copy, Debug)]
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n`: the high half of a 64 x 64-bit product.
-    fn below(&mut self, n: u64) -> u64 {
-        ((u128::from(self.next()) * u128::from(n)) >> 64) as u64
-    }
-}
 
 /// Where a job a CONS+RS move touches is during the move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -618,7 +600,7 @@ impl Naive<'_> {
         }
     }
 
-    /// CONS+RS's random search (DESIGN.md section 3, and the readings in
+    /// CONS+RS's random search (`docs/design.md`, "CONS+RS", and the readings in
     /// `backfill_core::policy`'s CONS+RS docs): a budget of iterations, each
     /// picking a queued job whose reservation starts after now, uniformly
     /// by the seeded generator, and trying to move it into the earliest gap
@@ -955,22 +937,7 @@ impl Naive<'_> {
                 procs,
             });
             for &n in &order[position + 1..] {
-                let job = self.waiting[n].job;
-                let (estimate, procs) = (self.estimate(job), self.procs(job));
-                if fits(
-                    &usage(self.now, &blocks),
-                    self.capacity,
-                    self.now,
-                    estimate,
-                    procs,
-                ) {
-                    started.push(n);
-                    blocks.push(Block {
-                        from: self.now,
-                        to: self.now + estimate,
-                        procs,
-                    });
-                }
+                self.start_if_it_fits(n, &mut blocks, &mut started);
             }
         }
         let head_job = head.map(|position| self.waiting[order[position]].job);
@@ -1029,24 +996,30 @@ impl Naive<'_> {
         // Entry jobs that fit now without touching any reservation.
         let mut blocks = self.plan_blocks(None);
         for n in self.in_order(|w| w.reservation.is_none()) {
-            let job = self.waiting[n].job;
-            let (estimate, procs) = (self.estimate(job), self.procs(job));
-            if fits(
-                &usage(self.now, &blocks),
-                self.capacity,
-                self.now,
-                estimate,
-                procs,
-            ) {
-                started.push(n);
-                blocks.push(Block {
-                    from: self.now,
-                    to: self.now + estimate,
-                    procs,
-                });
-            }
+            self.start_if_it_fits(n, &mut blocks, &mut started);
         }
         self.start_all(started);
+    }
+
+    /// Waiting job `n` starts now if it fits beside `blocks` (the plan so
+    /// far): it joins `started` and its block joins `blocks`.
+    fn start_if_it_fits(&self, n: usize, blocks: &mut Vec<Block>, started: &mut Vec<usize>) {
+        let job = self.waiting[n].job;
+        let (estimate, procs) = (self.estimate(job), self.procs(job));
+        if fits(
+            &usage(self.now, blocks),
+            self.capacity,
+            self.now,
+            estimate,
+            procs,
+        ) {
+            started.push(n);
+            blocks.push(Block {
+                from: self.now,
+                to: self.now + estimate,
+                procs,
+            });
+        }
     }
 }
 
@@ -1128,16 +1101,7 @@ pub fn compare(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use backfill_core::Job;
-
-    fn jobs(list: &[(JobId, Time, u32, u32, u32)]) -> Vec<SimJob> {
-        list.iter()
-            .map(|&(id, submit, procs, estimate, runtime)| SimJob {
-                job: Job::new(id, submit, procs, estimate),
-                runtime,
-            })
-            .collect()
-    }
+    use crate::fixtures::{job, sims};
 
     fn starts(records: &[Option<NaiveRecord>]) -> Vec<Option<Time>> {
         records.iter().map(|r| r.map(|r| r.start)).collect()
@@ -1173,11 +1137,11 @@ mod tests {
     /// 101 s) would delay the head.
     #[test]
     fn easy_backfills_up_to_the_shadow_time() {
-        let input = jobs(&[
-            (1, 0, 6, 100, 100),
-            (2, 0, 9, 50, 50),
-            (3, 0, 2, 100, 100),
-            (4, 0, 2, 101, 101),
+        let input = sims(&[
+            job(1).procs(6).estimate(100),
+            job(2).procs(9).estimate(50),
+            job(3).procs(2).estimate(100),
+            job(4).procs(2).estimate(101),
         ]);
         let out = simulate(10, Policy::Easy, &input);
         assert_eq!(starts(&out), [Some(0), Some(100), Some(0), Some(150)]);
@@ -1191,11 +1155,11 @@ mod tests {
     /// pass is not a fixpoint, and an on-time completion compresses too.
     #[test]
     fn conservative_compresses_after_an_on_time_completion() {
-        let input = jobs(&[
-            (1, 0, 5, 100, 10),
-            (2, 0, 5, 40, 40),
-            (3, 1, 10, 50, 50),
-            (4, 2, 5, 60, 60),
+        let input = sims(&[
+            job(1).procs(5).estimate(100).runs(10),
+            job(2).procs(5).estimate(40),
+            job(3).submit(1).procs(10).estimate(50),
+            job(4).submit(2).procs(5).estimate(60),
         ]);
         let out = simulate(10, Policy::Conservative, &input);
         assert_eq!(starts(&out), [Some(0), Some(0), Some(70), Some(10)]);
@@ -1210,11 +1174,19 @@ mod tests {
     #[test]
     fn selective_promotes_at_the_threshold_instant() {
         let policy = Policy::Selective(Threshold::Fixed(1500));
-        let before = jobs(&[(1, 0, 2, 20, 20), (2, 1, 4, 10, 10), (3, 5, 2, 100, 100)]);
+        let before = sims(&[
+            job(1).procs(2).estimate(20),
+            job(2).submit(1).procs(4).estimate(10),
+            job(3).submit(5).procs(2).estimate(100),
+        ]);
         let out = simulate(4, policy, &before);
         assert_eq!(starts(&out), [Some(0), Some(105), Some(5)]);
         assert_eq!(out[1].unwrap().guarantee, Some(105));
-        let after = jobs(&[(1, 0, 2, 20, 20), (2, 1, 4, 10, 10), (3, 7, 2, 100, 100)]);
+        let after = sims(&[
+            job(1).procs(2).estimate(20),
+            job(2).submit(1).procs(4).estimate(10),
+            job(3).submit(7).procs(2).estimate(100),
+        ]);
         let out = simulate(4, policy, &after);
         assert_eq!(starts(&out), [Some(0), Some(20), Some(30)]);
         assert_eq!(out[1].unwrap().guarantee, Some(20));
@@ -1223,7 +1195,11 @@ mod tests {
 
     #[test]
     fn zero_run_times_kills_and_refusals() {
-        let input = jobs(&[(1, 0, 2, 10, 0), (2, 0, 2, 10, 30), (3, 0, 9, 10, 1)]);
+        let input = sims(&[
+            job(1).procs(2).estimate(10).runs(0),
+            job(2).procs(2).estimate(10).runs(30),
+            job(3).procs(9).estimate(10).runs(1),
+        ]);
         let out = simulate(2, Policy::Easy, &input);
         let a = out[0].unwrap();
         let b = out[1].unwrap();

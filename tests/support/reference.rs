@@ -24,6 +24,13 @@ pub struct RefProfile {
     free: Vec<u32>,
 }
 
+/// `start + duration`, or the error a profile gives when it overflows.
+fn end_of(start: Time, duration: u32) -> Result<Time, ProfileError> {
+    start
+        .checked_add(duration)
+        .ok_or(ProfileError::TimeOverflow)
+}
+
 impl RefProfile {
     /// All `capacity` units free from time 0.
     #[must_use]
@@ -90,9 +97,7 @@ impl RefProfile {
         amount: u32,
         limit: usize,
     ) -> Result<(), ProfileError> {
-        let end = start
-            .checked_add(duration)
-            .ok_or(ProfileError::TimeOverflow)?;
+        let end = end_of(start, duration)?;
         if start < self.origin {
             return Err(ProfileError::BeforeOrigin);
         }
@@ -102,11 +107,7 @@ impl RefProfile {
         if (start..end).any(|t| self.free(t) < amount) {
             return Err(ProfileError::Insufficient);
         }
-        if self.steps_needed(start, end) > limit {
-            return Err(ProfileError::Full);
-        }
-        self.add(start, end, amount, false);
-        Ok(())
+        self.apply(start, end, amount, false, limit)
     }
 
     /// What [`Profile::release`](backfill_core::Profile::release) must do.
@@ -120,9 +121,7 @@ impl RefProfile {
         amount: u32,
         limit: usize,
     ) -> Result<(), ProfileError> {
-        let end = start
-            .checked_add(duration)
-            .ok_or(ProfileError::TimeOverflow)?;
+        let end = end_of(start, duration)?;
         let start = start.max(self.origin);
         if end <= start || amount == 0 {
             return Ok(());
@@ -132,10 +131,23 @@ impl RefProfile {
         {
             return Err(ProfileError::OverRelease);
         }
+        self.apply(start, end, amount, true, limit)
+    }
+
+    /// Takes (or, with `release`, gives back) `amount` over `[start, end)`
+    /// when the profile has the steps for it within `limit`.
+    fn apply(
+        &mut self,
+        start: Time,
+        end: Time,
+        amount: u32,
+        release: bool,
+        limit: usize,
+    ) -> Result<(), ProfileError> {
         if self.steps_needed(start, end) > limit {
             return Err(ProfileError::Full);
         }
-        self.add(start, end, amount, true);
+        self.add(start, end, amount, release);
         Ok(())
     }
 
@@ -154,12 +166,8 @@ impl RefProfile {
         amount: u32,
         limit: usize,
     ) -> Result<u32, ProfileError> {
-        let new_end = new
-            .checked_add(duration)
-            .ok_or(ProfileError::TimeOverflow)?;
-        let old_end = old
-            .checked_add(duration)
-            .ok_or(ProfileError::TimeOverflow)?;
+        let new_end = end_of(new, duration)?;
+        let old_end = end_of(old, duration)?;
         if !(new < old && old < new_end) {
             return Err(ProfileError::Insufficient);
         }

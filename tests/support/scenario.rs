@@ -13,8 +13,8 @@
 //! reject (no processors, zero estimate, too wide, or needing a license
 //! pool that does not exist).
 
-use crate::check::{check, compare_replays, run_replay};
-use crate::rng::SplitMix64;
+use crate::check::{check, compare_replays, run_replay, RunLog};
+use crate::rng::{Draws, SplitMix64};
 use arbitrary::{Arbitrary, Unstructured};
 use backfill_core::{Cluster, Job, LicensePool, LicenseSet, Machine, MachineSet, Policy, SimJob};
 
@@ -156,14 +156,26 @@ pub fn take_up_to<'a, T: Arbitrary<'a>>(u: &mut Unstructured<'a>, max: usize) ->
     out
 }
 
-/// 1–3 machines, 0–2 pools, a flag, then jobs until the data runs out
-/// (at most [`MAX_JOBS`]).
+/// A count of 1–3 machines and their specs, then a count of 0–2 pools and
+/// theirs: how every fuzz input that describes a cluster begins.
+///
+/// # Errors
+/// When `u` runs out before a count.
+pub fn arbitrary_cluster(
+    u: &mut Unstructured<'_>,
+) -> arbitrary::Result<(Vec<MachineSpec>, Vec<PoolSpec>)> {
+    let machines = u.int_in_range(1..=MAX_MACHINES)?;
+    let machines = take_up_to(u, machines);
+    let pools = u.int_in_range(0..=MAX_POOLS)?;
+    let pools = take_up_to(u, pools);
+    Ok((machines, pools))
+}
+
+/// 1–3 machines, 0–2 pools ([`arbitrary_cluster`]), a flag, then jobs
+/// until the data runs out (at most [`MAX_JOBS`]).
 impl<'a> Arbitrary<'a> for ScenarioSpec {
     fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
-        let machines = u.int_in_range(1..=MAX_MACHINES)?;
-        let machines = take_up_to(u, machines);
-        let pools = u.int_in_range(0..=MAX_POOLS)?;
-        let pools = take_up_to(u, pools);
+        let (machines, pools) = arbitrary_cluster(u)?;
         Ok(Self {
             machines,
             pools,
@@ -313,6 +325,27 @@ pub const VERIFY_R: usize = 64;
 pub const VERIFY_B: usize = 256;
 
 impl Scenario {
+    /// The log of a replay under `policy`, on kernels of the
+    /// [`Scenario::verify`] capacities.
+    ///
+    /// # Panics
+    /// When the replay stops or [`Kernel::validate`] fails after it.
+    ///
+    /// [`Kernel::validate`]: backfill_core::Kernel::validate
+    #[must_use]
+    pub fn replay_log(&self, policy: Policy) -> RunLog {
+        let r = run_replay::<VERIFY_Q, VERIFY_R, VERIFY_B, MAX_MACHINES, MAX_POOLS>(
+            &self.cluster,
+            policy,
+            &self.jobs,
+        );
+        r.outcome
+            .unwrap_or_else(|e| panic!("{policy}: replay failed: {e}"));
+        r.validate
+            .unwrap_or_else(|e| panic!("{policy}: Kernel::validate after the replay: {e}"));
+        r.log
+    }
+
     /// Replays the scenario under every policy in [`Policy::ALL`] and checks
     /// everything: the replay completes, [`Kernel::validate`] holds after
     /// it and nothing is left in the kernel, the outcome's counts match the

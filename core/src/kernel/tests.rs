@@ -3,130 +3,80 @@
 
 use super::*;
 use crate::policy::{Iterations, RandomSearch, Threshold};
-use crate::sim::{JobRecord, SimJob, Simulator, Sink};
+use crate::sim::fixtures::{job, sims, AtSpeed, Collect, TestJob};
+use crate::sim::{SimJob, Simulator};
+use crate::types::{LicensePool, LicenseSet, Machine, MachineSet};
 use std::format;
 use std::vec::Vec;
 
-#[derive(Default)]
-struct Collect {
-    records: Vec<JobRecord>,
-    reservations: Vec<(Time, JobId, Time)>,
-}
-
-impl Sink for Collect {
-    fn finished(&mut self, record: &JobRecord) {
-        self.records.push(*record);
-    }
-    fn reserved(&mut self, now: Time, job: &Job, slot: Slot) {
-        self.reservations.push((now, job.id, slot.start));
-    }
-}
-
-/// `(id, submit, procs, estimate, runtime)` on one machine of `cpus`.
-fn run(policy: Policy, cpus: u32, jobs: &[(JobId, Time, u32, u32, u32)]) -> Collect {
-    let kernel: Kernel<64, 64, 256> = Kernel::new(Cluster::single(cpus).unwrap(), policy);
+/// Replays `jobs` through `kernel`: every job finishes and the kernel
+/// validates afterwards. Returns what the sink saw and the counters.
+fn replay<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
+    kernel: Kernel<Q, R, B, M, L>,
+    jobs: &[SimJob],
+) -> (Collect, Counters) {
     let mut sim = Simulator::new(kernel);
     let mut sink = Collect::default();
-    let input = jobs
-        .iter()
-        .map(|&(id, submit, procs, estimate, runtime)| SimJob {
-            job: Job::new(id, submit, procs, estimate),
-            runtime,
-        });
-    let outcome = sim.run(input, &mut sink).unwrap();
+    let outcome = sim.run(jobs.iter().copied(), &mut sink).unwrap();
     assert_eq!(outcome.finished, jobs.len() as u64);
     sim.kernel().validate().unwrap();
-    sink
+    (sink, *sim.kernel().counters())
 }
 
-fn starts(c: &Collect) -> Vec<(JobId, Time)> {
-    let mut s: Vec<_> = c.records.iter().map(|r| (r.job.id, r.start())).collect();
-    s.sort_unstable();
-    s
+/// [`replay`] of `jobs` under `policy` on one machine of `cpus`.
+fn run_with_counters(policy: Policy, cpus: u32, jobs: &[TestJob]) -> (Collect, Counters) {
+    let kernel: Kernel<64, 64, 256> = Kernel::new(Cluster::single(cpus).unwrap(), policy);
+    replay(kernel, &sims(jobs))
+}
+
+/// [`run_with_counters`], the sink only.
+fn run(policy: Policy, cpus: u32, jobs: &[TestJob]) -> Collect {
+    run_with_counters(policy, cpus, jobs).0
+}
+
+/// Submits `j` at its own submit time; the kernel must accept it.
+fn submit<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
+    k: &mut Kernel<Q, R, B, M, L>,
+    j: TestJob,
+) {
+    let j = j.job();
+    k.submit(j.submit, j, &mut ()).unwrap();
+}
+
+/// The start of the reservation of the `index`-th queued job.
+fn reserved_start<
+    const Q: usize,
+    const R: usize,
+    const B: usize,
+    const M: usize,
+    const L: usize,
+>(
+    k: &Kernel<Q, R, B, M, L>,
+    index: usize,
+) -> Option<Time> {
+    k.queued()[index].reservation().map(|s| s.start)
 }
 
 /// J2 cannot start (shadow 100). J3 ends by the shadow time and backfills at
 /// 2. J4 runs past the shadow, but at 100 J2 takes 8 of 10 processors and J4
 /// needs only the 2 spare ones: it backfills at 92, when J3 ends.
-const SHADOW: &[(JobId, Time, u32, u32, u32)] = &[
-    (1, 0, 6, 100, 100),
-    (2, 1, 8, 50, 50),
-    (3, 2, 4, 90, 90),
-    (4, 3, 2, 200, 200),
+const SHADOW: &[TestJob] = &[
+    job(1).procs(6).estimate(100),
+    job(2).submit(1).procs(8).estimate(50),
+    job(3).submit(2).procs(4).estimate(90),
+    job(4).submit(3).procs(2).estimate(200),
 ];
-
-#[test]
-fn easy_backfills_around_the_shadow_time() {
-    let c = run(Policy::Easy, 10, SHADOW);
-    assert_eq!(starts(&c), [(1, 0), (2, 100), (3, 2), (4, 92)]);
-    // The head's reservation was made at its arrival pass and never moved.
-    let head: Vec<_> = c.reservations.iter().filter(|r| r.1 == 2).collect();
-    assert_eq!(head, [&(1, 2, 100)]);
-    assert_eq!(
-        c.records.iter().find(|r| r.job.id == 2).unwrap().guarantee,
-        Some(100)
-    );
-}
-
-#[test]
-fn fcfs_never_backfills() {
-    let c = run(Policy::Fcfs, 10, SHADOW);
-    // J3 needs 4 but only 2 are spare beside J2 in [100, 150).
-    assert_eq!(starts(&c), [(1, 0), (2, 100), (3, 150), (4, 150)]);
-}
-
-#[test]
-fn conservative_reserves_every_job() {
-    let c = run(Policy::Conservative, 10, SHADOW);
-    assert_eq!(starts(&c), [(1, 0), (2, 100), (3, 2), (4, 92)]);
-    let first: Vec<_> = c.reservations.iter().map(|r| (r.1, r.2)).collect();
-    assert_eq!(first, [(1, 0), (2, 100), (3, 2), (4, 92)]);
-}
 
 /// J3 (all 10 processors) arrives behind J2. Conservative reserves it at
 /// [200, 300), so J4 (2 processors for 250 s) cannot fit before 300. EASY
 /// gives J3 no reservation while J2 is the head, so J4 backfills at 3 and J3
 /// waits for J4 to end at 253.
-const DIFFER: &[(JobId, Time, u32, u32, u32)] = &[
-    (1, 0, 6, 100, 100),
-    (2, 1, 8, 100, 100),
-    (3, 2, 10, 100, 100),
-    (4, 3, 2, 250, 250),
+const DIFFER: &[TestJob] = &[
+    job(1).procs(6).estimate(100),
+    job(2).submit(1).procs(8).estimate(100),
+    job(3).submit(2).procs(10).estimate(100),
+    job(4).submit(3).procs(2).estimate(250),
 ];
-
-#[test]
-fn easy_and_conservative_differ() {
-    let easy = run(Policy::Easy, 10, DIFFER);
-    assert_eq!(starts(&easy), [(1, 0), (2, 100), (3, 253), (4, 3)]);
-    let cons = run(Policy::Conservative, 10, DIFFER);
-    assert_eq!(starts(&cons), [(1, 0), (2, 100), (3, 200), (4, 300)]);
-}
-
-/// J1 was planned until 100 but ends at 40. Compression moves J2 from 100
-/// to 40 and J3 from 150 to 90; nothing moves later.
-#[test]
-fn conservative_compresses_after_an_early_finish() {
-    let c = run(
-        Policy::Conservative,
-        10,
-        &[(1, 0, 10, 100, 40), (2, 1, 10, 50, 50), (3, 2, 5, 30, 30)],
-    );
-    assert_eq!(starts(&c), [(1, 0), (2, 40), (3, 90)]);
-    assert_eq!(
-        c.reservations,
-        [
-            (0, 1, 0),
-            (1, 2, 100),
-            (2, 3, 150),
-            (40, 2, 40),
-            (40, 3, 90)
-        ],
-        "(now, job, reserved start)"
-    );
-    for r in &c.records {
-        assert!(r.start() <= r.guarantee.unwrap());
-    }
-}
 
 /// A pass is not a fixpoint. On 10 processors: R1 (5 procs, estimate 100)
 /// ends early at 10; R2 (5 procs, 40 s) ends on time at 40. A (10 procs,
@@ -134,50 +84,23 @@ fn conservative_compresses_after_an_early_finish() {
 /// only hole. The pass at 10 looks at A first (5 free before 100: it stays),
 /// then moves B to [10, 70), which opens [70, 150) for A. Only the pass at
 /// 40, after R2's on-time completion, moves A to 70.
-const ON_TIME: &[(JobId, Time, u32, u32, u32)] = &[
-    (1, 0, 5, 100, 10),
-    (2, 0, 5, 40, 40),
-    (3, 1, 10, 50, 50),
-    (4, 2, 5, 60, 60),
+const ON_TIME: &[TestJob] = &[
+    job(1).procs(5).estimate(100).runs(10),
+    job(2).procs(5).estimate(40),
+    job(3).submit(1).procs(10).estimate(50),
+    job(4).submit(2).procs(5).estimate(60),
 ];
-
-#[test]
-fn conservative_compresses_after_an_on_time_completion() {
-    let c = run(Policy::Conservative, 10, ON_TIME);
-    assert_eq!(starts(&c), [(1, 0), (2, 0), (3, 70), (4, 10)]);
-    assert_eq!(
-        c.reservations,
-        [
-            (0, 1, 0),
-            (0, 2, 0),
-            (1, 3, 100),
-            (2, 4, 40),
-            (10, 4, 10),
-            (40, 3, 70)
-        ],
-        "(now, job, reserved start)"
-    );
-}
 
 /// An arrival and an early completion at one instant: the completion is
 /// applied and the plan compressed first, then the arrival is reserved.
 /// R1 (10 procs, estimate 100) ends at 30; A (10 procs, 50 s) moves from
 /// 100 to 30; C (10 procs, 20 s) arrives at 30 and is reserved behind A at
 /// 80 (had it been reserved first it would take [30, 50) and push A to 50).
-#[test]
-fn completion_and_compression_come_before_an_arrival_at_the_same_instant() {
-    let jobs = &[(1, 0, 10, 100, 30), (2, 1, 10, 50, 50), (3, 30, 10, 20, 20)];
-    let c = run(Policy::Conservative, 10, jobs);
-    assert_eq!(starts(&c), [(1, 0), (2, 30), (3, 80)]);
-    assert_eq!(
-        c.reservations,
-        [(0, 1, 0), (1, 2, 100), (30, 2, 30), (30, 3, 80)],
-        "(now, job, reserved start)"
-    );
-    // Selective promotes at once with a threshold of 1.0: the same plan.
-    let s = run(Policy::Selective(Threshold::Fixed(1000)), 10, jobs);
-    assert_eq!(starts(&s), [(1, 0), (2, 30), (3, 80)]);
-}
+const SAME_INSTANT: &[TestJob] = &[
+    job(1).procs(10).estimate(100).runs(30),
+    job(2).submit(1).procs(10).estimate(50),
+    job(3).submit(30).procs(10).estimate(20),
+];
 
 /// CONS+RS on 10 processors. R1 (6 procs, estimate 300) ends early at 20;
 /// R2 (4 procs) ends on time at 60. X (10 procs, 100 s) was reserved at
@@ -186,44 +109,255 @@ fn completion_and_compression_come_before_an_arrival_at_the_same_instant() {
 /// processors free until X): J is placed at [20, 120) and displaces X to
 /// [120, 220), still before X's guarantee (300). Predicted waits fall from
 /// 59 + 158 to 119 + 18 and slowdowns from 1.59 + 2.58 to 2.19 + 1.18: kept.
-const GAP_FILL: &[(JobId, Time, u32, u32, u32)] = &[
-    (1, 0, 6, 300, 20),
-    (2, 0, 4, 60, 60),
-    (3, 1, 10, 100, 100),
-    (4, 2, 6, 100, 100),
+const GAP_FILL: &[TestJob] = &[
+    job(1).procs(6).estimate(300).runs(20),
+    job(2).procs(4).estimate(60),
+    job(3).submit(1).procs(10).estimate(100),
+    job(4).submit(2).procs(6).estimate(100),
 ];
 
-fn run_rs(params: RandomSearch, jobs: &[(JobId, Time, u32, u32, u32)]) -> (Collect, Counters) {
-    run_rs_on(10, params, jobs)
+/// Threshold 2.0: a job waits as long as its estimate before it is promoted.
+/// J1 holds the machine until 1000. J2 (estimate 100, submitted at 0) is
+/// promoted at 100 and J3 (estimate 10, submitted at 50) at 60: both instants
+/// fall between events (no arrival or end happens then), so only
+/// `next_wakeup` brings the replay there. J3, promoted first, is reserved
+/// first, at 1000; J2 then at 1010. Under EASY the head J2 would go first.
+const BETWEEN_EVENTS: &[TestJob] = &[
+    job(1).procs(10).estimate(1000),
+    job(2).procs(10).estimate(100),
+    job(3).submit(50).procs(10).estimate(10),
+];
+
+/// A hand-checked schedule: `jobs` under `policy` on one machine of `cpus`.
+struct Schedule {
+    /// What the case shows (its reasoning is in the comment above it).
+    name: &'static str,
+    policy: Policy,
+    cpus: u32,
+    jobs: &'static [TestJob],
+    /// `(job, start)` by id.
+    starts: &'static [(JobId, Time)],
+    /// Every reservation event `(now, job, reserved start)` in order, where
+    /// the case pins them.
+    reservations: Option<&'static [(Time, JobId, Time)]>,
+    /// `(job, recorded guarantee)` for the jobs whose guarantee is pinned.
+    guarantees: &'static [(JobId, Option<Time>)],
 }
 
-/// [`run_rs`] on one machine of `cpus`.
-fn run_rs_on(
-    cpus: u32,
-    params: RandomSearch,
-    jobs: &[(JobId, Time, u32, u32, u32)],
-) -> (Collect, Counters) {
-    let kernel: Kernel<64, 64, 256> =
-        Kernel::new(Cluster::single(cpus).unwrap(), Policy::ConsRs(params));
-    let mut sim = Simulator::new(kernel);
-    let mut sink = Collect::default();
-    let input = jobs
-        .iter()
-        .map(|&(id, submit, procs, estimate, runtime)| SimJob {
-            job: Job::new(id, submit, procs, estimate),
-            runtime,
-        });
-    sim.run(input, &mut sink).unwrap();
-    sim.kernel().validate().unwrap();
-    (sink, *sim.kernel().counters())
+const SCHEDULES: &[Schedule] = &[
+    // SHADOW under EASY. The head's reservation is made at its arrival
+    // pass and never moves; no other job is reserved.
+    Schedule {
+        name: "EASY backfills around the shadow time",
+        policy: Policy::Easy,
+        cpus: 10,
+        jobs: SHADOW,
+        starts: &[(1, 0), (2, 100), (3, 2), (4, 92)],
+        reservations: Some(&[(1, 2, 100)]),
+        guarantees: &[(2, Some(100))],
+    },
+    // J3 needs 4 but only 2 are spare beside J2 in [100, 150).
+    Schedule {
+        name: "FCFS never backfills",
+        policy: Policy::Fcfs,
+        cpus: 10,
+        jobs: SHADOW,
+        starts: &[(1, 0), (2, 100), (3, 150), (4, 150)],
+        reservations: None,
+        guarantees: &[],
+    },
+    // Every job reserved on arrival, each where it then starts.
+    Schedule {
+        name: "Conservative reserves every job",
+        policy: Policy::Conservative,
+        cpus: 10,
+        jobs: SHADOW,
+        starts: &[(1, 0), (2, 100), (3, 2), (4, 92)],
+        reservations: Some(&[(0, 1, 0), (1, 2, 100), (2, 3, 2), (3, 4, 92)]),
+        guarantees: &[],
+    },
+    Schedule {
+        name: "EASY and Conservative differ: EASY",
+        policy: Policy::Easy,
+        cpus: 10,
+        jobs: DIFFER,
+        starts: &[(1, 0), (2, 100), (3, 253), (4, 3)],
+        reservations: None,
+        guarantees: &[],
+    },
+    Schedule {
+        name: "EASY and Conservative differ: Conservative",
+        policy: Policy::Conservative,
+        cpus: 10,
+        jobs: DIFFER,
+        starts: &[(1, 0), (2, 100), (3, 200), (4, 300)],
+        reservations: None,
+        guarantees: &[],
+    },
+    // J1 was planned until 100 but ends at 40. Compression moves J2 from
+    // 100 to 40 and J3 from 150 to 90; nothing moves later, and every job
+    // keeps its arrival reservation as its guarantee.
+    Schedule {
+        name: "Conservative compresses after an early finish",
+        policy: Policy::Conservative,
+        cpus: 10,
+        jobs: &[
+            job(1).procs(10).estimate(100).runs(40),
+            job(2).submit(1).procs(10).estimate(50),
+            job(3).submit(2).procs(5).estimate(30),
+        ],
+        starts: &[(1, 0), (2, 40), (3, 90)],
+        reservations: Some(&[
+            (0, 1, 0),
+            (1, 2, 100),
+            (2, 3, 150),
+            (40, 2, 40),
+            (40, 3, 90),
+        ]),
+        guarantees: &[(1, Some(0)), (2, Some(100)), (3, Some(150))],
+    },
+    Schedule {
+        name: "Conservative compresses after an on-time completion",
+        policy: Policy::Conservative,
+        cpus: 10,
+        jobs: ON_TIME,
+        starts: &[(1, 0), (2, 0), (3, 70), (4, 10)],
+        reservations: Some(&[
+            (0, 1, 0),
+            (0, 2, 0),
+            (1, 3, 100),
+            (2, 4, 40),
+            (10, 4, 10),
+            (40, 3, 70),
+        ]),
+        guarantees: &[],
+    },
+    Schedule {
+        name: "completion and compression come before an arrival at the same instant",
+        policy: Policy::Conservative,
+        cpus: 10,
+        jobs: SAME_INSTANT,
+        starts: &[(1, 0), (2, 30), (3, 80)],
+        reservations: Some(&[(0, 1, 0), (1, 2, 100), (30, 2, 30), (30, 3, 80)]),
+        guarantees: &[],
+    },
+    // Selective promotes at once with a threshold of 1.0: the same plan.
+    Schedule {
+        name: "completion and compression come first: Selective at 1.0",
+        policy: Policy::Selective(Threshold::Fixed(1000)),
+        cpus: 10,
+        jobs: SAME_INSTANT,
+        starts: &[(1, 0), (2, 30), (3, 80)],
+        reservations: None,
+        guarantees: &[],
+    },
+    // Conservative without compression keeps every arrival reservation.
+    Schedule {
+        name: "Conservative without compression never revisits",
+        policy: Policy::ConservativeNoCompression,
+        cpus: 10,
+        jobs: GAP_FILL,
+        starts: &[(1, 0), (2, 0), (3, 300), (4, 400)],
+        reservations: Some(&[(0, 1, 0), (0, 2, 0), (1, 3, 300), (2, 4, 400)]),
+        guarantees: &[],
+    },
+    // J3 (50 s) arrives behind J2 (500 s) while J1 holds the machine: at
+    // 100 SJF-EASY runs the shorter J3 first, EASY keeps queue order.
+    Schedule {
+        name: "SJF-EASY orders by estimate",
+        policy: Policy::SjfEasy,
+        cpus: 10,
+        jobs: SJF,
+        starts: &[(1, 0), (2, 150), (3, 100)],
+        reservations: None,
+        guarantees: &[],
+    },
+    Schedule {
+        name: "SJF-EASY orders by estimate: EASY",
+        policy: Policy::Easy,
+        cpus: 10,
+        jobs: SJF,
+        starts: &[(1, 0), (2, 100), (3, 600)],
+        reservations: None,
+        guarantees: &[],
+    },
+    Schedule {
+        name: "Selective promotes at the exact threshold instant",
+        policy: Policy::SELECTIVE_EXAMPLE,
+        cpus: 10,
+        jobs: BETWEEN_EVENTS,
+        starts: &[(1, 0), (2, 1010), (3, 1000)],
+        // J1 started at once, unreserved.
+        reservations: Some(&[(60, 3, 1000), (100, 2, 1010)]),
+        guarantees: &[],
+    },
+    Schedule {
+        name: "Selective promotes at the exact threshold instant: EASY",
+        policy: Policy::Easy,
+        cpus: 10,
+        jobs: BETWEEN_EVENTS,
+        starts: &[(1, 0), (2, 1000), (3, 1100)],
+        reservations: None,
+        guarantees: &[],
+    },
+    // Entry-queue jobs backfill only where they delay no reservation. J2
+    // (threshold reached at once: estimate 1, promoted at 1) is reserved at
+    // 100 behind J1. J3 (6 processors for 200 s) would overlap J2's
+    // reservation, so it waits for J2; J4 (4 processors, ends by 100) fits.
+    Schedule {
+        name: "Selective entry jobs respect reservations",
+        policy: Policy::SELECTIVE_EXAMPLE,
+        cpus: 10,
+        jobs: &[
+            job(1).procs(6).estimate(100),
+            job(2).procs(10).estimate(1),
+            job(3).submit(2).procs(6).estimate(200),
+            job(4).submit(2).procs(4).estimate(90),
+        ],
+        starts: &[(1, 0), (2, 100), (3, 101), (4, 2)],
+        reservations: None,
+        guarantees: &[],
+    },
+];
+
+/// Three jobs that fill the machine, the third shorter than the second.
+const SJF: &[TestJob] = &[
+    job(1).procs(10).estimate(100),
+    job(2).submit(1).procs(10).estimate(500),
+    job(3).submit(2).procs(10).estimate(50),
+];
+
+/// Every case of [`SCHEDULES`]; besides what a case pins, no job starts
+/// after a guarantee its record carries.
+#[test]
+fn hand_checked_schedules() {
+    for case in SCHEDULES {
+        let c = run(case.policy, case.cpus, case.jobs);
+        assert_eq!(c.starts(), case.starts, "{}", case.name);
+        if let Some(reservations) = case.reservations {
+            assert_eq!(
+                c.reservations, reservations,
+                "{}: (now, job, reserved start)",
+                case.name
+            );
+        }
+        for &(id, guarantee) in case.guarantees {
+            assert_eq!(c.record(id).guarantee, guarantee, "{}: job {id}", case.name);
+        }
+        for r in &c.records {
+            if let Some(guarantee) = r.guarantee {
+                assert!(r.start() <= guarantee, "{}: job {}", case.name, r.job.id);
+            }
+        }
+    }
 }
 
 #[test]
 fn cons_rs_fills_a_gap_by_displacing_a_job_within_its_guarantee() {
     let cons = run(Policy::Conservative, 10, GAP_FILL);
-    assert_eq!(starts(&cons), [(1, 0), (2, 0), (3, 60), (4, 160)]);
-    let (rs, counters) = run_rs(RandomSearch::DEFAULT, GAP_FILL);
-    assert_eq!(starts(&rs), [(1, 0), (2, 0), (3, 120), (4, 20)]);
+    assert_eq!(cons.starts(), [(1, 0), (2, 0), (3, 60), (4, 160)]);
+    let (rs, counters) = run_with_counters(Policy::ConsRs(RandomSearch::DEFAULT), 10, GAP_FILL);
+    assert_eq!(rs.starts(), [(1, 0), (2, 0), (3, 120), (4, 20)]);
     assert_eq!(counters.rs_searches, 1);
     assert_eq!(counters.rs_accepted, 1);
     // 4 x 2 queued jobs; every other iteration finds no gap (X has none
@@ -234,8 +368,7 @@ fn cons_rs_fills_a_gap_by_displacing_a_job_within_its_guarantee() {
         0
     );
     // X moved later (60 -> 120) but never past its guarantee.
-    let x = rs.records.iter().find(|r| r.job.id == 3).unwrap();
-    assert_eq!(x.guarantee, Some(300));
+    assert_eq!(rs.record(3).guarantee, Some(300));
     assert!(rs.reservations.contains(&(20, 3, 120)));
     assert!(rs.reservations.contains(&(20, 4, 20)));
     // No iterations: Conservative.
@@ -243,110 +376,159 @@ fn cons_rs_fills_a_gap_by_displacing_a_job_within_its_guarantee() {
         iterations: Iterations::Fixed(0),
         ..RandomSearch::DEFAULT
     };
-    let (plain, counters) = run_rs(none, GAP_FILL);
-    assert_eq!(starts(&plain), starts(&cons));
+    let (plain, counters) = run_with_counters(Policy::ConsRs(none), 10, GAP_FILL);
+    assert_eq!(plain.starts(), cons.starts());
     assert_eq!((counters.rs_searches, counters.rs_iterations), (0, 0));
 }
 
-/// The same shape with R1's estimate 120: X's guarantee is 120, and the
-/// search displaces it to exactly 120. A guarantee is kept when the job
-/// starts by it, so the move stands.
-#[test]
-fn cons_rs_may_displace_a_job_to_exactly_its_guarantee() {
-    let jobs = &[
-        (1, 0, 6, 120, 20),
-        (2, 0, 4, 60, 60),
-        (3, 1, 10, 100, 100),
-        (4, 2, 6, 100, 100),
-    ];
-    let cons = run(Policy::Conservative, 10, jobs);
-    assert_eq!(starts(&cons), [(1, 0), (2, 0), (3, 60), (4, 160)]);
-    let (rs, counters) = run_rs(RandomSearch::DEFAULT, jobs);
-    assert_eq!(starts(&rs), [(1, 0), (2, 0), (3, 120), (4, 20)]);
-    assert_eq!(counters.rs_accepted, 1);
-    let x = rs.records.iter().find(|r| r.job.id == 3).unwrap();
-    assert_eq!(x.guarantee, Some(120));
+/// Why CONS+RS undid its moves.
+enum Undone {
+    /// A displaced job would have passed its guarantee.
+    ByGuarantee,
+    /// The objective (relative wait and slowdown changes) got worse; every
+    /// iteration either found no gap or was undone so.
+    ByObjective,
 }
 
-/// The same shape, but X's guarantee is its arrival reservation at 100:
-/// displacing it to 120 would break Conservative's promise, so the move is
-/// undone and the schedule is Conservative's.
-#[test]
-fn cons_rs_never_breaks_a_guarantee() {
-    let jobs = &[
-        (1, 0, 6, 100, 20),
-        (2, 0, 4, 60, 60),
-        (3, 1, 10, 100, 100),
-        (4, 2, 6, 100, 100),
-    ];
-    let cons = run(Policy::Conservative, 10, jobs);
-    assert_eq!(starts(&cons), [(1, 0), (2, 0), (3, 60), (4, 160)]);
-    let (rs, counters) = run_rs(RandomSearch::DEFAULT, jobs);
-    assert_eq!(starts(&rs), starts(&cons));
-    assert!(counters.rs_rejected_guarantee > 0, "{counters:?}");
-    assert_eq!(counters.rs_accepted, 0);
+/// A hand-checked CONS+RS search against Conservative on one machine.
+struct Search {
+    /// What the case shows (its reasoning is in the comment above it).
+    name: &'static str,
+    cpus: u32,
+    jobs: &'static [TestJob],
+    /// Conservative's starts `(job, start)`, by id.
+    conservative: &'static [(JobId, Time)],
+    /// CONS+RS's starts (default parameters).
+    cons_rs: &'static [(JobId, Time)],
+    /// Moves kept.
+    accepted: u64,
+    /// Why the moves were undone, where the case says.
+    undone: Option<Undone>,
+    /// `(job, guarantee)` of the displaced job, where one was displaced.
+    displaced: Option<(JobId, Time)>,
 }
 
-/// CONS+RS's objective weighs relative changes: a move that saves wait but
-/// costs more slowdown, relatively, is undone. Two processors, every job
-/// submitted at 0: J1 (2 procs, estimate 56) runs and ends early at 28;
-/// arrival reservations J2 (1 proc, 21 s) [56, 77), J3 (1, 7) [56, 63), J4
-/// (2, 14) [77, 91), J5 (1, 35) [91, 126). Compression at 28: J2 and J3 to
-/// 28, J4 to 49 (when J2 ends), J5 to 63 (J4 holds both processors over
-/// [49, 63)). The search: J4 has no gap before 49 (J2 holds a processor
-/// until then); J5's gap is 35 (J3 ends), and placing it at [35, 70)
-/// displaces J4 to [70, 84) (its guarantee is 77). Waits (J2..J5) 28 + 28 +
-/// 49 + 63 = 168 fall by 28 - 21 = 7 (4%); bounded slowdowns 2.333333 +
-/// 3.8 + 4.5 + 2.8 = 13.433333 rise by 1.5 - 0.8 = 0.7 (5.2%): every try is
-/// undone and the schedule is Conservative's.
-#[test]
-fn cons_rs_undoes_a_move_whose_slowdown_cost_outweighs_its_wait_gain() {
-    let jobs = &[
-        (1, 0, 2, 56, 28),
-        (2, 0, 1, 21, 21),
-        (3, 0, 1, 7, 7),
-        (4, 0, 2, 14, 14),
-        (5, 0, 1, 35, 35),
-    ];
-    let (rs, counters) = run_rs_on(2, RandomSearch::DEFAULT, jobs);
-    let expected = [(1, 0), (2, 28), (3, 28), (4, 49), (5, 63)];
-    assert_eq!(starts(&rs), expected);
-    assert_eq!(starts(&run(Policy::Conservative, 2, jobs)), expected);
-    assert_eq!(counters.rs_accepted, 0);
-    assert!(counters.rs_rejected_objective > 0, "{counters:?}");
-    assert_eq!(
-        counters.rs_rejected_objective + counters.rs_no_gap,
-        counters.rs_iterations
-    );
-}
+const SEARCHES: &[Search] = &[
+    // GAP_FILL with R1's estimate 120: X's guarantee is 120, and the search
+    // displaces it to exactly 120. A guarantee is kept when the job starts
+    // by it, so the move stands.
+    Search {
+        name: "CONS+RS may displace a job to exactly its guarantee",
+        cpus: 10,
+        jobs: &[
+            job(1).procs(6).estimate(120).runs(20),
+            job(2).procs(4).estimate(60),
+            job(3).submit(1).procs(10).estimate(100),
+            job(4).submit(2).procs(6).estimate(100),
+        ],
+        conservative: &[(1, 0), (2, 0), (3, 60), (4, 160)],
+        cons_rs: &[(1, 0), (2, 0), (3, 120), (4, 20)],
+        accepted: 1,
+        undone: None,
+        displaced: Some((3, 120)),
+    },
+    // The same shape, but X's guarantee is its arrival reservation at 100:
+    // displacing it to 120 would break Conservative's promise, so the move
+    // is undone and the schedule is Conservative's.
+    Search {
+        name: "CONS+RS never breaks a guarantee",
+        cpus: 10,
+        jobs: &[
+            job(1).procs(6).estimate(100).runs(20),
+            job(2).procs(4).estimate(60),
+            job(3).submit(1).procs(10).estimate(100),
+            job(4).submit(2).procs(6).estimate(100),
+        ],
+        conservative: &[(1, 0), (2, 0), (3, 60), (4, 160)],
+        cons_rs: &[(1, 0), (2, 0), (3, 60), (4, 160)],
+        accepted: 0,
+        undone: Some(Undone::ByGuarantee),
+        displaced: None,
+    },
+    // CONS+RS's objective weighs relative changes: a move that saves wait
+    // but costs more slowdown, relatively, is undone. Two processors, every
+    // job submitted at 0: J1 (2 procs, estimate 56) runs and ends early at
+    // 28; arrival reservations J2 (1 proc, 21 s) [56, 77), J3 (1, 7)
+    // [56, 63), J4 (2, 14) [77, 91), J5 (1, 35) [91, 126). Compression at
+    // 28: J2 and J3 to 28, J4 to 49 (when J2 ends), J5 to 63 (J4 holds both
+    // processors over [49, 63)). The search: J4 has no gap before 49 (J2
+    // holds a processor until then); J5's gap is 35 (J3 ends), and placing
+    // it at [35, 70) displaces J4 to [70, 84) (its guarantee is 77). Waits
+    // (J2..J5) 28 + 28 + 49 + 63 = 168 fall by 28 - 21 = 7 (4%); bounded
+    // slowdowns 2.333333 + 3.8 + 4.5 + 2.8 = 13.433333 rise by 1.5 - 0.8 =
+    // 0.7 (5.2%): every try is undone and the schedule is Conservative's.
+    Search {
+        name: "CONS+RS undoes a move whose slowdown cost outweighs its wait gain",
+        cpus: 2,
+        jobs: &[
+            job(1).procs(2).estimate(56).runs(28),
+            job(2).estimate(21),
+            job(3).estimate(7),
+            job(4).procs(2).estimate(14),
+            job(5).estimate(35),
+        ],
+        conservative: &[(1, 0), (2, 28), (3, 28), (4, 49), (5, 63)],
+        cons_rs: &[(1, 0), (2, 28), (3, 28), (4, 49), (5, 63)],
+        accepted: 0,
+        undone: Some(Undone::ByObjective),
+        displaced: None,
+    },
+    // The other way round: a move that costs slowdown but saves more wait,
+    // relatively, is kept. Three processors, every job submitted at 0: J1
+    // (1 proc, 14 s) runs to 14; J2 (1 proc, estimate 28) starts at 0 and
+    // ends at once, early; J3 (3 procs, 7 s) was reserved at [28, 35), J4
+    // (2 procs, 28 s) at [35, 63). Compression at 0: J3 to 14 (J1 ends), J4
+    // to 21. The search: J3 has no gap before 14 (J1 holds a processor);
+    // J4's gap is 0 (2 processors free), and placing it at [0, 28)
+    // displaces J3 to [28, 35), exactly its guarantee. Waits 14 + 21 = 35
+    // fall by 21 - 14 = 7 (20%); bounded slowdowns 2.4 + 1.75 = 4.15 rise
+    // by 1.4 - 0.75 = 0.65 (15.7%): kept.
+    Search {
+        name: "CONS+RS keeps a move whose wait gain outweighs its slowdown cost",
+        cpus: 3,
+        jobs: &[
+            job(1).estimate(14),
+            job(2).estimate(28).runs(0),
+            job(3).procs(3).estimate(7),
+            job(4).procs(2).estimate(28),
+        ],
+        conservative: &[(1, 0), (2, 0), (3, 14), (4, 21)],
+        cons_rs: &[(1, 0), (2, 0), (3, 28), (4, 0)],
+        accepted: 1,
+        undone: None,
+        displaced: Some((3, 28)),
+    },
+];
 
-/// The other way round: a move that costs slowdown but saves more wait,
-/// relatively, is kept. Three processors, every job submitted at 0: J1 (1
-/// proc, 14 s) runs to 14; J2 (1 proc, estimate 28) starts at 0 and ends at
-/// once, early; J3 (3 procs, 7 s) was reserved at [28, 35), J4 (2 procs, 28
-/// s) at [35, 63). Compression at 0: J3 to 14 (J1 ends), J4 to 21. The
-/// search: J3 has no gap before 14 (J1 holds a processor); J4's gap is 0 (2
-/// processors free), and placing it at [0, 28) displaces J3 to [28, 35),
-/// exactly its guarantee. Waits 14 + 21 = 35 fall by 21 - 14 = 7 (20%);
-/// bounded slowdowns 2.4 + 1.75 = 4.15 rise by 1.4 - 0.75 = 0.65 (15.7%):
-/// kept.
+/// Every case of [`SEARCHES`].
 #[test]
-fn cons_rs_keeps_a_move_whose_wait_gain_outweighs_its_slowdown_cost() {
-    let jobs = &[
-        (1, 0, 1, 14, 14),
-        (2, 0, 1, 28, 0),
-        (3, 0, 3, 7, 7),
-        (4, 0, 2, 28, 28),
-    ];
-    assert_eq!(
-        starts(&run(Policy::Conservative, 3, jobs)),
-        [(1, 0), (2, 0), (3, 14), (4, 21)]
-    );
-    let (rs, counters) = run_rs_on(3, RandomSearch::DEFAULT, jobs);
-    assert_eq!(starts(&rs), [(1, 0), (2, 0), (3, 28), (4, 0)]);
-    assert_eq!(counters.rs_accepted, 1);
-    let j3 = rs.records.iter().find(|r| r.job.id == 3).unwrap();
-    assert_eq!(j3.guarantee, Some(28));
+fn cons_rs_searches() {
+    for case in SEARCHES {
+        let name = case.name;
+        let cons = run(Policy::Conservative, case.cpus, case.jobs);
+        assert_eq!(cons.starts(), case.conservative, "{name}: Conservative");
+        let (rs, counters) =
+            run_with_counters(Policy::ConsRs(RandomSearch::DEFAULT), case.cpus, case.jobs);
+        assert_eq!(rs.starts(), case.cons_rs, "{name}");
+        assert_eq!(counters.rs_accepted, case.accepted, "{name}: {counters:?}");
+        match case.undone {
+            Some(Undone::ByGuarantee) => {
+                assert!(counters.rs_rejected_guarantee > 0, "{name}: {counters:?}");
+            }
+            Some(Undone::ByObjective) => {
+                assert!(counters.rs_rejected_objective > 0, "{name}: {counters:?}");
+                assert_eq!(
+                    counters.rs_rejected_objective + counters.rs_no_gap,
+                    counters.rs_iterations,
+                    "{name}: {counters:?}"
+                );
+            }
+            None => {}
+        }
+        if let Some((id, guarantee)) = case.displaced {
+            assert_eq!(rs.record(id).guarantee, Some(guarantee), "{name}");
+        }
+    }
 }
 
 /// CONS+RS's bound on the jobs one iteration touches ([`MAX_TOUCHED`](crate::policy::MAX_TOUCHED),
@@ -363,22 +545,16 @@ fn cons_rs_keeps_a_move_whose_wait_gain_outweighs_its_slowdown_cost() {
 #[test]
 fn cons_rs_touches_only_the_jobs_in_the_window_and_at_most_64() {
     for (estimate, crowded) in [(100, false), (101, true)] {
-        let mut jobs = std::vec![(1, 0, 6, 300, 20), (2, 0, 4, 56, 56)];
-        jobs.extend((3..73).map(|id| (id, 1, 7, 1, 1)));
-        jobs.push((73, 2, 6, estimate, estimate));
+        let mut jobs = std::vec![
+            job(1).procs(6).estimate(300).runs(20),
+            job(2).procs(4).estimate(56),
+        ];
+        jobs.extend((3..73).map(|id| job(id).submit(1).procs(7)));
+        jobs.push(job(73).submit(2).procs(6).estimate(estimate));
         let run_on = |policy| {
             let kernel: Kernel<128, 16, 512> = Kernel::new(Cluster::single(10).unwrap(), policy);
-            let mut sim = Simulator::new(kernel);
-            let mut sink = Collect::default();
-            let input = jobs
-                .iter()
-                .map(|&(id, submit, procs, estimate, runtime)| SimJob {
-                    job: Job::new(id, submit, procs, estimate),
-                    runtime,
-                });
-            sim.run(input, &mut sink).unwrap();
-            sim.kernel().validate().unwrap();
-            (starts(&sink), *sim.kernel().counters())
+            let (sink, counters) = replay(kernel, &sims(&jobs));
+            (sink.starts(), counters)
         };
         let (cons, _) = run_on(Policy::Conservative);
         let (rs, counters) = run_on(Policy::ConsRs(RandomSearch::DEFAULT));
@@ -399,6 +575,16 @@ fn cons_rs_touches_only_the_jobs_in_the_window_and_at_most_64() {
     }
 }
 
+/// A cluster of `machines` with one license pool of `copies`, usable on
+/// every machine.
+fn with_one_license<const M: usize>(machines: &[Machine], copies: u32) -> Cluster<M, 1> {
+    let pool = LicensePool {
+        count: copies,
+        machines: MachineSet::ALL,
+    };
+    Cluster::new(machines, &[pool]).unwrap()
+}
+
 /// CONS+RS on a farm: m0 has 2 processors, m1 4; one license copy usable on
 /// both. A (2 procs, m0) ends early at 10; B (4 procs, m1) runs to 50. Y (4
 /// procs, license) is reserved on m1 at [50, 150); J (2 procs, license, 60
@@ -409,94 +595,64 @@ fn cons_rs_touches_only_the_jobs_in_the_window_and_at_most_64() {
 /// the move is undone. The plan must stay consistent throughout.
 #[test]
 fn cons_rs_clears_licenses_held_on_other_machines() {
-    use crate::types::{LicensePool, LicenseSet, Machine, MachineSet};
-    let machine = |cpus| Machine { cpus, speed: 1000 };
-    let cluster: Cluster<2, 1> = Cluster::new(
-        &[machine(2), machine(4)],
-        &[LicensePool {
-            count: 1,
-            machines: MachineSet::ALL,
-        }],
-    )
-    .unwrap();
-    let licensed = |id, submit, procs, estimate| {
-        let mut job = Job::new(id, submit, procs, estimate);
-        job.licenses = LicenseSet(1);
-        job
-    };
-    let jobs = [
-        (Job::new(1, 0, 2, 100), 10),
-        (Job::new(2, 0, 4, 50), 50),
-        (licensed(3, 1, 4, 100), 100),
-        (licensed(4, 2, 2, 60), 60),
-    ];
-    let mut outcomes = Vec::new();
-    for policy in [Policy::Conservative, Policy::ConsRs(RandomSearch::DEFAULT)] {
+    let cluster: Cluster<2, 1> = with_one_license(&[Machine::new(2), Machine::new(4)], 1);
+    let jobs = sims(&[
+        job(1).procs(2).estimate(100).runs(10),
+        job(2).procs(4).estimate(50),
+        job(3)
+            .submit(1)
+            .procs(4)
+            .estimate(100)
+            .licenses(LicenseSet(1)),
+        job(4)
+            .submit(2)
+            .procs(2)
+            .estimate(60)
+            .licenses(LicenseSet(1)),
+    ]);
+    let run_on = |policy| {
         let kernel: Kernel<8, 8, 64, 2, 1> = Kernel::new(cluster.clone(), policy);
-        let mut sim = Simulator::new(kernel);
-        let mut sink = Collect::default();
-        let input = jobs.iter().map(|&(job, runtime)| SimJob { job, runtime });
-        sim.run(input, &mut sink).unwrap();
-        sim.kernel().validate().unwrap();
-        outcomes.push((starts(&sink), *sim.kernel().counters()));
-    }
-    assert_eq!(outcomes[0].0, [(1, 0), (2, 0), (3, 50), (4, 150)]);
-    assert_eq!(outcomes[1].0, outcomes[0].0);
-    assert!(
-        outcomes[1].1.rs_rejected_guarantee > 0,
-        "{:?}",
-        outcomes[1].1
-    );
-}
-
-/// Conservative without compression keeps every arrival reservation.
-#[test]
-fn conservative_without_compression_never_revisits() {
-    let c = run(Policy::ConservativeNoCompression, 10, GAP_FILL);
-    assert_eq!(starts(&c), [(1, 0), (2, 0), (3, 300), (4, 400)]);
-    assert_eq!(c.reservations.len(), 4);
-}
-
-#[test]
-fn sjf_easy_orders_by_estimate() {
-    let jobs = &[
-        (1, 0, 10, 100, 100),
-        (2, 1, 10, 500, 500),
-        (3, 2, 10, 50, 50),
-    ];
-    assert_eq!(
-        starts(&run(Policy::SjfEasy, 10, jobs)),
-        [(1, 0), (2, 150), (3, 100)]
-    );
-    assert_eq!(
-        starts(&run(Policy::Easy, 10, jobs)),
-        [(1, 0), (2, 100), (3, 600)]
-    );
+        let (sink, counters) = replay(kernel, &jobs);
+        (sink.starts(), counters)
+    };
+    let (cons, _) = run_on(Policy::Conservative);
+    let (rs, counters) = run_on(Policy::ConsRs(RandomSearch::DEFAULT));
+    assert_eq!(cons, [(1, 0), (2, 0), (3, 50), (4, 150)]);
+    assert_eq!(rs, cons);
+    assert!(counters.rs_rejected_guarantee > 0, "{counters:?}");
 }
 
 #[test]
 fn jobs_are_killed_at_their_estimate() {
-    let c = run(Policy::Easy, 4, &[(1, 0, 4, 10, 99), (2, 0, 4, 10, 5)]);
-    let r1 = c.records.iter().find(|r| r.job.id == 1).unwrap();
+    let c = run(
+        Policy::Easy,
+        4,
+        &[
+            job(1).procs(4).estimate(10).runs(99),
+            job(2).procs(4).estimate(10).runs(5),
+        ],
+    );
+    let r1 = c.record(1);
     assert!(r1.killed);
     assert_eq!((r1.start(), r1.end), (0, 10));
-    let r2 = c.records.iter().find(|r| r.job.id == 2).unwrap();
+    let r2 = c.record(2);
     assert_eq!((r2.start(), r2.end, r2.killed), (10, 15, false));
 }
 
 #[test]
 fn zero_runtime_jobs_finish_at_once() {
+    let jobs = &[
+        job(1).submit(5).procs(2).estimate(10).runs(0),
+        job(2).submit(5).procs(2).estimate(10).runs(0),
+        job(3).submit(6),
+    ];
     for policy in Policy::ALL {
-        let c = run(
-            policy,
-            2,
-            &[(1, 5, 2, 10, 0), (2, 5, 2, 10, 0), (3, 6, 1, 1, 1)],
-        );
+        let c = run(policy, 2, jobs);
         if policy == Policy::ConservativeNoCompression {
             // Job 2 keeps its reservation behind job 1's estimate.
-            assert_eq!(starts(&c), [(1, 5), (2, 15), (3, 6)], "{policy}");
+            assert_eq!(c.starts(), [(1, 5), (2, 15), (3, 6)], "{policy}");
         } else {
-            assert_eq!(starts(&c), [(1, 5), (2, 5), (3, 6)], "{policy}");
+            assert_eq!(c.starts(), [(1, 5), (2, 5), (3, 6)], "{policy}");
         }
     }
 }
@@ -508,28 +664,29 @@ fn kernel(policy: Policy) -> Kernel<4, 4, 32> {
 #[test]
 fn misuse_is_an_error_value() {
     let mut k = kernel(Policy::Conservative);
-    k.submit(10, Job::new(1, 10, 8, 100), &mut ()).unwrap();
+    submit(&mut k, job(1).submit(10).procs(8).estimate(100));
+    let at = |now: Time, j: TestJob| j.submit(now).job();
     assert_eq!(
-        k.submit(9, Job::new(2, 9, 1, 1), &mut ()),
+        k.submit(9, at(9, job(2)), &mut ()),
         Err(KernelError::TimeWentBackwards {
             now: 9,
             current: 10
         })
     );
     assert_eq!(
-        k.submit(10, Job::new(1, 10, 1, 1), &mut ()),
+        k.submit(10, at(10, job(1)), &mut ()),
         Err(KernelError::DuplicateJob(1))
     );
     assert_eq!(
-        k.submit(10, Job::new(3, 10, 9, 1), &mut ()),
+        k.submit(10, at(10, job(3).procs(9)), &mut ()),
         Err(KernelError::Unrunnable(3))
     );
     assert_eq!(
-        k.submit(10, Job::new(4, 10, 0, 1), &mut ()),
+        k.submit(10, at(10, job(4).procs(0)), &mut ()),
         Err(KernelError::InvalidJob(4))
     );
     assert_eq!(
-        k.submit(10, Job::new(5, 11, 1, 1), &mut ()),
+        k.submit(10, at(11, job(5)), &mut ()),
         Err(KernelError::SubmitInFuture(5))
     );
     assert_eq!(
@@ -538,7 +695,7 @@ fn misuse_is_an_error_value() {
         "queued, not running"
     );
     assert_eq!(
-        k.submit(10, Job::new(6, 10, 1, u32::MAX), &mut ()),
+        k.submit(10, at(10, job(6).estimate(u32::MAX)), &mut ()),
         Err(KernelError::TimeOverflow)
     );
     k.schedule(10, &mut ()).unwrap();
@@ -547,10 +704,10 @@ fn misuse_is_an_error_value() {
     k.complete(110, 1).unwrap();
     k.validate().unwrap();
     for id in 10..14 {
-        k.submit(110, Job::new(id, 110, 8, 10), &mut ()).unwrap();
+        submit(&mut k, job(id).submit(110).procs(8).estimate(10));
     }
     assert_eq!(
-        k.submit(110, Job::new(20, 110, 1, 1), &mut ()),
+        k.submit(110, at(110, job(20)), &mut ()),
         Err(KernelError::QueueFull(20))
     );
     k.validate().unwrap();
@@ -560,8 +717,8 @@ fn misuse_is_an_error_value() {
 fn next_wakeup_covers_reservations_and_expiries() {
     let mut k = kernel(Policy::Conservative);
     assert_eq!(k.next_wakeup(), None);
-    k.submit(0, Job::new(1, 0, 8, 100), &mut ()).unwrap();
-    k.submit(0, Job::new(2, 0, 8, 50), &mut ()).unwrap();
+    submit(&mut k, job(1).procs(8).estimate(100));
+    submit(&mut k, job(2).procs(8).estimate(50));
     k.schedule(0, &mut ()).unwrap();
     assert_eq!(k.next_wakeup(), Some(100));
     k.complete(30, 1).unwrap();
@@ -577,7 +734,7 @@ fn next_wakeup_covers_reservations_and_expiries() {
 fn next_wakeup_follows_the_earliest_running_end() {
     let mut k = kernel(Policy::Easy);
     for (id, estimate) in [(1, 100), (2, 40), (3, 70)] {
-        k.submit(0, Job::new(id, 0, 2, estimate), &mut ()).unwrap();
+        submit(&mut k, job(id).procs(2).estimate(estimate));
     }
     k.schedule(0, &mut ()).unwrap();
     assert_eq!(k.running().len(), 3);
@@ -586,7 +743,7 @@ fn next_wakeup_follows_the_earliest_running_end() {
     assert_eq!(k.next_wakeup(), Some(40));
     k.complete(20, 2).unwrap(); // the first to end, early
     assert_eq!(k.next_wakeup(), Some(100));
-    k.submit(20, Job::new(4, 20, 2, 30), &mut ()).unwrap();
+    submit(&mut k, job(4).submit(20).procs(2).estimate(30));
     k.schedule(20, &mut ()).unwrap();
     assert_eq!(k.next_wakeup(), Some(50));
     // Job 4 overruns: at its estimated end, 50, and at 60 the host has not
@@ -604,32 +761,12 @@ fn next_wakeup_follows_the_earliest_running_end() {
 
 #[test]
 fn licenses_and_machines_are_respected() {
-    use crate::types::{LicensePool, LicenseSet, Machine, MachineSet};
-    let cluster: Cluster<2, 1> = Cluster::new(
-        &[
-            Machine {
-                cpus: 4,
-                speed: 1000,
-            },
-            Machine {
-                cpus: 4,
-                speed: 2000,
-            },
-        ],
-        &[LicensePool {
-            count: 1,
-            machines: MachineSet::ALL,
-        }],
-    )
-    .unwrap();
+    let fast = Machine::new(4).at_speed(2000);
+    let cluster: Cluster<2, 1> = with_one_license(&[Machine::new(4), fast], 1);
     let mut k: Kernel<8, 8, 32, 2, 1> = Kernel::new(cluster, Policy::Easy);
-    let mut licensed = Job::new(1, 0, 1, 100);
-    licensed.licenses = LicenseSet(1);
-    let mut second = Job::new(2, 0, 1, 100);
-    second.licenses = LicenseSet(1);
-    k.submit(0, licensed, &mut ()).unwrap();
-    k.submit(0, second, &mut ()).unwrap();
-    k.submit(0, Job::new(3, 0, 4, 100), &mut ()).unwrap();
+    submit(&mut k, job(1).estimate(100).licenses(LicenseSet(1)));
+    submit(&mut k, job(2).estimate(100).licenses(LicenseSet(1)));
+    submit(&mut k, job(3).procs(4).estimate(100));
     let mut started = Vec::new();
     k.schedule(0, &mut |j: &Job, s: Slot| {
         started.push((j.id, s.machine, s.duration))
@@ -638,39 +775,19 @@ fn licenses_and_machines_are_respected() {
     // Job 1 goes to the fast machine (index 1) and runs 50 s there; job 2
     // waits for the only license copy; job 3 takes the slow machine whole.
     assert_eq!(started, [(1, 1, 50), (3, 0, 100)]);
-    assert_eq!(k.queued()[0].reservation().map(|s| s.start), Some(50));
+    assert_eq!(reserved_start(&k, 0), Some(50));
     k.validate().unwrap();
 }
 
-/// Threshold 2.0: a job waits as long as its estimate before it is promoted.
-/// J1 holds the machine until 1000. J2 (estimate 100, submitted at 0) is
-/// promoted at 100 and J3 (estimate 10, submitted at 50) at 60: both instants
-/// fall between events (no arrival or end happens then), so only
-/// `next_wakeup` brings the replay there. J3, promoted first, is reserved
-/// first, at 1000; J2 then at 1010. Under EASY the head J2 would go first.
+/// [`BETWEEN_EVENTS`] at the kernel's API: the first two jobs, and the
+/// promotion of J2 exactly at 100 (its replay is in [`SCHEDULES`]).
 #[test]
 fn selective_promotes_at_the_exact_threshold_instant() {
-    let jobs = &[
-        (1, 0, 10, 1000, 1000),
-        (2, 0, 10, 100, 100),
-        (3, 50, 10, 10, 10),
-    ];
-    let c = run(Policy::SELECTIVE_EXAMPLE, 10, jobs);
-    assert_eq!(
-        c.reservations,
-        [(60, 3, 1000), (100, 2, 1010)],
-        "(now, job, reserved start): J1 started at once, unreserved"
-    );
-    assert_eq!(starts(&c), [(1, 0), (2, 1010), (3, 1000)]);
-    assert_eq!(
-        starts(&run(Policy::Easy, 10, jobs)),
-        [(1, 0), (2, 1000), (3, 1100)]
-    );
-
     let mut k: Kernel<8, 8, 32> =
         Kernel::new(Cluster::single(10).unwrap(), Policy::SELECTIVE_EXAMPLE);
-    k.submit(0, Job::new(1, 0, 10, 1000), &mut ()).unwrap();
-    k.submit(0, Job::new(2, 0, 10, 100), &mut ()).unwrap();
+    for &j in &BETWEEN_EVENTS[..2] {
+        submit(&mut k, j);
+    }
     k.schedule(0, &mut ()).unwrap();
     assert_eq!(
         k.next_wakeup(),
@@ -680,39 +797,23 @@ fn selective_promotes_at_the_exact_threshold_instant() {
     k.schedule(99, &mut ()).unwrap();
     assert_eq!(k.queued()[0].reservation(), None, "XF at 99 is 1.99");
     k.schedule(100, &mut ()).unwrap();
-    assert_eq!(k.queued()[0].reservation().map(|s| s.start), Some(1000));
+    assert_eq!(reserved_start(&k, 0), Some(1000));
     k.validate().unwrap();
-}
-
-/// Entry-queue jobs backfill only where they delay no reservation.
-#[test]
-fn selective_entry_jobs_respect_reservations() {
-    // J2 (threshold reached at once: estimate 1, promoted at 1) is reserved at
-    // 100 behind J1. J3 (6 processors for 200 s) would overlap J2's
-    // reservation, so it waits for J2; J4 (4 processors, ends by 100) fits.
-    let jobs = &[
-        (1, 0, 6, 100, 100),
-        (2, 0, 10, 1, 1),
-        (3, 2, 6, 200, 200),
-        (4, 2, 4, 90, 90),
-    ];
-    let c = run(Policy::SELECTIVE_EXAMPLE, 10, jobs);
-    assert_eq!(starts(&c), [(1, 0), (2, 100), (3, 101), (4, 2)]);
 }
 
 #[test]
 fn adaptive_threshold_follows_completed_slowdowns() {
     let policy = Policy::Selective(crate::policy::Threshold::ADAPTIVE);
     let mut k: Kernel<8, 8, 32> = Kernel::new(Cluster::single(4).unwrap(), policy);
-    k.submit(0, Job::new(1, 0, 4, 100), &mut ()).unwrap();
-    k.submit(0, Job::new(2, 0, 4, 100), &mut ()).unwrap();
+    submit(&mut k, job(1).procs(4).estimate(100));
+    submit(&mut k, job(2).procs(4).estimate(100));
     k.schedule(0, &mut ()).unwrap();
     // Before any completion the threshold is 1.0: J2 is promoted at once.
-    assert_eq!(k.queued()[0].reservation().map(|s| s.start), Some(100));
+    assert_eq!(reserved_start(&k, 0), Some(100));
     k.complete(50, 1).unwrap();
     assert_eq!(k.slowdown_average().mean(), Some(1000));
     k.schedule(50, &mut ()).unwrap(); // J2 compressed to 50 and started
-    k.submit(60, Job::new(3, 60, 4, 10), &mut ()).unwrap();
+    submit(&mut k, job(3).submit(60).procs(4).estimate(10));
     k.complete(70, 2).unwrap(); // waited 50, ran 20: (50 + 20) / 20 = 3.5
     assert_eq!(k.slowdown_average().mean(), Some((1000 + 3500) / 2));
     // Threshold 2.25: J3 (estimate 10) is promoted at 60 + 12.5 -> 73.
@@ -725,24 +826,33 @@ fn adaptive_threshold_follows_completed_slowdowns() {
 #[test]
 fn strict_fcfs_start_is_the_fair_start() {
     let mut k: Kernel<8, 8, 64> = Kernel::new(Cluster::single(10).unwrap(), Policy::Conservative);
-    for &(id, submit, procs, estimate, _) in &DIFFER[..3] {
-        k.submit(submit, Job::new(id, submit, procs, estimate), &mut ())
-            .unwrap();
-        k.schedule(submit, &mut ()).unwrap();
+    for &j in &DIFFER[..3] {
+        submit(&mut k, j);
+        k.schedule(j.job().submit, &mut ()).unwrap();
     }
     let mut scratch = crate::plan::Plan::new(k.cluster());
-    let j4 = Job::new(4, 3, 2, 250);
+    let j4 = DIFFER[3].job();
     assert_eq!(
         k.strict_fcfs_start(3, &j4, &mut scratch).unwrap().start,
         300
     );
     // A 2-processor job that would end by 100 still waits its turn: not
     // before J3 (200), and J3 holds all 10 processors until 300.
-    let short = Job::new(5, 3, 2, 10);
+    let short = job(5).submit(3).procs(2).estimate(10).job();
     assert_eq!(
         k.strict_fcfs_start(3, &short, &mut scratch).unwrap().start,
         300
     );
+}
+
+/// One machine of 4 processors under Conservative: job 1 (all of it, 10 s)
+/// started at 0, then job 2 (the same) submitted and reserved at 10.
+fn conservative_behind_one_job() -> Kernel<8, 8, 64> {
+    let mut k = Kernel::new(Cluster::single(4).unwrap(), Policy::Conservative);
+    submit(&mut k, job(1).procs(4).estimate(10));
+    k.schedule(0, &mut ()).unwrap();
+    submit(&mut k, job(2).procs(4).estimate(10));
+    k
 }
 
 /// Regression (found by the `kernel_api` fuzz target): a host that calls
@@ -751,24 +861,18 @@ fn strict_fcfs_start_is_the_fair_start() {
 /// until the next pass, then one later than its (missed) guarantee.
 #[test]
 fn late_host_calls_keep_validate_green() {
-    let mut k: Kernel<8, 8, 64> = Kernel::new(Cluster::single(4).unwrap(), Policy::Conservative);
-    k.submit(0, Job::new(1, 0, 4, 10), &mut ()).unwrap();
-    k.schedule(0, &mut ()).unwrap();
-    k.submit(0, Job::new(2, 0, 4, 10), &mut ()).unwrap(); // reserved at 10
+    let mut k = conservative_behind_one_job();
     k.complete(10, 1).unwrap();
     // The host skips the pass at 10; at 11 a job arrives first.
-    k.submit(11, Job::new(3, 0, 1, 100), &mut ()).unwrap();
-    assert_eq!(k.queued()[0].reservation().map(|s| s.start), Some(10));
+    k.submit(11, job(3).estimate(100).job(), &mut ()).unwrap();
+    assert_eq!(reserved_start(&k, 0), Some(10));
     k.validate().unwrap();
     k.schedule(11, &mut ()).unwrap();
     let j2 = k.queued().iter().find(|q| q.job.id == 2).unwrap();
     assert!(j2.reservation().unwrap().start > j2.guarantee().unwrap());
     k.validate().unwrap();
     // A late completion leaves the next reservation in the past, too.
-    let mut k: Kernel<8, 8, 64> = Kernel::new(Cluster::single(4).unwrap(), Policy::Conservative);
-    k.submit(0, Job::new(1, 0, 4, 10), &mut ()).unwrap();
-    k.schedule(0, &mut ()).unwrap();
-    k.submit(0, Job::new(2, 0, 4, 10), &mut ()).unwrap();
+    let mut k = conservative_behind_one_job();
     k.complete(12, 1).unwrap();
     k.validate().unwrap();
     k.schedule(12, &mut ()).unwrap();
@@ -782,16 +886,15 @@ fn late_host_calls_keep_validate_green() {
 #[test]
 fn failed_replan_keeps_the_plan_consistent() {
     let mut k: Kernel<8, 8, 64> = Kernel::new(Cluster::single(4).unwrap(), Policy::Conservative);
-    k.submit(0, Job::new(1, 0, 4, 10), &mut ()).unwrap();
+    submit(&mut k, job(1).procs(4).estimate(10));
     k.schedule(0, &mut ()).unwrap();
-    k.submit(0, Job::new(2, 0, 4, u32::MAX - 100), &mut ())
-        .unwrap(); // reserved at 10
+    submit(&mut k, job(2).procs(4).estimate(u32::MAX - 100)); // reserved at 10
     k.complete(10, 1).unwrap();
     // The host is late: at 200 the reservation from 10 is re-planned from
     // now, and 200 + (u32::MAX - 100) does not fit in a `Time`.
     assert_eq!(k.schedule(200, &mut ()), Err(KernelError::TimeOverflow));
     k.validate().unwrap();
-    assert_eq!(k.queued()[0].reservation().map(|s| s.start), Some(10));
+    assert_eq!(reserved_start(&k, 0), Some(10));
 }
 
 /// Regression (found by the `kernel_api` fuzz target): under EASY, a job
@@ -802,12 +905,14 @@ fn failed_replan_keeps_the_plan_consistent() {
 #[test]
 fn a_backdated_arrival_takes_the_easy_head() {
     let mut k: Kernel<8, 8, 64> = Kernel::new(Cluster::single(1).unwrap(), Policy::Easy);
-    k.submit(10, Job::new(1, 10, 1, 100), &mut ()).unwrap();
-    k.submit(20, Job::new(2, 0, 1, 500), &mut ()).unwrap(); // sorts ahead of job 1
+    submit(&mut k, job(1).submit(10).estimate(100));
+    let backdated = job(2).estimate(500).job(); // submitted at 0: ahead of job 1
+    k.submit(20, backdated, &mut ()).unwrap();
     k.schedule(20, &mut ()).unwrap(); // job 2 runs [20, 520); job 1 shadow 520
     assert_eq!(k.queued()[0].guarantee(), Some(520));
     k.complete(30, 2).unwrap();
-    k.submit(40, Job::new(3, 0, 1, 500), &mut ()).unwrap(); // ahead of job 1 again
+    let backdated = job(3).estimate(500).job(); // ahead of job 1 again
+    k.submit(40, backdated, &mut ()).unwrap();
     assert_eq!(k.queued()[1].job.id, 1);
     assert_eq!(
         k.queued()[1].guarantee(),
@@ -825,15 +930,15 @@ fn a_backdated_arrival_takes_the_easy_head() {
 #[test]
 fn a_late_completion_can_push_a_reservation_past_a_future_guarantee() {
     let mut k: Kernel<8, 8, 64> = Kernel::new(Cluster::single(1).unwrap(), Policy::Conservative);
-    k.submit(0, Job::new(1, 0, 1, 100), &mut ()).unwrap();
+    submit(&mut k, job(1).estimate(100));
     k.schedule(0, &mut ()).unwrap(); // [0, 100)
-    k.submit(0, Job::new(2, 0, 1, 1000), &mut ()).unwrap(); // [100, 1100)
-    k.submit(0, Job::new(3, 0, 1, 10), &mut ()).unwrap(); // [1100, 1110)
-                                                          // Early end: compression moves job 2 to [50, 1050) and job 3 to
-                                                          // [1050, 1060); job 4 gets [1060, 1070).
+    submit(&mut k, job(2).estimate(1000)); // [100, 1100)
+    submit(&mut k, job(3).estimate(10)); // [1100, 1110)
+                                         // Early end: compression moves job 2 to [50, 1050) and job 3 to
+                                         // [1050, 1060); job 4 gets [1060, 1070).
     k.complete(50, 1).unwrap();
-    k.submit(50, Job::new(4, 50, 1, 10), &mut ()).unwrap();
-    assert_eq!(k.queued()[0].reservation().map(|s| s.start), Some(50));
+    submit(&mut k, job(4).submit(50).estimate(10));
+    assert_eq!(reserved_start(&k, 0), Some(50));
     // The host misses the pass at 50 and comes back at 51: job 2 is
     // re-planned from 51, would overlap job 3 at 1050, and lands at 1070,
     // after its guarantee (100), which is still ahead.
@@ -853,10 +958,13 @@ fn a_late_completion_can_push_a_reservation_past_a_future_guarantee() {
 #[test]
 fn sjf_easy_head_overtaken_loses_its_reservation() {
     let mut k = kernel(Policy::SjfEasy);
-    k.submit(0, Job::new(1, 0, 8, 100), &mut ()).unwrap();
-    k.schedule(0, &mut ()).unwrap();
-    k.submit(1, Job::new(2, 1, 8, 50), &mut ()).unwrap();
-    k.schedule(1, &mut ()).unwrap();
+    for j in [
+        job(1).procs(8).estimate(100),
+        job(2).submit(1).procs(8).estimate(50),
+    ] {
+        submit(&mut k, j);
+        k.schedule(j.job().submit, &mut ()).unwrap();
+    }
     let reservation = |k: &Kernel<4, 4, 32>, id: JobId| {
         k.queued()
             .iter()
@@ -864,7 +972,7 @@ fn sjf_easy_head_overtaken_loses_its_reservation() {
             .map(|q| q.reservation().map(|s| s.start))
     };
     assert_eq!(reservation(&k, 2), Some(Some(100)));
-    k.submit(2, Job::new(3, 2, 8, 10), &mut ()).unwrap();
+    submit(&mut k, job(3).submit(2).procs(8).estimate(10));
     k.schedule(2, &mut ()).unwrap();
     assert_eq!(k.queued().first().map(|q| q.job.id), Some(3));
     assert_eq!(reservation(&k, 3), Some(Some(100)));
@@ -877,33 +985,29 @@ fn sjf_easy_head_overtaken_loses_its_reservation() {
 fn validate_names_the_invariant_a_tampered_state_breaks() {
     let build = || {
         let mut k = kernel(Policy::Conservative);
-        k.submit(0, Job::new(1, 0, 8, 100), &mut ()).unwrap();
-        k.submit(0, Job::new(2, 0, 4, 50), &mut ()).unwrap();
+        submit(&mut k, job(1).procs(8).estimate(100));
+        submit(&mut k, job(2).procs(4).estimate(50));
         k.schedule(0, &mut ()).unwrap();
         k.validate().unwrap();
         assert_eq!(k.queued().len(), 1);
         k
+    };
+    let internal = |k: &Kernel<4, 4, 32>| match k.validate() {
+        Err(KernelError::Internal(what)) => what,
+        other => panic!("{other:?}"),
     };
     // A reservation later than its guarantee.
     let mut k = build();
     if let Some(q) = k.st.queue.first_mut() {
         q.set_guarantee(q.reservation().map(|s| s.start - 1));
     }
-    assert_eq!(
-        k.validate(),
-        Err(KernelError::Internal("reservation later than guarantee"))
-    );
+    assert_eq!(internal(&k), "reservation later than guarantee");
     // A queued job that lost its reservation under Conservative.
     let mut k = build();
     if let Some(q) = k.st.queue.first_mut() {
         q.set_reservation(None);
     }
-    assert_eq!(
-        k.validate(),
-        Err(KernelError::Internal(
-            "conservative job without reservation"
-        ))
-    );
+    assert_eq!(internal(&k), "conservative job without reservation");
     // A reservation moved behind the kernel's back: the earliest start it
     // keeps (so that a pass with nothing due skips the queue) is stale.
     let mut k = build();
@@ -915,38 +1019,31 @@ fn validate_names_the_invariant_a_tampered_state_breaks() {
         q.set_guarantee(q.reservation().map(|s| s.start));
     }
     assert_eq!(
-        k.validate(),
-        Err(KernelError::Internal(
-            "earliest reservation start disagrees with the queue"
-        ))
+        internal(&k),
+        "earliest reservation start disagrees with the queue"
     );
     // A running job forgotten while the plan still holds its processors.
     let mut k = build();
     k.st.running.clear();
-    assert_eq!(
-        k.validate(),
-        Err(KernelError::Internal("machine profile disagrees with jobs"))
-    );
+    assert_eq!(internal(&k), "machine profile disagrees with jobs");
     // The earliest running end kept for `next_wakeup`, under the plan and
     // under the tally, made stale.
     for policy in [Policy::Conservative, Policy::Easy] {
         let mut k = kernel(policy);
-        k.submit(0, Job::new(1, 0, 8, 100), &mut ()).unwrap();
+        submit(&mut k, job(1).procs(8).estimate(100));
         k.schedule(0, &mut ()).unwrap();
         k.validate().unwrap();
         k.st.first_end = Some(50);
         assert_eq!(
-            k.validate(),
-            Err(KernelError::Internal(
-                "earliest running end disagrees with running jobs"
-            )),
+            internal(&k),
+            "earliest running end disagrees with running jobs",
             "{policy}"
         );
     }
     // EASY: two queued jobs behind a running one; only the head is reserved.
     let mut k = kernel(Policy::Easy);
     for (id, procs) in [(1, 8), (2, 4), (3, 4)] {
-        k.submit(0, Job::new(id, 0, procs, 100), &mut ()).unwrap();
+        submit(&mut k, job(id).procs(procs).estimate(100));
     }
     k.schedule(0, &mut ()).unwrap();
     k.validate().unwrap();
@@ -961,12 +1058,7 @@ fn validate_names_the_invariant_a_tampered_state_breaks() {
     if let Some(q) = k.st.queue.get_mut(1) {
         q.set_reservation(stale);
     }
-    assert_eq!(
-        k.validate(),
-        Err(KernelError::Internal(
-            "more than one job holds the reservation"
-        ))
-    );
+    assert_eq!(internal(&k), "more than one job holds the reservation");
 }
 
 #[test]
@@ -1008,18 +1100,14 @@ fn pruned_as_exhaustive<
     jobs: &[SimJob],
     case: usize,
 ) -> Collect {
-    let replay = |exhaustive: bool| {
+    let replay_searching = |exhaustive: bool| {
         let mut kernel: Kernel<Q, R, B, M, L> = Kernel::new(cluster.clone(), policy);
         if exhaustive {
             kernel.engine.search_exhaustively();
         }
-        let mut sim = Simulator::new(kernel);
-        let mut sink = Collect::default();
-        sim.run(jobs.iter().copied(), &mut sink).unwrap();
-        sim.kernel().validate().unwrap();
-        sink
+        replay(kernel, jobs).0
     };
-    let (pruned, full) = (replay(false), replay(true));
+    let (pruned, full) = (replay_searching(false), replay_searching(true));
     assert_eq!(
         (&pruned.records, &pruned.reservations),
         (&full.records, &full.reservations),
@@ -1032,7 +1120,6 @@ fn pruned_as_exhaustive<
 /// without a license pool, and 30 jobs for it with bursts, early ends and
 /// exact estimates; `None` when the cluster is refused.
 fn random_farm_workload(rng: &mut crate::rng::SplitMix64) -> Option<(Cluster<3, 1>, Vec<SimJob>)> {
-    use crate::types::{LicensePool, LicenseSet, Machine, MachineSet};
     let machines: Vec<Machine> = (0..=rng.below(3))
         .map(|_| Machine {
             cpus: 1 + rng.below(12) as u32,
@@ -1052,20 +1139,17 @@ fn random_farm_workload(rng: &mut crate::rng::SplitMix64) -> Option<(Cluster<3, 
         .map(|id| {
             submit += [0, 0, 1, 5, 40][rng.below(5) as usize];
             let estimate = 1 + rng.below(60) as u32;
-            let mut job = Job::new(
-                id,
-                submit,
-                1 + rng.below(u64::from(widest)) as u32,
-                estimate,
-            );
+            let mut j = job(id)
+                .submit(submit)
+                .procs(1 + rng.below(u64::from(widest)) as u32)
+                .estimate(estimate);
             if !pools.is_empty() && rng.below(3) == 0 {
-                job.licenses = LicenseSet(1);
+                j = j.licenses(LicenseSet(1));
             }
-            let runtime = match rng.below(3) {
-                0 => estimate,
-                _ => rng.below(u64::from(estimate) + 1) as u32,
-            };
-            SimJob { job, runtime }
+            if rng.below(3) != 0 {
+                j = j.runs(rng.below(u64::from(estimate) + 1) as u32);
+            }
+            j.sim()
         })
         .filter(|j| cluster.runnable(&j.job))
         .collect();
@@ -1172,13 +1256,10 @@ fn compression_pruning_changes_no_schedule_on_one_machine() {
                 submit += [0, 0, 0, 1, 3, 20][rng.below(6) as usize];
                 let estimate = 1 + rng.below(100) as u32;
                 let procs = 1 + rng.below(u64::from(cpus)) as u32;
-                let runtime = match rng.below(4) {
-                    0 => estimate,
-                    _ => rng.below(u64::from(estimate) + 1) as u32,
-                };
-                SimJob {
-                    job: Job::new(id, submit, procs, estimate),
-                    runtime,
+                let j = job(id).submit(submit).procs(procs).estimate(estimate);
+                match rng.below(4) {
+                    0 => j.sim(),
+                    _ => j.runs(rng.below(u64::from(estimate) + 1) as u32).sim(),
                 }
             })
             .collect();
@@ -1198,8 +1279,8 @@ fn compression_pruning_changes_no_schedule_on_one_machine() {
 fn validate_checks_the_tally_against_the_running_jobs() {
     let mut k: Kernel<8, 8, 16> = Kernel::new(Cluster::single(10).unwrap(), Policy::Easy);
     assert!(!k.keeps_plan());
-    k.submit(0, Job::new(1, 0, 4, 100), &mut ()).unwrap();
-    k.submit(0, Job::new(2, 0, 8, 100), &mut ()).unwrap();
+    submit(&mut k, job(1).procs(4).estimate(100));
+    submit(&mut k, job(2).procs(8).estimate(100));
     k.schedule(0, &mut ()).unwrap();
     assert_eq!(k.running().len(), 1);
     k.validate().unwrap();
@@ -1229,15 +1310,10 @@ fn validate_checks_the_tally_against_the_running_jobs() {
 /// (not only what lies after the new end, as for a move on one machine).
 #[test]
 fn a_move_to_another_machine_gives_back_the_whole_old_slot() {
-    use crate::types::Machine;
-    let same = Machine {
-        cpus: 4,
-        speed: 1000,
-    };
-    let cluster: Cluster<2, 0> = Cluster::new(&[same, same], &[]).unwrap();
+    let cluster: Cluster<2, 0> = Cluster::new(&[Machine::new(4), Machine::new(4)], &[]).unwrap();
     let mut k: Kernel<8, 8, 32, 2, 0> = Kernel::new(cluster, Policy::Conservative);
     for (id, estimate) in [(1, 100), (2, 100), (3, 50)] {
-        k.submit(0, Job::new(id, 0, 4, estimate), &mut ()).unwrap();
+        submit(&mut k, job(id).procs(4).estimate(estimate));
     }
     k.schedule(0, &mut ()).unwrap();
     let c = k.queued()[0].reservation().unwrap();
@@ -1262,9 +1338,9 @@ fn a_move_to_another_machine_gives_back_the_whole_old_slot() {
 fn next_wakeup_scans_the_queue_before_the_first_pass() {
     for policy in [Policy::Conservative, Policy::ConsRs(RandomSearch::DEFAULT)] {
         let mut k: Kernel<8, 8, 32> = Kernel::new(Cluster::single(4).unwrap(), policy);
-        k.submit(0, Job::new(1, 0, 4, 100), &mut ()).unwrap();
-        k.submit(0, Job::new(2, 0, 4, 50), &mut ()).unwrap();
-        assert_eq!(k.queued()[1].reservation().map(|s| s.start), Some(100));
+        submit(&mut k, job(1).procs(4).estimate(100));
+        submit(&mut k, job(2).procs(4).estimate(50));
+        assert_eq!(reserved_start(&k, 1), Some(100));
         assert_eq!(k.next_wakeup(), Some(100), "{policy}");
         k.schedule(0, &mut ()).unwrap();
         assert_eq!(k.next_wakeup(), Some(100), "{policy}");

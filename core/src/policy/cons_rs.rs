@@ -1,6 +1,6 @@
 //! CONS+RS: Conservative backfilling with random-search gap filling.
 //!
-//! Rules (DESIGN.md section 3, "CONS+RS"):
+//! Rules (`docs/design.md`, "CONS+RS"):
 //!
 //! * Conservative, with its compression pass after every completion instant;
 //! * then, at every instant with an *early* completion (a gap appears in the
@@ -23,8 +23,8 @@
 //!   results are reproducible).
 //!
 //! Source: D. Klusáček et al., *Conservative backfilling with random-search
-//! gap filling* (extended abstract; `../shared/seeds/cons-rs-gap-filling.txt`),
-//! with the readings of `../shared/research/cons-rs-dpsa-farm.md` section 1.3.
+//! gap filling* (extended abstract); where it is silent, the readings below
+//! and `docs/design.md`, "Choices where the papers are vague".
 //!
 //! # Readings, where the paper is silent
 //!
@@ -1677,6 +1677,7 @@ impl Objective {
 mod tests {
     use super::*;
     use crate::rng::SplitMix64;
+    use crate::sim::fixtures::job;
 
     /// A replay's outcome: every record, every reservation event, the
     /// counters.
@@ -2074,7 +2075,7 @@ mod tests {
     }
 
     fn queued(id: u32, submit: Time, estimate: u32, start: Time) -> QueuedJob {
-        let job = Job::new(id, submit, 1, estimate);
+        let job = job(id).submit(submit).procs(1).estimate(estimate).job();
         let mut q = QueuedJob::new(job);
         q.set_reservation(Some(Slot {
             start,
@@ -2159,9 +2160,11 @@ mod tests {
         .unwrap();
         let mut st: State<8, 8, 64, 3, 1> = State::new(cluster, false);
         let licensed = |id, procs, estimate| {
-            let mut job = Job::new(id, 0, procs, estimate);
-            job.licenses = LicenseSet(1);
-            job
+            job(id)
+                .procs(procs)
+                .estimate(estimate)
+                .licenses(LicenseSet(1))
+                .job()
         };
         let hold = |st: &mut State<8, 8, 64, 3, 1>, job: Job, machine, duration| {
             let slot = Slot {
@@ -2171,8 +2174,8 @@ mod tests {
             };
             st.plan.reserve(&job, &slot).unwrap();
         };
-        hold(&mut st, Job::new(1, 0, 2, 30), 0, 30);
-        hold(&mut st, Job::new(2, 0, 2, 30), 1, 30);
+        hold(&mut st, job(1).procs(2).estimate(30).job(), 0, 30);
+        hold(&mut st, job(2).procs(2).estimate(30).job(), 1, 30);
         hold(&mut st, licensed(3, 1, 50), 2, 50);
         let j = licensed(4, 2, 100);
         // 0: no processors; 30: processors but no license; 50: both, on
@@ -2188,7 +2191,7 @@ mod tests {
         assert_eq!(find_gap(&st, &j, 50, None), Ok(None));
         assert_eq!(find_gap(&st, &j, 40, None), Ok(None));
         // Without a license: 30, on m0.
-        let k = Job::new(5, 0, 2, 100);
+        let k = job(5).procs(2).estimate(100).job();
         let at_30 = Slot {
             start: 30,
             machine: 0,

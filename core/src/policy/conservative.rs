@@ -1,6 +1,6 @@
 //! Conservative backfilling: a reservation for every job.
 //!
-//! Rules (DESIGN.md section 3, "Conservative"):
+//! Rules (`docs/design.md`, "Conservative"):
 //!
 //! * every job gets a reservation on arrival, at the earliest time it fits
 //!   the current plan (running jobs until their estimated ends, and every
@@ -242,7 +242,7 @@ impl Compression {
             self.freed_since_pass.add(now, slot.end(), most);
         }
         // One compression pass after every instant with a completion, an
-        // on-time one too (DESIGN.md section 3, step 2): a pass is not a
+        // on-time one too (`docs/design.md`, "Event order", step 2): a pass is not a
         // fixpoint, and what jobs moved by the previous pass freed may now
         // let a job ahead of them move.
         self.pending = true;

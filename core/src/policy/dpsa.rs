@@ -1,7 +1,7 @@
 //! DPSA: EASY's head reservation, then a bounded exhaustive search for the
 //! set of waiting jobs that uses the most free processors now.
 //!
-//! Rules (DESIGN.md section 3, "DPSA-p/n/w"; the paper's Fig. 2):
+//! Rules (`docs/design.md`, "DPSA"; the paper's Fig. 2):
 //!
 //! 1. start from the head while jobs fit now (EASY's first phase);
 //! 2. the first job that does not fit (the head) gets EASY's reservation at
@@ -86,8 +86,8 @@
 //!
 //! Source: I. Grudenić and N. Bogunović, *Computer cluster scheduling
 //! algorithm based on time bounded dynamic programming*, MIPRO 2011
-//! (`../shared/seeds/dpsa-dynamic-programming.txt`). Readings of its
-//! ambiguities as in the research note's B1-B12: estimates for run times,
+//! Readings of its ambiguities as in `docs/design.md`, "Choices where the
+//! papers are vague": estimates for run times,
 //! processors started for utilisation, stable size orders, greedy seed.
 
 use super::easy::{backfill_behind_head, Easy};
@@ -105,7 +105,7 @@ pub const DPSA_CANDIDATES: usize = 128;
 /// The default node budget of one search (see the module docs): 100,000.
 ///
 /// Measured on LLNL-Thunder (whole trace, user estimates, replayed with a
-/// budget of 10^8, `host-cli/examples/dpsa_nodes.rs`): the nodes one search
+/// budget of 10^8, `cargo xtask dpsa-nodes`): the nodes one search
 /// needs have a median of 54 / 20 / 191 (DPSA-p / -n / -w), a 90th
 /// percentile of 945 / 655 / 10,659 and a 99th of 5.5 million / 69,000 / 33
 /// million, and 0.2-1% of the searches do not finish even with 10^8 nodes

@@ -1,6 +1,6 @@
 //! EASY (aggressive) backfilling, and SJF-EASY.
 //!
-//! Rules (DESIGN.md section 3, "EASY" and "SJF-EASY"):
+//! Rules (`docs/design.md`, "EASY" and "SJF-EASY"):
 //!
 //! * start from the head while jobs fit now;
 //! * the first job that does not fit (the head) gets a reservation at its
@@ -131,7 +131,7 @@ impl Easy {
         st: &mut State<Q, R, B, M, L>,
         observer: &mut impl Observer,
     ) -> Result<Pass, KernelError> {
-        if st.tally.is_some() {
+        if st.tally().is_some() {
             return self.pass_by_count(st, observer);
         }
         let now = st.now;
@@ -248,7 +248,7 @@ impl Easy {
             self.first_new = 0;
             return Ok(pass);
         };
-        let tally = st.tally.as_ref().ok_or(KernelError::Internal("no tally"))?;
+        let tally = st.tally().ok_or(KernelError::Internal("no tally"))?;
         let machine = tally.machine();
         let unrunnable = KernelError::Unrunnable(head.job.id);
         let duration = machine.scale(head.job.estimate).ok_or(unrunnable)?;
@@ -427,6 +427,7 @@ impl Stairs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::fixtures::job;
 
     /// The stairs hold at most 64 steps; past them they say nothing and
     /// the plan answers. 100 processors; job `i` (1 processor) is reserved
@@ -442,13 +443,14 @@ mod tests {
                 machine: 0,
                 duration: 1000,
             };
-            plan.reserve(&Job::new(i + 1, 0, 1, 1000), &slot).unwrap();
+            plan.reserve(&job(i + 1).procs(1).estimate(1000).job(), &slot)
+                .unwrap();
         }
         let stairs = Stairs::build(&cluster, &plan).unwrap();
         assert!(!stairs.complete);
         assert_eq!(stairs.steps.len(), 64);
         let fit = |procs, estimate| {
-            let job = Job::new(100, 0, procs, estimate);
+            let job = job(100).procs(procs).estimate(estimate).job();
             (
                 stairs.fit_now(&cluster, &job, 0),
                 plan.fit_now(&cluster, &job, 0).unwrap(),

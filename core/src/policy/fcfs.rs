@@ -1,6 +1,6 @@
 //! FCFS: first come, first served, without backfilling.
 //!
-//! Rule (DESIGN.md section 3, "FCFS"): start jobs strictly in queue order
+//! Rule (`docs/design.md`, "FCFS"): start jobs strictly in queue order
 //! while the head fits now; the first job that does not fit blocks every job
 //! behind it until it starts. The baseline every backfilling paper compares
 //! against.
@@ -25,7 +25,7 @@ pub(crate) fn start_from_head<
     pass: &mut Pass,
 ) -> Result<(), KernelError> {
     let now = st.now;
-    if st.tally.is_some() {
+    if st.tally().is_some() {
         return start_from_head_by_count(st, observer, pass);
     }
     while let Some(head) = st.queue.first().copied() {
@@ -56,12 +56,11 @@ fn start_from_head_by_count<
 ) -> Result<(), KernelError> {
     let now = st.now;
     let machine = st
-        .tally
-        .as_ref()
+        .tally()
         .map(Tally::machine)
         .ok_or(KernelError::Internal("no tally"))?;
     while let Some(head) = st.queue.first().copied() {
-        let free = st.tally.as_ref().map_or(0, Tally::free);
+        let free = st.tally().map_or(0, Tally::free);
         let Some(duration) = machine.scale(head.job.estimate) else {
             break;
         };

@@ -1,7 +1,7 @@
 //! Flexible backfilling on heterogeneous farms: BF_FCFS, BF_UNMOD, BF_MOD.
 //!
-//! Rules (DESIGN.md section 3, rows BF_FCFS, BF_UNMOD and BF_MOD, and its
-//! heuristics paragraph), all three on the same pass:
+//! Rules (`docs/design.md`, "Flexible backfilling", with its
+//! heuristics), all three on the same pass:
 //!
 //! 1. **Order.** At every scheduling pass (every event: a submission, a
 //!    completion) the wait queue is put in the policy's order. BF_FCFS:

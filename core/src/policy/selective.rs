@@ -1,7 +1,7 @@
 //! Selective reservation: guarantees only for jobs that have waited long
 //! enough.
 //!
-//! Rules (DESIGN.md section 3, "Selective", "Selective-D", "thresholds"):
+//! Rules (`docs/design.md`, "Selective reservation"):
 //!
 //! * two queues: an *entry* queue without guarantees (FCFS order) and a
 //!   *guaranteed* queue run like Conservative (reservations, one compression
@@ -26,7 +26,8 @@
 //!
 //! Source: S. Srinivasan, R. Kettimuthu, V. Subramani and P. Sadayappan,
 //! *Selective reservation strategies for backfill job scheduling*, JSSPP
-//! 2002 (`../shared/seeds/selective-reservation-backfilling.txt`).
+//! 2002; where the paper is vague, `docs/design.md`, "Choices where the
+//! papers are vague".
 
 use super::conservative::{pass_reserved, Compression};
 use crate::plan::Slot;

@@ -2,24 +2,8 @@
 //! or neither), `replay --farm` (farm metrics, `--jobs-out`, errors naming
 //! the file) and a small `farm-study` writing its CSV and SVG files.
 
-use crate::cli::{run, Cli};
-use clap::Parser;
+use super::tests::{cli, scratch};
 use std::path::{Path, PathBuf};
-
-fn cli(args: &[&str]) -> Result<String, String> {
-    let mut argv = vec!["host-cli"];
-    argv.extend_from_slice(args);
-    let parsed = Cli::try_parse_from(argv).map_err(|e| e.to_string())?;
-    run(&parsed.command).map_err(|e| e.to_string())
-}
-
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("host-cli-farm-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()

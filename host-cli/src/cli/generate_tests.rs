@@ -1,24 +1,7 @@
 //! `generate lublin` end to end: the file's header and lines, determinism,
 //! and round trips through `replay` and `info`.
 
-use crate::cli::{run, Cli};
-use clap::Parser;
-use std::path::PathBuf;
-
-fn cli(args: &[&str]) -> Result<String, String> {
-    let mut argv = vec!["host-cli"];
-    argv.extend_from_slice(args);
-    let parsed = Cli::try_parse_from(argv).map_err(|e| e.to_string())?;
-    run(&parsed.command).map_err(|e| e.to_string())
-}
-
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("host-cli-generate-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use super::tests::{cli, scratch};
 
 const ARGS: [&str; 8] = [
     "generate", "lublin", "--jobs", "300", "--procs", "64", "--seed", "7",

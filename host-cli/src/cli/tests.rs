@@ -6,15 +6,17 @@ use super::{run, Cli};
 use clap::Parser;
 use std::path::PathBuf;
 
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
+/// A fresh scratch directory for one test (`name` unique among the
+/// command-line tests).
+pub(super) fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("host-cli-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
 
-fn cli(args: &[&str]) -> Result<String, String> {
+/// Parses and runs `host-cli ARGS`, returning what it prints or the error.
+pub(super) fn cli(args: &[&str]) -> Result<String, String> {
     let mut argv = vec!["host-cli"];
     argv.extend_from_slice(args);
     let parsed = Cli::try_parse_from(argv).map_err(|e| e.to_string())?;
@@ -416,7 +418,7 @@ fn replay_reports_dpsa_searches_and_the_budget() {
 #[test]
 fn every_replaying_phase_has_a_progress_bar() {
     let phases = |args: &[&str]| {
-        let (result, phases) = crate::progress::recording(|| cli(args));
+        let (result, phases) = crate::output::progress::recording(|| cli(args));
         result.unwrap();
         assert!(
             phases.iter().all(|p| p.done == p.total && p.total > 0),

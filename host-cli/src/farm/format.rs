@@ -47,23 +47,23 @@ use std::path::Path;
 use toml::Spanned;
 
 /// Most machines a farm may have (the width of the kernel's machine sets).
-pub const MAX_MACHINES: usize = backfill_core::MachineSet::CAPACITY;
+pub(crate) const MAX_MACHINES: usize = backfill_core::MachineSet::CAPACITY;
 /// Most license pools a farm may have (the width of a job's license set).
-pub const MAX_LICENSES: usize = 32;
+pub(crate) const MAX_LICENSES: usize = 32;
 
 /// A farm file or job list that cannot be read, naming where.
 ///
 /// Displayed as `file[:line]: [field NAME: ]message`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FormatError {
+pub(crate) struct FormatError {
     /// The file as named on the command line.
-    pub file: String,
+    pub(crate) file: String,
     /// The 1-based line, when the error belongs to one.
-    pub line: Option<u64>,
+    pub(crate) line: Option<u64>,
     /// The field (TOML key or CSV column), when the error belongs to one.
-    pub field: Option<String>,
+    pub(crate) field: Option<String>,
     /// What is wrong.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 impl std::fmt::Display for FormatError {
@@ -122,7 +122,7 @@ struct RawLicense {
 ///
 /// # Errors
 /// [`FormatError`] naming the file, line and field.
-pub fn read_farm(path: &Path) -> Result<Farm, FormatError> {
+pub(crate) fn read_farm(path: &Path) -> Result<Farm, FormatError> {
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| FormatError {
         file: name.clone(),
@@ -137,7 +137,7 @@ pub fn read_farm(path: &Path) -> Result<Farm, FormatError> {
 ///
 /// # Errors
 /// [`FormatError`] naming the file, line and field.
-pub fn parse_farm(file: &str, text: &str) -> Result<Farm, FormatError> {
+pub(crate) fn parse_farm(file: &str, text: &str) -> Result<Farm, FormatError> {
     let error =
         |span: Option<std::ops::Range<usize>>, field: Option<&str>, message: String| FormatError {
             file: file.to_owned(),
@@ -324,7 +324,7 @@ fn quoted(s: &str) -> String {
 /// `comment` (each line prefixed with `# `). A pool usable on most machines
 /// lists the exceptions (`except`), otherwise the machines.
 #[must_use]
-pub fn farm_toml(farm: &Farm, comment: &str) -> String {
+pub(crate) fn farm_toml(farm: &Farm, comment: &str) -> String {
     let mut out = String::new();
     for line in comment.lines() {
         let _ = writeln!(out, "# {line}");
@@ -381,13 +381,13 @@ pub fn farm_toml(farm: &Farm, comment: &str) -> String {
 }
 
 /// The columns of a job list, in the order they are written.
-pub const COLUMNS: [&str; 7] = [
+pub(crate) const COLUMNS: [&str; 7] = [
     "id", "submit", "cpus", "estimate", "runtime", "deadline", "licenses",
 ];
 
 /// The job list as CSV text, after `comment` (each line prefixed `# `).
 #[must_use]
-pub fn jobs_csv(farm: &Farm, jobs: &[FarmJob], comment: &str) -> String {
+pub(crate) fn jobs_csv(farm: &Farm, jobs: &[FarmJob], comment: &str) -> String {
     let mut out = String::new();
     for line in comment.lines() {
         let _ = writeln!(out, "# {line}");
@@ -420,7 +420,7 @@ pub fn jobs_csv(farm: &Farm, jobs: &[FarmJob], comment: &str) -> String {
 ///
 /// # Errors
 /// [`FormatError`] naming the file, line and field.
-pub fn read_jobs(path: &Path, farm: &Farm) -> Result<Vec<FarmJob>, FormatError> {
+pub(crate) fn read_jobs(path: &Path, farm: &Farm) -> Result<Vec<FarmJob>, FormatError> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| FormatError {
         file: name.clone(),
@@ -435,7 +435,11 @@ pub fn read_jobs(path: &Path, farm: &Farm) -> Result<Vec<FarmJob>, FormatError> 
 ///
 /// # Errors
 /// [`FormatError`] naming the file, line and field.
-pub fn parse_jobs(file: &str, bytes: &[u8], farm: &Farm) -> Result<Vec<FarmJob>, FormatError> {
+pub(crate) fn parse_jobs(
+    file: &str,
+    bytes: &[u8],
+    farm: &Farm,
+) -> Result<Vec<FarmJob>, FormatError> {
     let error = |line: Option<u64>, field: Option<&str>, message: String| FormatError {
         file: file.to_owned(),
         line,
@@ -593,7 +597,7 @@ pub fn parse_jobs(file: &str, bytes: &[u8], farm: &Farm) -> Result<Vec<FarmJob>,
 ///
 /// # Errors
 /// [`FormatError`] naming the file, line and field.
-pub fn read_workload(farm: &Path, jobs: &Path) -> Result<FarmWorkload, FormatError> {
+pub(crate) fn read_workload(farm: &Path, jobs: &Path) -> Result<FarmWorkload, FormatError> {
     let farm = read_farm(farm)?;
     let jobs = read_jobs(jobs, &farm)?;
     Ok(FarmWorkload { farm, jobs })

@@ -10,7 +10,7 @@
 //! Every one of these is a field of [`FarmSpec`] (and an option of
 //! `host-cli generate farm`), with the paper's value as default.
 //!
-//! Readings where the paper is silent (research note F11-F15), each
+//! Readings where the paper is silent (`docs/design.md`, "Choices where the papers are vague"), each
 //! documented on its field: a license's copies are `ratio * (machines
 //! where it is usable)`, rounded down, at least 1; suitability and needs
 //! are drawn per (license, machine) and per (job, license) pair; the
@@ -29,7 +29,7 @@
 //! draws are uniform over the inclusive range.
 
 use super::{Farm, FarmJob, FarmLicense, FarmMachine, FarmWorkload};
-use backfill_core::rng::SplitMix64;
+use crate::workload::rng::{Draws, SplitMix64};
 
 /// How the deadline margin is read.
 #[derive(
@@ -114,7 +114,7 @@ impl FarmSpec {
     ///
     /// # Errors
     /// A message naming the first bad parameter.
-    pub fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), String> {
         let range = |name: &str, (lo, hi): (u32, u32), min: u32| {
             if lo > hi {
                 Err(format!("{name}: the range {lo}-{hi} is empty"))
@@ -168,7 +168,7 @@ impl FarmSpec {
 
     /// The parameters as one line (for file headers).
     #[must_use]
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let margin = match self.margin_kind {
             MarginKind::Absolute => "",
             MarginKind::Percent => "% of the estimate",
@@ -201,42 +201,13 @@ impl FarmSpec {
     }
 }
 
-/// The generator's draws on top of SplitMix64.
-struct Draw(SplitMix64);
-
-impl Draw {
-    /// Uniform in `lo..=hi` (`lo <= hi`).
-    fn uniform(&mut self, (lo, hi): (u32, u32)) -> u32 {
-        let span = u64::from(hi.saturating_sub(lo)) + 1;
-        let offset = u32::try_from(self.0.below(span)).unwrap_or(0);
-        lo.saturating_add(offset)
-    }
-
-    /// True with probability `percent` / 100.
-    fn chance(&mut self, percent: u32) -> bool {
-        self.0.below(100) < u64::from(percent)
-    }
-
-    /// Uniform in `[0, 1)`, 53 bits.
-    fn unit(&mut self) -> f64 {
-        #[allow(clippy::cast_precision_loss)]
-        let x = (self.0.next_u64() >> 11) as f64;
-        x / (1u64 << 53) as f64
-    }
-
-    /// Exponential with mean `mean`.
-    fn exponential(&mut self, mean: f64) -> f64 {
-        -mean * libm::log(1.0 - self.unit())
-    }
-}
-
 /// A farm and a job stream drawn from `spec`.
 ///
 /// # Errors
 /// A message naming a bad parameter ([`FarmSpec::validate`]).
 pub fn generate(spec: &FarmSpec) -> Result<FarmWorkload, String> {
     spec.validate()?;
-    let mut draw = Draw(SplitMix64::new(spec.seed));
+    let mut draw = SplitMix64::new(spec.seed);
     let width = |n: u32| (n.max(1) - 1).to_string().len();
     let machine_width = width(spec.machines);
     let mut farm = Farm::default();

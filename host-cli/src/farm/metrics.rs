@@ -26,37 +26,37 @@ use serde::{Deserialize, Serialize};
 
 /// The farm metrics of one replay.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct FarmMetrics {
+pub(crate) struct FarmMetrics {
     /// Finished jobs.
-    pub jobs: u64,
+    pub(crate) jobs: u64,
     /// Finished jobs with a deadline.
-    pub deadline_jobs: u64,
+    pub(crate) deadline_jobs: u64,
     /// Of those, how many ended after their deadline.
-    pub missed_deadlines: u64,
+    pub(crate) missed_deadlines: u64,
     /// `missed_deadlines / deadline_jobs` in percent (`None` without
     /// deadline jobs).
-    pub missed_percent: Option<f64>,
+    pub(crate) missed_percent: Option<f64>,
     /// The paper's system usage, percent (`None` for an empty replay).
-    pub system_usage: Option<f64>,
+    pub(crate) system_usage: Option<f64>,
     /// System usage against the CPUs the jobs in system ask for, percent.
-    pub system_usage_cpus: Option<f64>,
+    pub(crate) system_usage_cpus: Option<f64>,
     /// Utilisation of all CPUs from the first submit to the last end, percent.
-    pub utilisation: f64,
+    pub(crate) utilisation: f64,
     /// Mean wait (s).
-    pub mean_wait: f64,
+    pub(crate) mean_wait: f64,
     /// Mean slowdown `(wait + run) / run`.
-    pub mean_slowdown: f64,
+    pub(crate) mean_slowdown: f64,
     /// Mean bounded slowdown (10 s bound).
-    pub mean_bounded_slowdown: f64,
+    pub(crate) mean_bounded_slowdown: f64,
     /// Largest slowdown.
-    pub worst_slowdown: f64,
+    pub(crate) worst_slowdown: f64,
     /// Copies in use over copies in the farm, percent (`None` without
     /// licenses).
-    pub license_usage: Option<f64>,
+    pub(crate) license_usage: Option<f64>,
     /// The same per license pool.
-    pub license_usage_by_pool: Vec<f64>,
+    pub(crate) license_usage_by_pool: Vec<f64>,
     /// Last end minus first submit.
-    pub span: u64,
+    pub(crate) span: u64,
 }
 
 fn percent(part: f64, whole: f64) -> Option<f64> {
@@ -66,7 +66,7 @@ fn percent(part: f64, whole: f64) -> Option<f64> {
 /// Metrics of `records` on a farm of `total_cpus` CPUs and pools of
 /// `copies` copies each.
 #[must_use]
-pub fn compute(records: &[JobRecord], total_cpus: u64, copies: &[u32]) -> FarmMetrics {
+pub(crate) fn compute(records: &[JobRecord], total_cpus: u64, copies: &[u32]) -> FarmMetrics {
     #![allow(clippy::cast_precision_loss)]
     let mut m = FarmMetrics {
         jobs: records.len() as u64,

@@ -4,12 +4,12 @@
 //! jobs no machine can ever run (they are not submitted, as SWF jobs wider
 //! than the machine are not); the others are sorted by `(submit, id)` (the
 //! number out of order in the file is reported). [`run`] replays them under
-//! one policy on a [`FarmKernel`] (built on a thread with a large stack) and
+//! one policy on a farm kernel of [`FARM_B`] profile steps per resource (built on a thread with a large stack) and
 //! computes the standard and the farm metrics. Job ids are the file's.
 
 use super::metrics::{self, FarmMetrics};
 use super::{FarmJob, FarmWorkload};
-use crate::replay::{CliError, ReplayFailure};
+use crate::error::{CliError, ReplayFailure};
 use backfill_core::{
     CategoryBounds, Cluster, Counters, Job, JobId, JobRecord, Kernel, KernelError, Metrics,
     Outcome, Policy, SimJob, Simulator, Sink,
@@ -24,34 +24,32 @@ pub const FARM_M: usize = backfill_core::MachineSet::CAPACITY;
 /// License pools a farm kernel can hold (every pool a `LicenseSet` names).
 pub const FARM_L: usize = 32;
 /// Waiting jobs a farm kernel can hold.
-pub const FARM_Q: usize = 1 << 16;
+pub(crate) const FARM_Q: usize = 1 << 16;
 /// Running jobs a farm kernel can hold (at most one per CPU, so this bounds
 /// the farm's CPUs that can be busy at once).
-pub const FARM_R: usize = 1 << 12;
+pub(crate) const FARM_R: usize = 1 << 12;
 /// Profile steps per machine and per license pool. EASY-style policies need
 /// at most one step per job holding the resource plus three, so this bounds
 /// a machine's CPUs and a pool's copies; Conservative-style policies also
 /// keep a step pair per reservation, which long queues can exceed (the
 /// replay then stops with "availability profile full").
 pub const FARM_B: usize = 4096;
-/// The kernel type of farm replays (about 10 MB: built on a big stack).
-pub type FarmKernel = Kernel<FARM_Q, FARM_R, FARM_B, FARM_M, FARM_L>;
 /// Waiting jobs of the small farm kernel ([`run`] uses it when a workload
 /// fits: the paper's 1000-job streams do, and a replay then touches a
 /// tenth of the memory).
-pub const SMALL_Q: usize = 4096;
+pub(crate) const SMALL_Q: usize = 4096;
 /// Running jobs of the small farm kernel.
-pub const SMALL_R: usize = 1024;
+pub(crate) const SMALL_R: usize = 1024;
 /// Profile steps of the small farm kernel (enough for EASY-style policies
 /// when every machine and pool has at most `SMALL_R` holders).
-pub const SMALL_B: usize = SMALL_R + 8;
-/// The cluster type of [`FarmKernel`].
-pub type FarmCluster = Cluster<FARM_M, FARM_L>;
+pub(crate) const SMALL_B: usize = SMALL_R + 8;
+/// The cluster type of the farm kernels.
+pub(crate) type FarmCluster = Cluster<FARM_M, FARM_L>;
 
 /// Why a job of the list is not run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum SkipReason {
+pub(crate) enum SkipReason {
     /// It asks for more CPUs than any machine has.
     TooWide,
     /// It needs a license pool without copies, or usable on no machine.
@@ -63,7 +61,7 @@ pub enum SkipReason {
 
 impl SkipReason {
     /// Every reason, in report order.
-    pub const ALL: [Self; 3] = [
+    pub(crate) const ALL: [Self; 3] = [
         Self::TooWide,
         Self::LicenseUnavailable,
         Self::NoEligibleMachine,
@@ -71,7 +69,7 @@ impl SkipReason {
 
     /// What the report says.
     #[must_use]
-    pub const fn text(self) -> &'static str {
+    pub(crate) const fn text(self) -> &'static str {
         match self {
             Self::TooWide => "wider than every machine",
             Self::LicenseUnavailable => "needs a license with no usable copy",
@@ -84,32 +82,32 @@ impl SkipReason {
 
 /// A farm workload ready to replay.
 #[derive(Clone, Debug)]
-pub struct PreparedFarm {
+pub(crate) struct PreparedFarm {
     /// A name for reports (the file names).
-    pub name: String,
+    pub(crate) name: String,
     /// The workload as read.
-    pub workload: FarmWorkload,
+    pub(crate) workload: FarmWorkload,
     /// The kernel's cluster.
-    pub cluster: FarmCluster,
+    pub(crate) cluster: FarmCluster,
     /// Jobs not run, with the reason, in file order.
-    pub skipped: Vec<(JobId, SkipReason)>,
+    pub(crate) skipped: Vec<(JobId, SkipReason)>,
     /// Jobs out of `(submit, id)` order in the file (now sorted).
-    pub out_of_order: u64,
+    pub(crate) out_of_order: u64,
     /// The kernel input, sorted by `(submit, id)`.
-    pub jobs: Vec<SimJob>,
+    pub(crate) jobs: Vec<SimJob>,
 }
 
 impl PreparedFarm {
     /// How many jobs were skipped for `reason`.
     #[must_use]
-    pub fn skipped_for(&self, reason: SkipReason) -> u64 {
+    pub(crate) fn skipped_for(&self, reason: SkipReason) -> u64 {
         self.skipped.iter().filter(|(_, r)| *r == reason).count() as u64
     }
 }
 
 /// Why `job` cannot run anywhere on `cluster`, if it cannot.
 #[must_use]
-pub fn skip_reason(cluster: &FarmCluster, job: &FarmJob) -> Option<SkipReason> {
+pub(crate) fn skip_reason(cluster: &FarmCluster, job: &FarmJob) -> Option<SkipReason> {
     let kernel_job = job.job();
     if cluster.runnable(&kernel_job) {
         return None;
@@ -133,7 +131,7 @@ pub fn skip_reason(cluster: &FarmCluster, job: &FarmJob) -> Option<SkipReason> {
 ///
 /// # Errors
 /// [`CliError::Usage`] when the farm exceeds the farm kernel's capacities.
-pub fn prepare(name: &str, workload: FarmWorkload) -> Result<PreparedFarm, CliError> {
+pub(crate) fn prepare(name: &str, workload: FarmWorkload) -> Result<PreparedFarm, CliError> {
     let cluster = workload
         .cluster()
         .map_err(|e| CliError::Usage(format!("{name}: {e}")))?;
@@ -186,23 +184,23 @@ pub fn prepare(name: &str, workload: FarmWorkload) -> Result<PreparedFarm, CliEr
 
 /// What one farm replay produced.
 #[derive(Clone, Debug)]
-pub struct FarmRun {
+pub(crate) struct FarmRun {
     /// The policy.
-    pub policy: Policy,
+    pub(crate) policy: Policy,
     /// Per-job records, in completion order.
-    pub records: Vec<JobRecord>,
+    pub(crate) records: Vec<JobRecord>,
     /// Replay totals.
-    pub outcome: Outcome,
+    pub(crate) outcome: Outcome,
     /// Jobs the kernel refused (none, after [`prepare`]'s checks).
-    pub rejected: Vec<(JobId, KernelError)>,
+    pub(crate) rejected: Vec<(JobId, KernelError)>,
     /// What the search and flexible policies counted (BF_MOD's hand-overs).
-    pub counters: Counters,
+    pub(crate) counters: Counters,
     /// Standard metrics overall and per category.
-    pub standard: Metrics,
+    pub(crate) standard: Metrics,
     /// The farm metrics.
-    pub metrics: FarmMetrics,
+    pub(crate) metrics: FarmMetrics,
     /// Wall time of the replay.
-    pub wall: Duration,
+    pub(crate) wall: Duration,
 }
 
 #[derive(Default)]
@@ -227,7 +225,7 @@ impl Sink for Collect {
 /// # Errors
 /// [`CliError::Io`] when the thread cannot be started; a panic is reported
 /// as [`CliError::Usage`].
-pub fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Result<T, CliError> {
+pub(crate) fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Result<T, CliError> {
     std::thread::scope(|scope| {
         let handle = std::thread::Builder::new()
             .name("farm-replay".into())
@@ -244,7 +242,7 @@ pub fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Result<T, CliError
 ///
 /// # Errors
 /// [`CliError::Replay`] when the kernel refuses a call (a table is full).
-pub fn run(
+pub(crate) fn run(
     prepared: &PreparedFarm,
     policy: Policy,
     bounds: CategoryBounds,

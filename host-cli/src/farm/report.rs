@@ -3,33 +3,34 @@
 
 use super::metrics::FarmMetrics;
 use super::replay::{FarmRun, PreparedFarm, SkipReason};
-use crate::replay::CliError;
+use crate::error::CliError;
+use crate::output::csv_text;
+use crate::output::report::MetricsRow;
 use backfill_core::policy::Heuristics;
-use backfill_core::{Accumulator, Category};
 use serde::Serialize;
 use std::fmt::Write as _;
 
 /// The heuristics in points (as on the command line).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct HeuristicsView {
+pub(crate) struct HeuristicsView {
     /// Weight of aging.
-    pub aging_weight: f64,
+    pub(crate) aging_weight: f64,
     /// Aging points per second of wait.
-    pub age_factor: f64,
+    pub(crate) age_factor: f64,
     /// Weight of the deadline score.
-    pub deadline_weight: f64,
+    pub(crate) deadline_weight: f64,
     /// Deadline score far from the deadline.
-    pub deadline_min: f64,
+    pub(crate) deadline_min: f64,
     /// Deadline score at the deadline.
-    pub deadline_max: f64,
+    pub(crate) deadline_max: f64,
     /// Deadline `k`.
-    pub deadline_k: f64,
+    pub(crate) deadline_k: f64,
     /// Weight of the licenses score.
-    pub license_weight: f64,
+    pub(crate) license_weight: f64,
     /// Weight of wait minimisation.
-    pub wait_weight: f64,
+    pub(crate) wait_weight: f64,
     /// Wait minimisation's boost.
-    pub boost: f64,
+    pub(crate) boost: f64,
 }
 
 fn points(milli: u32) -> f64 {
@@ -55,7 +56,7 @@ impl From<Heuristics> for HeuristicsView {
 impl HeuristicsView {
     /// One line of text.
     #[must_use]
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         format!(
             "aging {} x {}/s; deadline {} x [{}, {}], k {}; licenses {}; wait {} x boost {}",
             self.aging_weight,
@@ -73,99 +74,63 @@ impl HeuristicsView {
 
 /// Jobs skipped for one reason.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct SkipRow {
+pub(crate) struct SkipRow {
     /// The reason.
-    pub reason: SkipReason,
+    pub(crate) reason: SkipReason,
     /// What it means.
-    pub text: String,
+    pub(crate) text: String,
     /// How many jobs.
-    pub jobs: u64,
-}
-
-/// The standard metrics of one set of jobs.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SetRow {
-    /// `all`, `SN`, `SW`, `LN` or `LW`.
-    pub set: String,
-    /// Jobs.
-    pub jobs: u64,
-    /// Mean wait (s).
-    pub mean_wait: f64,
-    /// Mean bounded slowdown.
-    pub mean_bounded_slowdown: f64,
-    /// Mean turnaround (s).
-    pub mean_turnaround: f64,
-    /// Worst bounded slowdown.
-    pub worst_bounded_slowdown: f64,
-    /// Jobs killed at their estimate.
-    pub killed: u64,
-}
-
-impl SetRow {
-    fn new(set: &str, a: &Accumulator) -> Self {
-        Self {
-            set: set.to_owned(),
-            jobs: a.count,
-            mean_wait: a.mean_wait(),
-            mean_bounded_slowdown: a.mean_slowdown(),
-            mean_turnaround: a.mean_turnaround(),
-            worst_bounded_slowdown: a.worst_slowdown,
-            killed: a.killed,
-        }
-    }
+    pub(crate) jobs: u64,
 }
 
 /// What `host-cli replay --farm` reports.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct FarmReport {
+pub(crate) struct FarmReport {
     /// The two files.
-    pub input: String,
+    pub(crate) input: String,
     /// Machines.
-    pub machines: usize,
+    pub(crate) machines: usize,
     /// Their CPUs.
-    pub cpus: u64,
+    pub(crate) cpus: u64,
     /// License pools.
-    pub license_pools: usize,
+    pub(crate) license_pools: usize,
     /// Their copies.
-    pub license_copies: u64,
+    pub(crate) license_copies: u64,
     /// The policy.
-    pub policy: String,
+    pub(crate) policy: String,
     /// BF_UNMOD / BF_MOD: the heuristics.
-    pub heuristics: Option<HeuristicsView>,
+    pub(crate) heuristics: Option<HeuristicsView>,
     /// Jobs in the list.
-    pub jobs_read: u64,
+    pub(crate) jobs_read: u64,
     /// Jobs replayed and finished.
-    pub scheduled: u64,
+    pub(crate) scheduled: u64,
     /// Jobs not run, by reason.
-    pub skipped: Vec<SkipRow>,
+    pub(crate) skipped: Vec<SkipRow>,
     /// Jobs the kernel refused (0 after the checks above).
-    pub refused: u64,
+    pub(crate) refused: u64,
     /// Jobs out of `(submit, id)` order in the file.
-    pub out_of_order: u64,
+    pub(crate) out_of_order: u64,
     /// Standard metrics, overall and per category.
-    pub sets: Vec<SetRow>,
+    pub(crate) sets: Vec<MetricsRow>,
     /// The farm metrics.
-    pub farm: FarmMetrics,
+    pub(crate) farm: FarmMetrics,
     /// BF_MOD: times the reservation passed to a job that overtook its holder.
-    pub reservation_handovers: u64,
+    pub(crate) reservation_handovers: u64,
     /// Longest wait queue.
-    pub max_queue: usize,
+    pub(crate) max_queue: usize,
     /// Kernel calls.
-    pub kernel_calls: u64,
+    pub(crate) kernel_calls: u64,
     /// Seconds in the replay.
-    pub replay_seconds: f64,
+    pub(crate) replay_seconds: f64,
     /// Seconds in all (reading included).
-    pub total_seconds: f64,
+    pub(crate) total_seconds: f64,
 }
 
 /// The report of one farm replay.
 #[must_use]
-pub fn report(prepared: &PreparedFarm, run: &FarmRun, total_seconds: f64) -> FarmReport {
+pub(crate) fn report(prepared: &PreparedFarm, run: &FarmRun, total_seconds: f64) -> FarmReport {
     let farm = &prepared.workload.farm;
-    let mut sets = vec![SetRow::new("all", &run.standard.overall)];
-    for c in Category::ALL {
-        sets.push(SetRow::new(c.label(), run.standard.category(c)));
-    }
+    let sets = MetricsRow::sets(&run.standard);
     FarmReport {
         input: prepared.name.clone(),
         machines: farm.machines.len(),
@@ -203,7 +168,7 @@ fn pct(v: Option<f64>) -> String {
 
 /// The report as aligned text.
 #[must_use]
-pub fn table(r: &FarmReport) -> String {
+pub(crate) fn table(r: &FarmReport) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "farm         {}", r.input);
     let _ = writeln!(
@@ -235,24 +200,7 @@ pub fn table(r: &FarmReport) -> String {
         );
     }
     out.push('\n');
-    let _ = writeln!(
-        out,
-        "{:<5} {:>6} {:>12} {:>10} {:>14} {:>12} {:>7}",
-        "set", "jobs", "mean wait s", "mean bsld", "mean turnar. s", "worst bsld", "killed"
-    );
-    for s in &r.sets {
-        let _ = writeln!(
-            out,
-            "{:<5} {:>6} {:>12.1} {:>10.2} {:>14.1} {:>12.1} {:>7}",
-            s.set,
-            s.jobs,
-            s.mean_wait,
-            s.mean_bounded_slowdown,
-            s.mean_turnaround,
-            s.worst_bounded_slowdown,
-            s.killed
-        );
-    }
+    out.push_str(&MetricsRow::table(&r.sets, 6));
     let f = &r.farm;
     out.push('\n');
     let _ = writeln!(
@@ -296,46 +244,46 @@ pub fn table(r: &FarmReport) -> String {
 
 /// One CSV row of the report's key numbers.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct CsvRow {
+pub(crate) struct CsvRow {
     /// The two files.
-    pub input: String,
+    pub(crate) input: String,
     /// Policy.
-    pub policy: String,
+    pub(crate) policy: String,
     /// Jobs in the list.
-    pub jobs_read: u64,
+    pub(crate) jobs_read: u64,
     /// Jobs finished.
-    pub scheduled: u64,
+    pub(crate) scheduled: u64,
     /// Jobs skipped (all reasons).
-    pub skipped: u64,
+    pub(crate) skipped: u64,
     /// System usage, percent.
-    pub system_usage: Option<f64>,
+    pub(crate) system_usage: Option<f64>,
     /// System usage against CPU demand, percent.
-    pub system_usage_cpus: Option<f64>,
+    pub(crate) system_usage_cpus: Option<f64>,
     /// Utilisation, percent.
-    pub utilisation: f64,
+    pub(crate) utilisation: f64,
     /// Deadline jobs finished.
-    pub deadline_jobs: u64,
+    pub(crate) deadline_jobs: u64,
     /// Of those, missed.
-    pub missed_deadlines: u64,
+    pub(crate) missed_deadlines: u64,
     /// Missed, percent.
-    pub missed_percent: Option<f64>,
+    pub(crate) missed_percent: Option<f64>,
     /// Mean slowdown.
-    pub mean_slowdown: f64,
+    pub(crate) mean_slowdown: f64,
     /// Mean bounded slowdown.
-    pub mean_bounded_slowdown: f64,
+    pub(crate) mean_bounded_slowdown: f64,
     /// Mean wait (s).
-    pub mean_wait: f64,
+    pub(crate) mean_wait: f64,
     /// License usage, percent.
-    pub license_usage: Option<f64>,
+    pub(crate) license_usage: Option<f64>,
     /// BF_MOD's hand-overs.
-    pub reservation_handovers: u64,
+    pub(crate) reservation_handovers: u64,
 }
 
 /// The report's key numbers as CSV (header and one row).
 ///
 /// # Errors
 /// [`CliError::Io`] when serialising fails.
-pub fn csv_row(r: &FarmReport) -> Result<String, CliError> {
+pub(crate) fn csv_row(r: &FarmReport) -> Result<String, CliError> {
     let f = &r.farm;
     let row = CsvRow {
         input: r.input.clone(),
@@ -355,65 +303,49 @@ pub fn csv_row(r: &FarmReport) -> Result<String, CliError> {
         license_usage: f.license_usage,
         reservation_handovers: r.reservation_handovers,
     };
-    to_csv(&[row])
-}
-
-/// Rows as CSV text with a header line.
-///
-/// # Errors
-/// [`CliError::Io`] when a row cannot be serialised.
-pub fn to_csv<T: Serialize>(rows: &[T]) -> Result<String, CliError> {
-    let fail = |e: &dyn std::fmt::Display| {
-        CliError::Io("csv".into(), std::io::Error::other(e.to_string()))
-    };
-    let mut writer = csv::Writer::from_writer(Vec::new());
-    for row in rows {
-        writer.serialize(row).map_err(|e| fail(&e))?;
-    }
-    let bytes = writer.into_inner().map_err(|e| fail(&e))?;
-    String::from_utf8(bytes).map_err(|e| fail(&e))
+    csv_text(&[row])
 }
 
 /// One row of the per-job CSV.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct JobRow {
+pub(crate) struct JobRow {
     /// The job's id in the job list.
-    pub job_id: u32,
+    pub(crate) job_id: u32,
     /// Submit time.
-    pub submit: u32,
+    pub(crate) submit: u32,
     /// Start time.
-    pub start: u32,
+    pub(crate) start: u32,
     /// End time.
-    pub end: u32,
+    pub(crate) end: u32,
     /// `start - submit`.
-    pub wait: u32,
+    pub(crate) wait: u32,
     /// `end - start`.
-    pub run: u32,
+    pub(crate) run: u32,
     /// Estimate on a reference machine.
-    pub estimate: u32,
+    pub(crate) estimate: u32,
     /// CPUs.
-    pub cpus: u32,
+    pub(crate) cpus: u32,
     /// The machine it ran on.
-    pub machine: String,
+    pub(crate) machine: String,
     /// Deadline, if any.
-    pub deadline: Option<u32>,
+    pub(crate) deadline: Option<u32>,
     /// Whether it ended after its deadline.
-    pub missed: Option<bool>,
+    pub(crate) missed: Option<bool>,
     /// Licenses it held, space-separated.
-    pub licenses: String,
+    pub(crate) licenses: String,
     /// `(wait + run) / run`.
-    pub slowdown: f64,
+    pub(crate) slowdown: f64,
     /// Bounded slowdown.
-    pub bounded_slowdown: f64,
+    pub(crate) bounded_slowdown: f64,
     /// Killed at its estimate.
-    pub killed: bool,
+    pub(crate) killed: bool,
 }
 
 /// One CSV row per finished job, by job id.
 ///
 /// # Errors
 /// [`CliError::Io`] when serialising fails.
-pub fn jobs_csv(prepared: &PreparedFarm, run: &FarmRun) -> Result<String, CliError> {
+pub(crate) fn jobs_csv(prepared: &PreparedFarm, run: &FarmRun) -> Result<String, CliError> {
     let farm = &prepared.workload.farm;
     let mut records = run.records.clone();
     records.sort_by_key(|r| r.job.id);
@@ -450,5 +382,5 @@ pub fn jobs_csv(prepared: &PreparedFarm, run: &FarmRun) -> Result<String, CliErr
             }
         })
         .collect();
-    to_csv(&rows)
+    csv_text(&rows)
 }

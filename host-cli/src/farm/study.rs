@@ -12,7 +12,7 @@
 //! Repetition `r` uses seed `seed + r` for every mean, ratio and policy
 //! (common random numbers: the policies, and the means, see the same farms
 //! and jobs; a mean only stretches the gaps), and every repetition draws
-//! its farm anew (research note F15). Replays run in parallel (rayon) with
+//! its farm anew (`docs/design.md`, "Choices where the papers are vague"). Replays run in parallel (rayon) with
 //! a progress bar on a terminal; results do not depend on the order they
 //! finish in.
 //!
@@ -23,11 +23,12 @@
 //! `farm-fig1b-usage.svg`, `farm-fig2a-slowdown.svg` and
 //! `farm-fig2b-licenses.svg`.
 
-use super::figures::{self, Line, Panel};
 use super::generate::{generate, FarmSpec};
 use super::replay::{self as farm_replay, prepare, SkipReason};
-use super::report::to_csv;
-use crate::replay::CliError;
+use crate::error::CliError;
+use crate::numbers::{number_text, round4};
+use crate::output::csv_text;
+use crate::studies::plot::{interval_lines, IntervalLine, IntervalPanel};
 use backfill_core::{CategoryBounds, Policy};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -35,81 +36,81 @@ use std::fmt::Write as _;
 
 /// What to run.
 #[derive(Clone, Debug, PartialEq)]
-pub struct StudySpec {
+pub(crate) struct StudySpec {
     /// The generator's parameters (its mean, license ratio and seed are
     /// replaced by the grid's).
-    pub base: FarmSpec,
+    pub(crate) base: FarmSpec,
     /// Inter-arrival means of the grid.
-    pub means: Vec<f64>,
+    pub(crate) means: Vec<f64>,
     /// Repetitions per setting.
-    pub repetitions: u32,
+    pub(crate) repetitions: u32,
     /// Policies.
-    pub policies: Vec<Policy>,
+    pub(crate) policies: Vec<Policy>,
     /// License ratio ranges of the sweep (empty: no sweep).
-    pub license_ratios: Vec<(u32, u32)>,
+    pub(crate) license_ratios: Vec<(u32, u32)>,
     /// Inter-arrival mean of the sweep.
-    pub license_mean: f64,
+    pub(crate) license_mean: f64,
 }
 
 /// One replay's numbers.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct StudyRow {
+pub(crate) struct StudyRow {
     /// `grid` or `licenses`.
-    pub experiment: String,
+    pub(crate) experiment: String,
     /// Mean inter-arrival time.
-    pub mean_interarrival: f64,
+    pub(crate) mean_interarrival: f64,
     /// License ratio range, `LO-HI` percent.
-    pub license_ratio: String,
+    pub(crate) license_ratio: String,
     /// Repetition (0-based).
-    pub repetition: u32,
+    pub(crate) repetition: u32,
     /// Generator seed.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Policy.
-    pub policy: String,
+    pub(crate) policy: String,
     /// Offered load: estimated CPU-time of the jobs over the farm's CPUs
     /// times the last submit time.
-    pub offered_load: f64,
+    pub(crate) offered_load: f64,
     /// Jobs replayed.
-    pub jobs: u64,
+    pub(crate) jobs: u64,
     /// Jobs no machine can run (not replayed).
-    pub skipped: u64,
+    pub(crate) skipped: u64,
     /// The paper's system usage, percent.
-    pub system_usage: Option<f64>,
+    pub(crate) system_usage: Option<f64>,
     /// System usage against the CPUs jobs ask for, percent.
-    pub system_usage_cpus: Option<f64>,
+    pub(crate) system_usage_cpus: Option<f64>,
     /// Utilisation, percent.
-    pub utilisation: f64,
+    pub(crate) utilisation: f64,
     /// Deadline jobs replayed.
-    pub deadline_jobs: u64,
+    pub(crate) deadline_jobs: u64,
     /// Of those, missed.
-    pub missed_deadlines: u64,
+    pub(crate) missed_deadlines: u64,
     /// Missed, percent of the deadline jobs.
-    pub missed_percent: Option<f64>,
+    pub(crate) missed_percent: Option<f64>,
     /// Mean slowdown (unbounded).
-    pub mean_slowdown: f64,
+    pub(crate) mean_slowdown: f64,
     /// Mean bounded slowdown.
-    pub mean_bounded_slowdown: f64,
+    pub(crate) mean_bounded_slowdown: f64,
     /// Mean wait.
-    pub mean_wait: f64,
+    pub(crate) mean_wait: f64,
     /// License usage, percent.
-    pub license_usage: Option<f64>,
+    pub(crate) license_usage: Option<f64>,
     /// BF_MOD's reservation hand-overs.
-    pub handovers: u64,
+    pub(crate) handovers: u64,
     /// Longest queue.
-    pub max_queue: u64,
+    pub(crate) max_queue: u64,
     /// Last end minus first submit.
-    pub span: u64,
+    pub(crate) span: u64,
 }
 
 /// How a metric is read from a replay's row.
-pub type MetricReader = fn(&StudyRow) -> Option<f64>;
+pub(crate) type MetricReader = fn(&StudyRow) -> Option<f64>;
 
 /// A labelled setting (an inter-arrival mean, a license ratio) and the test
 /// picking its summary rows.
 type Setting<'a> = (String, Box<dyn Fn(&SummaryRow) -> bool + 'a>);
 
 /// The metrics a summary covers: CSV column stem and how to read it.
-pub const METRICS: [(&str, MetricReader); 10] = [
+pub(crate) const METRICS: [(&str, MetricReader); 10] = [
     ("missed_percent", |r| r.missed_percent),
     ("system_usage", |r| r.system_usage),
     ("system_usage_cpus", |r| r.system_usage_cpus),
@@ -129,7 +130,7 @@ pub const METRICS: [(&str, MetricReader); 10] = [
 /// Mean and 95% confidence half-width (normal approximation,
 /// `1.96 * sd / sqrt(n)`) of `values`; `None` when empty.
 #[must_use]
-pub fn mean_ci(values: &[f64]) -> Option<(f64, f64)> {
+pub(crate) fn mean_ci(values: &[f64]) -> Option<(f64, f64)> {
     if values.is_empty() {
         return None;
     }
@@ -145,26 +146,26 @@ pub fn mean_ci(values: &[f64]) -> Option<(f64, f64)> {
 
 /// One setting x policy, summarised over its repetitions.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SummaryRow {
+pub(crate) struct SummaryRow {
     /// `grid` or `licenses`.
-    pub experiment: String,
+    pub(crate) experiment: String,
     /// Mean inter-arrival time.
-    pub mean_interarrival: f64,
+    pub(crate) mean_interarrival: f64,
     /// License ratio range.
-    pub license_ratio: String,
+    pub(crate) license_ratio: String,
     /// Policy.
-    pub policy: String,
+    pub(crate) policy: String,
     /// Repetitions.
-    pub repetitions: u64,
+    pub(crate) repetitions: u64,
     /// Per metric of [`METRICS`]: `(name, mean, ci95)`.
     #[serde(skip)]
-    pub values: Vec<(String, Option<(f64, f64)>)>,
+    pub(crate) values: Vec<(String, Option<(f64, f64)>)>,
 }
 
 impl SummaryRow {
     /// The mean and confidence half-width of metric `name`.
     #[must_use]
-    pub fn get(&self, name: &str) -> Option<(f64, f64)> {
+    pub(crate) fn get(&self, name: &str) -> Option<(f64, f64)> {
         self.values
             .iter()
             .find(|(n, _)| n == name)
@@ -174,18 +175,18 @@ impl SummaryRow {
 
 /// Everything a study produced.
 #[derive(Clone, Debug, PartialEq)]
-pub struct StudyResults {
+pub(crate) struct StudyResults {
     /// What ran.
-    pub spec: StudySpec,
+    pub(crate) spec: StudySpec,
     /// The grid's replays, by mean, repetition, policy.
-    pub grid: Vec<StudyRow>,
+    pub(crate) grid: Vec<StudyRow>,
     /// The license sweep's replays, by ratio, repetition, policy.
-    pub licenses: Vec<StudyRow>,
+    pub(crate) licenses: Vec<StudyRow>,
 }
 
 /// The text of a license ratio range.
 #[must_use]
-pub fn ratio_text((lo, hi): (u32, u32)) -> String {
+pub(crate) fn ratio_text((lo, hi): (u32, u32)) -> String {
     format!("{lo}-{hi}")
 }
 
@@ -250,7 +251,7 @@ fn replay_setting(
 ///
 /// # Errors
 /// A generator or replay error.
-pub fn run(spec: &StudySpec) -> Result<StudyResults, CliError> {
+pub(crate) fn run(spec: &StudySpec) -> Result<StudyResults, CliError> {
     let mut tasks: Vec<(&str, FarmSpec, u32)> = Vec::new();
     for &mean in &spec.means {
         for r in 0..spec.repetitions {
@@ -276,7 +277,7 @@ pub fn run(spec: &StudySpec) -> Result<StudyResults, CliError> {
     // The bar counts jobs, spec.base.jobs per replay (those no machine can
     // run included).
     let total = (tasks.len() * spec.policies.len()) as u64 * u64::from(spec.base.jobs);
-    let bar = crate::progress::phase(
+    let bar = crate::output::progress::phase(
         &format!("farm-study {} replays", tasks.len() * spec.policies.len()),
         total,
     );
@@ -285,7 +286,7 @@ pub fn run(spec: &StudySpec) -> Result<StudyResults, CliError> {
         .par_iter()
         .map(|(experiment, s, r)| replay_setting(s, experiment, *r, &spec.policies, &tick))
         .collect();
-    crate::progress::finish(&bar);
+    crate::output::progress::finish(&bar);
     let mut grid = Vec::new();
     let mut licenses = Vec::new();
     for rows in results {
@@ -306,7 +307,7 @@ pub fn run(spec: &StudySpec) -> Result<StudyResults, CliError> {
 
 /// Summaries per (mean, ratio, policy) in first-seen order.
 #[must_use]
-pub fn summarise(rows: &[StudyRow]) -> Vec<SummaryRow> {
+pub(crate) fn summarise(rows: &[StudyRow]) -> Vec<SummaryRow> {
     let mut keys: Vec<(String, u64, String, String)> = Vec::new();
     for r in rows {
         let key = (
@@ -349,16 +350,12 @@ pub fn summarise(rows: &[StudyRow]) -> Vec<SummaryRow> {
         .collect()
 }
 
-fn round(v: f64) -> f64 {
-    crate::report::round4(v)
-}
-
 /// Summaries as CSV: the key columns, then `<metric>` and `<metric>_ci95`
 /// for every metric of [`METRICS`].
 ///
 /// # Errors
 /// [`CliError::Io`] when writing fails.
-pub fn summary_csv(rows: &[SummaryRow]) -> Result<String, CliError> {
+pub(crate) fn summary_csv(rows: &[SummaryRow]) -> Result<String, CliError> {
     let fail = |e: &dyn std::fmt::Display| {
         CliError::Io("csv".into(), std::io::Error::other(e.to_string()))
     };
@@ -389,8 +386,8 @@ pub fn summary_csv(rows: &[SummaryRow]) -> Result<String, CliError> {
         for (_, v) in &r.values {
             match v {
                 Some((m, ci)) => {
-                    record.push(round(*m).to_string());
-                    record.push(round(*ci).to_string());
+                    record.push(round4(*m).to_string());
+                    record.push(round4(*ci).to_string());
                 }
                 None => {
                     record.push(String::new());
@@ -408,15 +405,15 @@ pub fn summary_csv(rows: &[SummaryRow]) -> Result<String, CliError> {
 fn rounded(rows: &[StudyRow]) -> Vec<StudyRow> {
     rows.iter()
         .map(|r| StudyRow {
-            offered_load: round(r.offered_load),
-            system_usage: r.system_usage.map(round),
-            system_usage_cpus: r.system_usage_cpus.map(round),
-            utilisation: round(r.utilisation),
-            missed_percent: r.missed_percent.map(round),
-            mean_slowdown: round(r.mean_slowdown),
-            mean_bounded_slowdown: round(r.mean_bounded_slowdown),
-            mean_wait: round(r.mean_wait),
-            license_usage: r.license_usage.map(round),
+            offered_load: round4(r.offered_load),
+            system_usage: r.system_usage.map(round4),
+            system_usage_cpus: r.system_usage_cpus.map(round4),
+            utilisation: round4(r.utilisation),
+            missed_percent: r.missed_percent.map(round4),
+            mean_slowdown: round4(r.mean_slowdown),
+            mean_bounded_slowdown: round4(r.mean_bounded_slowdown),
+            mean_wait: round4(r.mean_wait),
+            license_usage: r.license_usage.map(round4),
             ..r.clone()
         })
         .collect()
@@ -425,7 +422,7 @@ fn rounded(rows: &[StudyRow]) -> Vec<StudyRow> {
 /// The names of the CSV files [`csv_files`] makes, in its order (the
 /// license files only with a license sweep).
 #[must_use]
-pub fn csv_names(license_sweep: bool) -> Vec<&'static str> {
+pub(crate) fn csv_names(license_sweep: bool) -> Vec<&'static str> {
     let mut names = vec!["farm-grid.csv", "farm-grid-summary.csv"];
     if license_sweep {
         names.extend(["farm-licenses.csv", "farm-licenses-summary.csv"]);
@@ -435,7 +432,7 @@ pub fn csv_names(license_sweep: bool) -> Vec<&'static str> {
 
 /// The names of the figures [`figures()`] draws, in its order.
 #[must_use]
-pub fn figure_names(license_sweep: bool) -> Vec<&'static str> {
+pub(crate) fn figure_names(license_sweep: bool) -> Vec<&'static str> {
     let mut names = vec![
         "farm-fig1a-deadlines.svg",
         "farm-fig1b-usage.svg",
@@ -451,9 +448,12 @@ pub fn figure_names(license_sweep: bool) -> Vec<&'static str> {
 ///
 /// # Errors
 /// [`CliError::Io`] when writing fails.
-pub fn csv_files(results: &StudyResults) -> Result<Vec<(String, String)>, CliError> {
+pub(crate) fn csv_files(results: &StudyResults) -> Result<Vec<(String, String)>, CliError> {
     let mut files = vec![
-        ("farm-grid.csv".to_owned(), to_csv(&rounded(&results.grid))?),
+        (
+            "farm-grid.csv".to_owned(),
+            csv_text(&rounded(&results.grid))?,
+        ),
         (
             "farm-grid-summary.csv".to_owned(),
             summary_csv(&summarise(&results.grid))?,
@@ -462,7 +462,7 @@ pub fn csv_files(results: &StudyResults) -> Result<Vec<(String, String)>, CliErr
     if !results.licenses.is_empty() {
         files.push((
             "farm-licenses.csv".to_owned(),
-            to_csv(&rounded(&results.licenses))?,
+            csv_text(&rounded(&results.licenses))?,
         ));
         files.push((
             "farm-licenses-summary.csv".to_owned(),
@@ -470,15 +470,6 @@ pub fn csv_files(results: &StudyResults) -> Result<Vec<(String, String)>, CliErr
         ));
     }
     Ok(files)
-}
-
-/// Number text without a needless `.0`.
-fn number_text(v: f64) -> String {
-    if (v - v.round()).abs() < 1e-9 {
-        format!("{v:.0}")
-    } else {
-        format!("{v}")
-    }
 }
 
 /// One panel of `metric` over the settings `xs` (by `key`) for every policy.
@@ -492,10 +483,10 @@ fn panel(
     x_label: &str,
     y_label: &str,
     log_y: bool,
-) -> Panel {
+) -> IntervalPanel {
     let lines = policies
         .iter()
-        .map(|p| Line {
+        .map(|p| IntervalLine {
             name: p.name().to_owned(),
             points: xs
                 .iter()
@@ -508,7 +499,7 @@ fn panel(
                 .collect(),
         })
         .collect();
-    Panel {
+    IntervalPanel {
         title: title.to_owned(),
         x_label: x_label.to_owned(),
         y_label: y_label.to_owned(),
@@ -518,22 +509,41 @@ fn panel(
     }
 }
 
-/// The figures: `(file name, SVG)`.
-///
-/// # Errors
-/// [`CliError::Usage`] when drawing fails.
-pub fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, CliError> {
-    let spec = &results.spec;
-    let grid = summarise(&results.grid);
-    let means: Vec<Setting<'_>> = spec
-        .means
+/// The grid's settings: each inter-arrival mean, labelled, with the test
+/// picking its summary rows.
+fn mean_settings(spec: &StudySpec) -> Vec<Setting<'static>> {
+    spec.means
         .iter()
         .map(|&m| {
             let at: Box<dyn Fn(&SummaryRow) -> bool> =
                 Box::new(move |r: &SummaryRow| r.mean_interarrival.to_bits() == m.to_bits());
             (number_text(m), at)
         })
-        .collect();
+        .collect()
+}
+
+/// The license sweep's settings: each ratio range, labelled `LO-HI%`.
+fn ratio_settings(spec: &StudySpec) -> Vec<Setting<'static>> {
+    spec.license_ratios
+        .iter()
+        .map(|&r| {
+            let key = ratio_text(r);
+            let label = format!("{key}%");
+            let at: Box<dyn Fn(&SummaryRow) -> bool> =
+                Box::new(move |row: &SummaryRow| row.license_ratio == key);
+            (label, at)
+        })
+        .collect()
+}
+
+/// The figures: `(file name, SVG)`.
+///
+/// # Errors
+/// [`CliError::Usage`] when drawing fails.
+pub(crate) fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, CliError> {
+    let spec = &results.spec;
+    let grid = summarise(&results.grid);
+    let means = mean_settings(spec);
     let x = "mean inter-arrival time (lower = more contention)";
     let subtitle = format!(
         "{} machines, {} licenses, {} jobs per run, {} runs per point (seeds {}..); 95% confidence intervals",
@@ -543,8 +553,8 @@ pub fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, CliError
         spec.repetitions,
         spec.base.seed
     );
-    let draw = |title: &str, panels: &[Panel]| {
-        figures::chart(title, &subtitle, panels).map_err(CliError::Usage)
+    let draw = |title: &str, panels: &[IntervalPanel]| {
+        interval_lines(title, &subtitle, panels).map_err(CliError::Usage)
     };
     let p = &spec.policies;
     let mut out = vec![
@@ -623,17 +633,7 @@ pub fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, CliError
     ];
     if !results.licenses.is_empty() {
         let licenses = summarise(&results.licenses);
-        let ratios: Vec<Setting<'_>> = spec
-            .license_ratios
-            .iter()
-            .map(|&r| {
-                let text = ratio_text(r);
-                let key = text.clone();
-                let at: Box<dyn Fn(&SummaryRow) -> bool> =
-                    Box::new(move |row: &SummaryRow| row.license_ratio == key);
-                (format!("{text}%"), at)
-            })
-            .collect();
+        let ratios = ratio_settings(spec);
         let x = "license ratio: copies, % of eligible machines (lower = more license contention)";
         let subtitle2 = format!(
             "{} machines, {} licenses, {} jobs, mean inter-arrival {}, {} runs per point; 95% confidence intervals",
@@ -645,7 +645,7 @@ pub fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, CliError
         );
         out.push((
             "farm-fig2b-licenses.svg".to_owned(),
-            figures::chart(
+            interval_lines(
                 "Figure 2(b): license usage and deadlines missed by license ratio",
                 &subtitle2,
                 &[
@@ -708,18 +708,10 @@ fn metric_table(
 
 /// The study's tables as text.
 #[must_use]
-pub fn tables(results: &StudyResults, seconds: f64) -> String {
+pub(crate) fn tables(results: &StudyResults, seconds: f64) -> String {
     let spec = &results.spec;
     let grid = summarise(&results.grid);
-    let means: Vec<Setting<'_>> = spec
-        .means
-        .iter()
-        .map(|&m| {
-            let at: Box<dyn Fn(&SummaryRow) -> bool> =
-                Box::new(move |r: &SummaryRow| r.mean_interarrival.to_bits() == m.to_bits());
-            (number_text(m), at)
-        })
-        .collect();
+    let means = mean_settings(spec);
     let mut out = format!(
         "farm study: {} replays in {seconds:.1} s; {}\n",
         results.grid.len() + results.licenses.len(),
@@ -745,17 +737,7 @@ pub fn tables(results: &StudyResults, seconds: f64) -> String {
     }
     if !results.licenses.is_empty() {
         let licenses = summarise(&results.licenses);
-        let ratios: Vec<Setting<'_>> = spec
-            .license_ratios
-            .iter()
-            .map(|&r| {
-                let key = ratio_text(r);
-                let label = format!("{key}%");
-                let at: Box<dyn Fn(&SummaryRow) -> bool> =
-                    Box::new(move |row: &SummaryRow| row.license_ratio == key);
-                (label, at)
-            })
-            .collect();
+        let ratios = ratio_settings(spec);
         for (metric, title) in [
             ("license_usage", "license usage, % (table 1)"),
             ("missed_percent", "deadlines missed, % (table 2)"),

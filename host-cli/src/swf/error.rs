@@ -38,7 +38,7 @@ pub enum SwfErrorKind {
     CorruptGzip(io::Error),
     /// The line is not valid UTF-8.
     InvalidUtf8,
-    /// The line is longer than [`MAX_LINE_BYTES`](super::MAX_LINE_BYTES)
+    /// The line is longer than [`MAX_LINE_BYTES`](super::reader::MAX_LINE_BYTES)
     /// (no SWF line comes close; this guards memory against binary input).
     LineTooLong {
         /// The limit, in bytes.

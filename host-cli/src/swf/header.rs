@@ -33,58 +33,58 @@
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct SwfHeader {
     /// `Version`: the SWF version.
-    pub version: Option<String>,
+    pub(crate) version: Option<String>,
     /// `Computer`: the machine.
-    pub computer: Option<String>,
+    pub(crate) computer: Option<String>,
     /// `Installation`: the site.
-    pub installation: Option<String>,
+    pub(crate) installation: Option<String>,
     /// `MaxProcs`: processors in the machine (`None` if absent or invalid:
     /// see [`invalid`](Self::invalid)).
-    pub max_procs: Option<u64>,
+    pub(crate) max_procs: Option<u64>,
     /// `MaxNodes`: nodes in the machine (`None` if absent or invalid).
-    pub max_nodes: Option<u64>,
+    pub(crate) max_nodes: Option<u64>,
     /// `MaxJobs`: jobs in the original log (cleaned logs keep the original
     /// count, so it may exceed the number of data lines).
     pub max_jobs: Option<u64>,
     /// `MaxRecords`: records in the original log (may exceed the number of
     /// data lines, as `MaxJobs`).
-    pub max_records: Option<u64>,
+    pub(crate) max_records: Option<u64>,
     /// `UnixStartTime`: the epoch second that submit time 0 stands for.
-    pub unix_start_time: Option<i64>,
+    pub(crate) unix_start_time: Option<i64>,
     /// `TimeZoneString`: the site's time zone name, e.g. `US/Eastern`.
-    pub time_zone_string: Option<String>,
+    pub(crate) time_zone_string: Option<String>,
     /// `StartTime`: the log's start as a human-readable date.
-    pub start_time: Option<String>,
+    pub(crate) start_time: Option<String>,
     /// `EndTime`: the log's end as a human-readable date.
-    pub end_time: Option<String>,
+    pub(crate) end_time: Option<String>,
     /// Each `Note` entry with its continuation lines, in file order.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// Every other entry as `(key, value)` in file order: unknown keys
     /// (`Acknowledge`, `Queue`, `TimeZone`, ...), values that did not parse
     /// for their typed field, repeated typed keys, and unattached text (key
     /// `""`).
-    pub other: Vec<(String, String)>,
+    pub(crate) other: Vec<(String, String)>,
     /// Typed keys (`MaxProcs`, `MaxNodes`, `MaxJobs`, `MaxRecords`,
     /// `UnixStartTime`) whose value did not parse, with their lines, in
     /// file order.
-    pub invalid: Vec<InvalidHeaderValue>,
+    pub(crate) invalid: Vec<InvalidHeaderValue>,
 }
 
 /// A typed header key whose value did not parse (see [`SwfHeader::invalid`]).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct InvalidHeaderValue {
+pub(crate) struct InvalidHeaderValue {
     /// The 1-based line of the file.
-    pub line: u64,
+    pub(crate) line: u64,
     /// The key as written (`MaxProcs`).
-    pub key: String,
+    pub(crate) key: String,
     /// The value as written (trimmed).
-    pub value: String,
+    pub(crate) value: String,
 }
 
 impl SwfHeader {
     /// The first invalid value of `key` (ASCII case ignored), if any.
     #[must_use]
-    pub fn invalid_value(&self, key: &str) -> Option<&InvalidHeaderValue> {
+    pub(crate) fn invalid_value(&self, key: &str) -> Option<&InvalidHeaderValue> {
         self.invalid
             .iter()
             .find(|v| v.key.eq_ignore_ascii_case(key))
@@ -93,14 +93,16 @@ impl SwfHeader {
 
 impl SwfHeader {
     /// Whether no header entry at all was read.
+    #[cfg(test)]
     #[must_use]
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         *self == Self::default()
     }
 
     /// The values of every `other` entry whose key equals `key` (ASCII case
     /// ignored), in file order; e.g. `values("Queue")`.
-    pub fn values<'a>(&'a self, key: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+    #[cfg(test)]
+    pub(crate) fn values<'a>(&'a self, key: &'a str) -> impl Iterator<Item = &'a str> + 'a {
         self.other
             .iter()
             .filter(move |(k, _)| k.eq_ignore_ascii_case(key))

@@ -11,7 +11,7 @@ use super::record::SwfRecord;
 /// Longest line accepted, in bytes, line end excluded. SWF lines are about a
 /// hundred bytes; the limit only keeps binary or runaway input from taking
 /// unbounded memory.
-pub const MAX_LINE_BYTES: usize = 1 << 20;
+pub(crate) const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// The two bytes every gzip stream starts with.
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
@@ -24,7 +24,7 @@ const TAP_CHUNK: usize = 512;
 
 /// What a [`Tap`] passes on while a trace is read.
 #[derive(Debug)]
-pub enum Tapped {
+pub(crate) enum Tapped {
     /// The header as it stood when the first data line was read.
     Header(Box<SwfHeader>),
     /// The next data lines, in file order, each with its 1-based line number.
@@ -37,7 +37,7 @@ pub enum Tapped {
 /// when reading ends, whether it ended well or not; the loaded trace is
 /// what decides.
 #[derive(Debug)]
-pub struct Tap {
+pub(crate) struct Tap {
     to: std::sync::mpsc::Sender<Tapped>,
     pending: Vec<(u64, SwfRecord)>,
     header_sent: bool,
@@ -48,7 +48,7 @@ pub struct Tap {
 impl Tap {
     /// A tap that sends to `to`.
     #[must_use]
-    pub fn new(to: std::sync::mpsc::Sender<Tapped>) -> Self {
+    pub(crate) fn new(to: std::sync::mpsc::Sender<Tapped>) -> Self {
         Self {
             to,
             pending: Vec::with_capacity(TAP_CHUNK),
@@ -101,9 +101,9 @@ pub struct LoadedTrace {
     /// Every data line as `(1-based line number, record)`, in file order.
     pub records: Vec<(u64, SwfRecord)>,
     /// Number of comment lines (first non-blank character `;`).
-    pub comment_lines: u64,
+    pub(crate) comment_lines: u64,
     /// Number of blank lines (nothing but spaces, tabs and the line end).
-    pub blank_lines: u64,
+    pub(crate) blank_lines: u64,
 }
 
 impl LoadedTrace {
@@ -133,7 +133,7 @@ pub fn load(path: &Path) -> Result<LoadedTrace, SwfError> {
 ///
 /// # Errors
 /// As [`load`].
-pub fn load_tapped(path: &Path, tap: Option<Tap>) -> Result<LoadedTrace, SwfError> {
+pub(crate) fn load_tapped(path: &Path, tap: Option<Tap>) -> Result<LoadedTrace, SwfError> {
     let name = path.display().to_string();
     let file = File::open(path).map_err(|e| SwfError {
         file: name.clone(),

@@ -6,11 +6,11 @@
 use core::fmt;
 
 /// Number of fields on an SWF data line.
-pub const FIELD_COUNT: usize = 18;
+pub(crate) const FIELD_COUNT: usize = 18;
 
 /// Names of the 18 SWF fields, in file order: `FIELD_NAMES[n - 1]` names SWF
 /// field `n` (fields are numbered from 1, as in the format's definition).
-pub const FIELD_NAMES: [&str; FIELD_COUNT] = [
+pub(crate) const FIELD_NAMES: [&str; FIELD_COUNT] = [
     "job number",
     "submit time",
     "wait time",
@@ -33,7 +33,7 @@ pub const FIELD_NAMES: [&str; FIELD_COUNT] = [
 
 /// The name of 1-based SWF field `field`, or `None` outside `1..=18`.
 #[must_use]
-pub fn field_name(field: usize) -> Option<&'static str> {
+pub(crate) fn field_name(field: usize) -> Option<&'static str> {
     field
         .checked_sub(1)
         .and_then(|i| FIELD_NAMES.get(i))
@@ -75,50 +75,50 @@ const STATUS_FIELD: usize = 11;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SwfRecord {
     /// Field 1: job number, a counter identifying the job in the log.
-    pub job_number: i64,
+    pub(crate) job_number: i64,
     /// Field 2: submit time, seconds since the start of the log.
-    pub submit: i64,
+    pub(crate) submit: i64,
     /// Field 3: wait time, seconds from submission to start.
-    pub wait: i64,
+    pub(crate) wait: i64,
     /// Field 4: run time, wall-clock seconds the job ran.
-    pub run: i64,
+    pub(crate) run: i64,
     /// Field 5: number of allocated processors.
-    pub allocated_procs: i64,
+    pub(crate) allocated_procs: i64,
     /// Field 6: average CPU time used per processor, seconds (rounded if the
     /// file wrote a decimal).
-    pub average_cpu: i64,
+    pub(crate) average_cpu: i64,
     /// Field 7: used memory per processor, kilobytes (rounded if the file
     /// wrote a decimal).
-    pub used_memory: i64,
+    pub(crate) used_memory: i64,
     /// Field 8: requested number of processors.
-    pub requested_procs: i64,
+    pub(crate) requested_procs: i64,
     /// Field 9: requested time (the user's estimate), seconds.
-    pub requested_time: i64,
+    pub(crate) requested_time: i64,
     /// Field 10: requested memory per processor, kilobytes.
-    pub requested_memory: i64,
+    pub(crate) requested_memory: i64,
     /// Field 11: status (1 completed, 0 failed, 5 cancelled, 2/3/4 partial
     /// execution; any integer is accepted).
-    pub status: i64,
+    pub(crate) status: i64,
     /// Field 12: user ID.
-    pub user: i64,
+    pub(crate) user: i64,
     /// Field 13: group ID.
-    pub group: i64,
+    pub(crate) group: i64,
     /// Field 14: executable (application) number.
-    pub executable: i64,
+    pub(crate) executable: i64,
     /// Field 15: queue number.
-    pub queue: i64,
+    pub(crate) queue: i64,
     /// Field 16: partition number.
-    pub partition: i64,
+    pub(crate) partition: i64,
     /// Field 17: preceding job number.
-    pub preceding_job: i64,
+    pub(crate) preceding_job: i64,
     /// Field 18: think time from the preceding job, seconds.
-    pub think_time: i64,
+    pub(crate) think_time: i64,
 }
 
 impl SwfRecord {
     /// The 18 fields in file order (`fields()[n - 1]` is SWF field `n`).
     #[must_use]
-    pub const fn fields(&self) -> [i64; FIELD_COUNT] {
+    pub(crate) const fn fields(&self) -> [i64; FIELD_COUNT] {
         [
             self.job_number,
             self.submit,
@@ -143,7 +143,7 @@ impl SwfRecord {
 
     /// Builds a record from the 18 fields in file order. No validation.
     #[must_use]
-    pub const fn from_fields(f: [i64; FIELD_COUNT]) -> Self {
+    pub(crate) const fn from_fields(f: [i64; FIELD_COUNT]) -> Self {
         let [job_number, submit, wait, run, allocated_procs, average_cpu, used_memory, requested_procs, requested_time, requested_memory, status, user, group, executable, queue, partition, preceding_job, think_time] =
             f;
         Self {
@@ -169,8 +169,9 @@ impl SwfRecord {
     }
 
     /// The value of 1-based SWF field `field`, or `None` outside `1..=18`.
+    #[cfg(test)]
     #[must_use]
-    pub fn field(&self, field: usize) -> Option<i64> {
+    pub(crate) fn field(&self, field: usize) -> Option<i64> {
         field
             .checked_sub(1)
             .and_then(|i| self.fields().get(i).copied())
@@ -179,7 +180,7 @@ impl SwfRecord {
     /// Whether this line records a piece of a checkpointed or swapped job
     /// (status 2, 3 or 4) rather than a job.
     #[must_use]
-    pub const fn is_partial_execution(&self) -> bool {
+    pub(crate) const fn is_partial_execution(&self) -> bool {
         matches!(self.status, 2..=4)
     }
 
@@ -215,7 +216,7 @@ impl SwfRecord {
     /// # Errors
     ///
     /// As [`parse_line`](Self::parse_line).
-    pub fn parse_bytes(line: &[u8]) -> Result<SwfRecord, LineError> {
+    pub(crate) fn parse_bytes(line: &[u8]) -> Result<SwfRecord, LineError> {
         let mut values = [0_i64; FIELD_COUNT];
         let mut at = 0;
         for (index, slot) in values.iter_mut().enumerate() {

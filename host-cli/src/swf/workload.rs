@@ -7,7 +7,7 @@ use super::reader::LoadedTrace;
 use super::record::SwfRecord;
 
 /// A job the scheduler can run, converted from one data line by the rules of
-/// DESIGN.md section 4 (see [`select`]).
+/// `docs/design.md`, "Replaying SWF traces" (see [`select`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct TraceJob {
     /// 1-based line number of the job's data line in the file.
@@ -25,7 +25,7 @@ pub struct TraceJob {
     /// run time; then at least 1.
     pub estimate: u32,
     /// Requested time (field 9) as written, `None` if unknown (`-1`).
-    pub requested_time: Option<u32>,
+    pub(crate) requested_time: Option<u32>,
     /// Status (field 11) as written: 1 completed, 0 failed, 5 cancelled,
     /// `-1` unknown (never 2, 3 or 4 here).
     pub status: i64,
@@ -55,7 +55,7 @@ pub enum SkipReason {
 
 impl SkipReason {
     /// Every reason, in check order.
-    pub const ALL: [SkipReason; 5] = [
+    pub(crate) const ALL: [SkipReason; 5] = [
         Self::PartialExecution,
         Self::NoSubmitTime,
         Self::NoRunTime,
@@ -65,7 +65,7 @@ impl SkipReason {
 
     /// A short human-readable description for reports.
     #[must_use]
-    pub const fn label(self) -> &'static str {
+    pub(crate) const fn label(self) -> &'static str {
         match self {
             Self::PartialExecution => "partial-execution line (status 2/3/4)",
             Self::NoSubmitTime => "no submit time (field 2 is -1)",
@@ -78,7 +78,7 @@ impl SkipReason {
     /// Whether lines skipped for this reason are job lines (which use window
     /// slots): every reason but [`PartialExecution`](Self::PartialExecution).
     #[must_use]
-    pub const fn is_job(self) -> bool {
+    pub(crate) const fn is_job(self) -> bool {
         !matches!(self, Self::PartialExecution)
     }
 }
@@ -93,15 +93,15 @@ impl fmt::Display for SkipReason {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct SkipCounts {
     /// Lines counted as [`SkipReason::PartialExecution`].
-    pub partial_execution: u64,
+    pub(crate) partial_execution: u64,
     /// Lines counted as [`SkipReason::NoSubmitTime`].
-    pub no_submit_time: u64,
+    pub(crate) no_submit_time: u64,
     /// Lines counted as [`SkipReason::NoRunTime`].
-    pub no_run_time: u64,
+    pub(crate) no_run_time: u64,
     /// Lines counted as [`SkipReason::NoProcessors`].
-    pub no_processors: u64,
+    pub(crate) no_processors: u64,
     /// Lines counted as [`SkipReason::WiderThanMachine`].
-    pub wider_than_machine: u64,
+    pub(crate) wider_than_machine: u64,
 }
 
 impl SkipCounts {
@@ -116,7 +116,7 @@ impl SkipCounts {
     }
 
     /// Counts one line under `reason`.
-    pub fn add(&mut self, reason: SkipReason) {
+    pub(crate) fn add(&mut self, reason: SkipReason) {
         *self.slot(reason) += 1;
     }
 
@@ -140,8 +140,9 @@ impl SkipCounts {
 
     /// Skipped job lines: [`total`](Self::total) without the
     /// partial-execution lines.
+    #[cfg(test)]
     #[must_use]
-    pub fn jobs(&self) -> u64 {
+    pub(crate) fn jobs(&self) -> u64 {
         SkipReason::ALL
             .iter()
             .filter(|r| r.is_job())
@@ -150,7 +151,7 @@ impl SkipCounts {
     }
 
     /// `(reason, count)` for every reason, in check order.
-    pub fn iter(&self) -> impl Iterator<Item = (SkipReason, u64)> + '_ {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (SkipReason, u64)> + '_ {
         SkipReason::ALL.iter().map(move |&r| (r, self.get(r)))
     }
 }
@@ -168,24 +169,25 @@ impl SkipCounts {
 /// counted under exactly one reason; partial-execution lines inside the
 /// window are counted as well, but are not job lines.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Workload {
+pub(crate) struct Workload {
     /// The jobs, sorted stably by `(submit, number)`.
-    pub jobs: Vec<TraceJob>,
+    pub(crate) jobs: Vec<TraceJob>,
     /// Lines of the window that did not become jobs, by reason.
-    pub skipped: SkipCounts,
+    pub(crate) skipped: SkipCounts,
     /// Job lines (data lines with a status other than 2, 3, 4) in the window.
-    pub jobs_in_window: u64,
+    pub(crate) jobs_in_window: u64,
     /// Jobs whose submit time is earlier than that of the job before them in
     /// file order (among [`jobs`](Self::jobs)); 0 means the file was already
     /// in submit order and sorting changed nothing but ties.
-    pub out_of_order: u64,
+    pub(crate) out_of_order: u64,
 }
 
 impl Workload {
     /// Whether the counting identity holds (see [`Workload`]); always true
     /// for a workload made by [`select`].
+    #[cfg(test)]
     #[must_use]
-    pub fn is_consistent(&self) -> bool {
+    pub(crate) fn is_consistent(&self) -> bool {
         self.jobs_in_window == self.jobs.len() as u64 + self.skipped.jobs()
     }
 }
@@ -220,7 +222,7 @@ impl Workload {
 /// processors, requested time or user ID above `u32::MAX` (or a value below
 /// `-1`, which only a hand-built record can hold). This is checked before
 /// classification, for every job line in the window.
-pub fn select(
+pub(crate) fn select(
     trace: &LoadedTrace,
     skip: u64,
     first: Option<u64>,
@@ -249,7 +251,7 @@ pub fn select(
 /// sort: what a replay that runs while the trace is read applies to each
 /// line as it arrives.
 #[derive(Clone, Debug)]
-pub struct Selector {
+pub(crate) struct Selector {
     skip: u64,
     first: Option<u64>,
     machine_procs: u32,
@@ -264,7 +266,7 @@ impl Selector {
     /// Selects the window `skip`, `first` for a machine of `machine_procs`
     /// processors (as [`select`]).
     #[must_use]
-    pub fn new(skip: u64, first: Option<u64>, machine_procs: u32) -> Self {
+    pub(crate) fn new(skip: u64, first: Option<u64>, machine_procs: u32) -> Self {
         Self {
             skip,
             first,
@@ -279,7 +281,7 @@ impl Selector {
 
     /// Whether the window is complete: no later line belongs to it.
     #[must_use]
-    pub fn window_ended(&self) -> bool {
+    pub(crate) fn window_ended(&self) -> bool {
         self.first.is_some_and(|n| self.jobs_in_window >= n)
     }
 
@@ -289,7 +291,7 @@ impl Selector {
     ///
     /// # Errors
     /// As [`select`].
-    pub fn push(
+    pub(crate) fn push(
         &mut self,
         name: &str,
         line: u64,
@@ -392,7 +394,8 @@ fn convert(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::swf::{load_reader, FIELD_COUNT};
+    use crate::swf::load_reader;
+    use crate::swf::record::FIELD_COUNT;
 
     /// A job line: number, submit, run, allocated, requested procs,
     /// requested time, status; everything else -1.

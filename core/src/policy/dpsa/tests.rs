@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::kernel::Kernel;
+use crate::sim::fixtures::{job, TestJob};
 use crate::types::{LicensePool, Machine, MachineSet};
 use crate::Policy;
 use std::vec;
@@ -14,16 +15,31 @@ fn dpsa(order: DpsaOrder, nodes: u32) -> Policy {
     Policy::Dpsa { order, nodes }
 }
 
-/// Submits `jobs` `(id, procs, estimate)` at time 0 on one machine of
-/// `cpus` and runs the first pass; returns the kernel.
-fn at_zero(policy: Policy, cpus: u32, jobs: &[(u32, u32, u32)]) -> K {
-    let mut k = K::new(Cluster::single(cpus).unwrap(), policy);
-    for &(id, procs, estimate) in jobs {
-        k.submit(0, Job::new(id, 0, procs, estimate), &mut ())
-            .unwrap();
-    }
+/// Submits `jobs` at time 0 on one machine of `cpus` and runs the first
+/// pass; returns the (valid) kernel.
+fn at_zero<const Q: usize, const R: usize, const B: usize>(
+    policy: Policy,
+    cpus: u32,
+    jobs: &[TestJob],
+) -> Kernel<Q, R, B> {
+    let mut k = Kernel::new(Cluster::single(cpus).unwrap(), policy);
+    submit_all(&mut k, jobs);
     k.schedule(0, &mut ()).unwrap();
+    k.validate().unwrap();
     k
+}
+
+/// A kernel that holds more queued jobs than one search takes.
+type Big = Kernel<256, 256, 600>;
+
+/// Submits `jobs` at time 0; the kernel must accept them.
+fn submit_all<const Q: usize, const R: usize, const B: usize>(
+    k: &mut Kernel<Q, R, B>,
+    jobs: &[TestJob],
+) {
+    for j in jobs {
+        k.submit(0, j.job(), &mut ()).unwrap();
+    }
 }
 
 /// The ids started by one `schedule(now)` call, in start order.
@@ -49,13 +65,13 @@ fn sorted(mut v: Vec<u32>) -> Vec<u32> {
 /// shadow time is 7. EASY starts J2 (3 of the 4) and then neither J3 nor J4
 /// fits; DPSA starts J3 and J4 (all 4).
 /// Ids follow queue order: A = 1, B = 2, J1 = 3, J2 = 4, J3 = 5, J4 = 6.
-const FIG1: &[(u32, u32, u32)] = &[
-    (1, 4, 2),
-    (2, 6, 7),
-    (3, 8, 10),
-    (4, 3, 5),
-    (5, 2, 5),
-    (6, 2, 4),
+const FIG1: &[TestJob] = &[
+    job(1).procs(4).estimate(2),
+    job(2).procs(6).estimate(7),
+    job(3).procs(8).estimate(10),
+    job(4).procs(3).estimate(5),
+    job(5).procs(2).estimate(5),
+    job(6).procs(2).estimate(4),
 ];
 
 fn fig1(policy: Policy) -> (Vec<u32>, K) {
@@ -109,15 +125,15 @@ fn fig1_without_budget_dpsa_p_is_easy() {
 /// (widest first).
 #[test]
 fn variants_break_ties_by_their_order() {
-    let jobs: &[(u32, u32, u32)] = &[
-        (1, 4, 100),
-        (2, 10, 50),
-        (3, 2, 10), // c
-        (4, 4, 10), // d
-        (5, 1, 10), // a
-        (6, 5, 10), // b
-        (7, 3, 10), // e
-        (8, 3, 10), // f
+    let jobs: &[TestJob] = &[
+        job(1).procs(4).estimate(100),
+        job(2).procs(10).estimate(50),
+        job(3).procs(2).estimate(10), // c
+        job(4).procs(4).estimate(10), // d
+        job(5).procs(1).estimate(10), // a
+        job(6).procs(5).estimate(10), // b
+        job(7).procs(3).estimate(10), // e
+        job(8).procs(3).estimate(10), // f
     ];
     let started = |order| {
         let k = at_zero(dpsa(order, DEFAULT_DPSA_NODES), 10, jobs);
@@ -142,16 +158,15 @@ fn backfilled(k: &K) -> Vec<u32> {
 /// job and S (4 processors); never L1 + L2.
 #[test]
 fn long_jobs_share_what_the_head_leaves() {
-    let jobs: &[(u32, u32, u32)] = &[
-        (1, 6, 100),
-        (2, 8, 50),
-        (3, 2, 500),
-        (4, 2, 500),
-        (5, 2, 50),
+    let jobs: &[TestJob] = &[
+        job(1).procs(6).estimate(100),
+        job(2).procs(8).estimate(50),
+        job(3).procs(2).estimate(500),
+        job(4).procs(2).estimate(500),
+        job(5).procs(2).estimate(50),
     ];
     for order in [DpsaOrder::Priority, DpsaOrder::Narrow, DpsaOrder::Wide] {
         let k = at_zero(dpsa(order, DEFAULT_DPSA_NODES), 10, jobs);
-        k.validate().unwrap();
         assert_eq!(backfilled(&k), [3, 5], "{order:?}");
     }
 }
@@ -162,13 +177,13 @@ fn long_jobs_share_what_the_head_leaves() {
 /// optimum is 4 + 3 = 7.
 #[test]
 fn search_finds_the_optimum_past_the_greedy_set() {
-    let jobs: &[(u32, u32, u32)] = &[
-        (1, 3, 100),
-        (2, 10, 50),
-        (3, 4, 10),
-        (4, 2, 10),
-        (5, 3, 10),
-        (6, 3, 10),
+    let jobs: &[TestJob] = &[
+        job(1).procs(3).estimate(100),
+        job(2).procs(10).estimate(50),
+        job(3).procs(4).estimate(10),
+        job(4).procs(2).estimate(10),
+        job(5).procs(3).estimate(10),
+        job(6).procs(3).estimate(10),
     ];
     let easy = at_zero(Policy::Easy, 10, jobs);
     assert_eq!(backfilled(&easy), [3, 4]);
@@ -184,9 +199,12 @@ fn search_finds_the_optimum_past_the_greedy_set() {
 #[test]
 fn budget_hits_keep_the_best_so_far() {
     // 20 free; candidates 6, 6, 6, 5, 5, 5, 5 (greedy 18; optimum 20).
-    let mut jobs = vec![(1, 12, 100), (2, 32, 50)];
+    let mut jobs = vec![
+        job(1).procs(12).estimate(100),
+        job(2).procs(32).estimate(50),
+    ];
     for (id, procs) in [(3, 6), (4, 6), (5, 6), (6, 5), (7, 5), (8, 5), (9, 5)] {
-        jobs.push((id, procs, 10));
+        jobs.push(job(id).procs(procs).estimate(10));
     }
     let used = |k: &K| -> u32 {
         k.running()
@@ -211,16 +229,13 @@ fn budget_hits_keep_the_best_so_far() {
 /// pass is counted.
 #[test]
 fn extra_candidates_are_offered_greedily() {
-    type Big = Kernel<256, 256, 600>;
-    let mut k = Big::new(Cluster::single(1000).unwrap(), Policy::DPSA_N);
-    k.submit(0, Job::new(0, 0, 500, 100), &mut ()).unwrap();
-    k.submit(0, Job::new(1, 0, 1000, 100), &mut ()).unwrap();
     let extra = u32::try_from(DPSA_CANDIDATES).unwrap() + 20;
-    for id in 2..2 + extra {
-        k.submit(0, Job::new(id, 0, 3, 10), &mut ()).unwrap();
-    }
-    k.schedule(0, &mut ()).unwrap();
-    k.validate().unwrap();
+    let mut jobs = vec![
+        job(0).procs(500).estimate(100),
+        job(1).procs(1000).estimate(100),
+    ];
+    jobs.extend((2..2 + extra).map(|id| job(id).procs(3).estimate(10)));
+    let k: Big = at_zero(Policy::DPSA_N, 1000, &jobs);
     assert_eq!(k.counters().dpsa_overflows, 1);
     // 500 free: all 148 jobs of 3 (444) start, the searched ones and the rest.
     assert_eq!(k.running().len(), 1 + DPSA_CANDIDATES + 20);
@@ -236,15 +251,8 @@ fn placement_and_counts_agree_on_one_machine() {
         count: 1,
         machines: MachineSet::ALL,
     };
-    let mut seed = 7_u64;
-    let mut next = |n: u32| {
-        // SplitMix64.
-        seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = seed;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        u32::try_from((z ^ (z >> 31)) % u64::from(n)).unwrap()
-    };
+    let mut rng = crate::rng::SplitMix64::new(7);
+    let mut next = |n: u32| u32::try_from(rng.below(u64::from(n))).unwrap();
     let mut searches = 0;
     for _ in 0..300 {
         let order = [DpsaOrder::Priority, DpsaOrder::Narrow, DpsaOrder::Wide][next(3) as usize];
@@ -277,9 +285,14 @@ fn placement_and_counts_agree_on_one_machine() {
                 a.complete(now, victim).unwrap();
                 b.complete(now, victim).unwrap();
             }
-            let job = Job::new(id, now, 1 + next(16), 1 + next(100));
-            a.submit(now, job, &mut ()).unwrap();
-            b.submit(now, job, &mut ()).unwrap();
+            let procs = 1 + next(16);
+            let arrival = job(id)
+                .submit(now)
+                .procs(procs)
+                .estimate(1 + next(100))
+                .job();
+            a.submit(now, arrival, &mut ()).unwrap();
+            b.submit(now, arrival, &mut ()).unwrap();
             let mut sa = Vec::new();
             let mut sb = Vec::new();
             a.schedule(now, &mut |j: &Job, _: Slot| sa.push(j.id))
@@ -321,8 +334,13 @@ fn names_and_budgets() {
 #[test]
 fn a_job_that_sorts_ahead_takes_the_head_and_its_guarantee() {
     let mut k = K::new(Cluster::single(10).unwrap(), Policy::DPSA_P);
-    k.submit(0, Job::new(1, 0, 10, 100), &mut ()).unwrap();
-    k.submit(0, Job::new(5, 0, 10, 50), &mut ()).unwrap();
+    submit_all(
+        &mut k,
+        &[
+            job(1).procs(10).estimate(100),
+            job(5).procs(10).estimate(50),
+        ],
+    );
     assert_eq!(pass(&mut k, 0), [1]);
     let guarantee = |k: &K, id| {
         k.queued()
@@ -331,7 +349,7 @@ fn a_job_that_sorts_ahead_takes_the_head_and_its_guarantee() {
             .map(|q| q.guarantee())
     };
     assert_eq!(guarantee(&k, 5), Some(Some(100)));
-    k.submit(0, Job::new(3, 0, 10, 50), &mut ()).unwrap();
+    submit_all(&mut k, &[job(3).procs(10).estimate(50)]);
     assert_eq!(guarantee(&k, 5), Some(None));
     assert_eq!(pass(&mut k, 0), []);
     assert_eq!(guarantee(&k, 3), Some(Some(100)));
@@ -347,22 +365,15 @@ fn a_job_that_sorts_ahead_takes_the_head_and_its_guarantee() {
 /// all 8 free, but only two fit the running set: 4 + 2.
 #[test]
 fn the_search_respects_the_room_left_in_the_running_set() {
-    type Small = Kernel<32, 3, 128>;
-    let mut k = Small::new(Cluster::single(10).unwrap(), Policy::DPSA_P);
     let jobs = [
-        (1, 2, 1000),
-        (2, 10, 50),
-        (3, 4, 10),
-        (4, 2, 10),
-        (5, 2, 10),
-        (6, 2, 10),
+        job(1).procs(2).estimate(1000),
+        job(2).procs(10).estimate(50),
+        job(3).procs(4).estimate(10),
+        job(4).procs(2).estimate(10),
+        job(5).procs(2).estimate(10),
+        job(6).procs(2).estimate(10),
     ];
-    for (id, procs, estimate) in jobs {
-        k.submit(0, Job::new(id, 0, procs, estimate), &mut ())
-            .unwrap();
-    }
-    k.schedule(0, &mut ()).unwrap();
-    k.validate().unwrap();
+    let k: Kernel<32, 3, 128> = at_zero(Policy::DPSA_P, 10, &jobs);
     let running: Vec<u32> = k.running().iter().map(|r| r.job.id).collect();
     assert_eq!(sorted(running), [1, 3, 4]);
 }
@@ -374,21 +385,20 @@ fn the_search_respects_the_room_left_in_the_running_set() {
 /// 7 + 3 = 10, needs the last candidate.
 #[test]
 fn the_bound_counts_the_last_of_a_full_candidate_list() {
-    type Big = Kernel<256, 256, 600>;
-    let mut k = Big::new(Cluster::single(20).unwrap(), Policy::DPSA_P);
-    k.submit(0, Job::new(1, 0, 10, 1000), &mut ()).unwrap();
-    k.submit(0, Job::new(2, 0, 20, 50), &mut ()).unwrap();
     let last = 2 + u32::try_from(DPSA_CANDIDATES).unwrap();
-    for id in 3..=last {
+    let mut jobs = vec![
+        job(1).procs(10).estimate(1000),
+        job(2).procs(20).estimate(50),
+    ];
+    jobs.extend((3..=last).map(|id| {
         let procs = match id {
             3 => 6,
             _ if id == last => 3,
             _ => 7,
         };
-        k.submit(0, Job::new(id, 0, procs, 10), &mut ()).unwrap();
-    }
-    k.schedule(0, &mut ()).unwrap();
-    k.validate().unwrap();
+        job(id).procs(procs).estimate(10)
+    }));
+    let k: Big = at_zero(Policy::DPSA_P, 20, &jobs);
     assert_eq!(k.counters().dpsa_overflows, 0);
     let running: Vec<u32> = k.running().iter().map(|r| r.job.id).collect();
     assert_eq!(sorted(running), [1, 4, last]);

@@ -4,9 +4,9 @@
 
 use super::*;
 use crate::kernel::Kernel;
-use crate::plan::Slot;
 use crate::policy::Policy;
-use crate::sim::{JobRecord, SimJob, Simulator, Sink};
+use crate::sim::fixtures::{job, sims, AtSpeed, Collect, TestJob};
+use crate::sim::Simulator;
 use crate::types::{LicensePool, Machine, MachineSet};
 use std::vec::Vec;
 
@@ -145,28 +145,13 @@ fn permute_follows_every_cycle() {
     assert_eq!(same, [1, 2]);
 }
 
-#[derive(Default)]
-struct Collect {
-    records: Vec<JobRecord>,
-    reservations: Vec<(Time, JobId, Time)>,
-}
-
-impl Sink for Collect {
-    fn finished(&mut self, record: &JobRecord) {
-        self.records.push(*record);
-    }
-    fn reserved(&mut self, now: Time, job: &Job, slot: Slot) {
-        self.reservations.push((now, job.id, slot.start));
-    }
-}
-
-/// Jobs `(id, submit, procs, estimate, deadline)` running their estimate,
-/// on `machines`; returns the sink, the `(id, start, machine)` triples by
-/// id and the reservation hand-overs.
+/// Replays `jobs` under `policy` on `machines` with one license copy
+/// usable on all of them; returns the sink, the `(id, start, machine)`
+/// triples by id and the reservation hand-overs.
 fn run<const M: usize>(
     policy: Policy,
     machines: &[Machine],
-    jobs: &[(JobId, Time, u32, u32, Option<Time>)],
+    jobs: &[TestJob],
 ) -> (Collect, Vec<(JobId, Time, u8)>, u64) {
     let cluster: Cluster<M, 1> = Cluster::new(
         machines,
@@ -179,24 +164,12 @@ fn run<const M: usize>(
     let kernel: Kernel<16, 16, 64, M, 1> = Kernel::new(cluster, policy);
     let mut sim = Simulator::new(kernel);
     let mut sink = Collect::default();
-    let input = jobs.iter().map(|&(id, submit, procs, estimate, deadline)| {
-        let job = Job::new(id, submit, procs, estimate).with_deadline(deadline);
-        SimJob {
-            job,
-            runtime: estimate,
-        }
-    });
-    let outcome = sim.run(input, &mut sink).unwrap();
+    let outcome = sim.run(sims(jobs), &mut sink).unwrap();
     assert_eq!(outcome.finished, jobs.len() as u64);
     sim.kernel().validate().unwrap();
-    let mut starts: Vec<_> = sink
-        .records
-        .iter()
-        .map(|r| (r.job.id, r.start(), r.slot.machine))
-        .collect();
-    starts.sort_unstable();
     let handovers = sim.kernel().counters().reservation_handovers;
-    (sink, starts, handovers)
+    let placements = sink.placements();
+    (sink, placements, handovers)
 }
 
 const UNMOD: Policy = Policy::BfUnmod(Heuristics::DEFAULT);
@@ -210,10 +183,10 @@ const MOD: Policy = Policy::BfMod(Heuristics::DEFAULT);
 #[test]
 fn bf_unmod_backfills_in_priority_order() {
     let jobs = [
-        (1, 0, 3, 100, None),
-        (2, 1, 4, 100, None),
-        (3, 2, 1, 50, None),
-        (4, 2, 1, 50, Some(82)),
+        job(1).procs(3).estimate(100),
+        job(2).submit(1).procs(4).estimate(100),
+        job(3).submit(2).estimate(50),
+        job(4).submit(2).estimate(50).deadline(82),
     ];
     let one = [Machine::new(4)];
     let (_, fcfs, _) = run::<1>(Policy::BfFcfs, &one, &jobs);
@@ -230,28 +203,25 @@ fn bf_unmod_backfills_in_priority_order() {
 #[test]
 fn bf_mod_hands_the_reservation_to_a_higher_priority_job() {
     let jobs = [
-        (1, 0, 4, 100, None),
-        (2, 1, 4, 100, None),
-        (3, 2, 4, 50, Some(200)),
+        job(1).procs(4).estimate(100),
+        job(2).submit(1).procs(4).estimate(100),
+        job(3).submit(2).procs(4).estimate(50).deadline(200),
     ];
     let one = [Machine::new(4)];
     let (c, unmod, handovers) = run::<1>(UNMOD, &one, &jobs);
     assert_eq!(unmod, [(1, 0, 0), (2, 100, 0), (3, 200, 0)]);
     assert_eq!(handovers, 0);
     assert_eq!(c.reservations, [(1, 2, 100), (100, 3, 200)]);
+    assert_eq!(
+        c.record(2).guarantee,
+        Some(100),
+        "BF_UNMOD's head is guaranteed"
+    );
     let (c, modified, handovers) = run::<1>(MOD, &one, &jobs);
     assert_eq!(modified, [(1, 0, 0), (2, 150, 0), (3, 100, 0)]);
     assert_eq!(handovers, 1);
     assert_eq!(c.reservations, [(1, 2, 100), (2, 3, 100), (100, 2, 150)]);
-    let guaranteed = |c: &Collect, id| c.records.iter().find(|r| r.job.id == id).unwrap().guarantee;
-    let (c, _, _) = run::<1>(UNMOD, &one, &jobs);
-    assert_eq!(
-        guaranteed(&c, 2),
-        Some(100),
-        "BF_UNMOD's head is guaranteed"
-    );
-    let (c, _, _) = run::<1>(MOD, &one, &jobs);
-    assert_eq!(guaranteed(&c, 2), None, "BF_MOD promises nothing");
+    assert_eq!(c.record(2).guarantee, None, "BF_MOD promises nothing");
 }
 
 /// Machines 0 (slow), 1 and 2 (fast, equal): jobs go to the most powerful
@@ -259,29 +229,23 @@ fn bf_mod_hands_the_reservation_to_a_higher_priority_job() {
 #[test]
 fn machines_are_tried_most_powerful_first() {
     let machines = [
-        Machine {
-            cpus: 2,
-            speed: 500,
-        },
-        Machine {
-            cpus: 2,
-            speed: 2000,
-        },
-        Machine {
-            cpus: 2,
-            speed: 2000,
-        },
+        Machine::new(2).at_speed(500),
+        Machine::new(2).at_speed(2000),
+        Machine::new(2).at_speed(2000),
     ];
     let jobs = [
-        (1, 0, 2, 100, None),
-        (2, 0, 2, 100, None),
-        (3, 0, 2, 100, None),
+        job(1).procs(2).estimate(100),
+        job(2).procs(2).estimate(100),
+        job(3).procs(2).estimate(100),
     ];
     for policy in [Policy::BfFcfs, UNMOD, MOD] {
         let (c, starts, _) = run::<3>(policy, &machines, &jobs);
         assert_eq!(starts, [(1, 0, 1), (2, 0, 2), (3, 0, 0)], "{policy}");
-        let slow = c.records.iter().find(|r| r.job.id == 3).unwrap();
-        assert_eq!(slow.slot.duration, 200, "{policy}: 100 s at half speed");
+        assert_eq!(
+            c.record(3).slot.duration,
+            200,
+            "{policy}: 100 s at half speed"
+        );
     }
 }
 
@@ -289,29 +253,18 @@ fn machines_are_tried_most_powerful_first() {
 /// job twice as fast there is further from its deadline.
 #[test]
 fn execution_time_is_taken_on_the_fastest_eligible_machine() {
-    let cluster: Cluster<2, 0> = Cluster::new(
-        &[
-            Machine {
-                cpus: 8,
-                speed: 1000,
-            },
-            Machine {
-                cpus: 2,
-                speed: 2000,
-            },
-        ],
-        &[],
-    )
-    .unwrap();
+    let cluster: Cluster<2, 0> =
+        Cluster::new(&[Machine::new(8), Machine::new(2).at_speed(2000)], &[]).unwrap();
     let context = Context {
         now: 0,
         shortest: 1,
         licenses: LicenseDemand::new(&[], &[]),
         uniform_speed: None,
     };
-    assert_eq!(context.execution(&cluster, &Job::new(1, 0, 2, 100)), 50);
+    let on = |procs| job(1).procs(procs).estimate(100).job();
+    assert_eq!(context.execution(&cluster, &on(2)), 50);
     assert_eq!(
-        context.execution(&cluster, &Job::new(2, 0, 4, 100)),
+        context.execution(&cluster, &on(4)),
         100,
         "too wide for the fast machine"
     );
@@ -322,12 +275,12 @@ fn execution_time_is_taken_on_the_fastest_eligible_machine() {
 #[test]
 fn aging_only_is_bf_fcfs_and_bf_fcfs_is_easy() {
     let jobs = [
-        (1, 0, 6, 100, None),
-        (2, 1, 8, 50, None),
-        (3, 2, 4, 90, None),
-        (4, 3, 2, 200, None),
-        (5, 3, 10, 20, None),
-        (6, 4, 1, 10, None),
+        job(1).procs(6).estimate(100),
+        job(2).submit(1).procs(8).estimate(50),
+        job(3).submit(2).procs(4).estimate(90),
+        job(4).submit(3).procs(2).estimate(200),
+        job(5).submit(3).procs(10).estimate(20),
+        job(6).submit(4).estimate(10),
     ];
     let one = [Machine::new(10)];
     let (base, starts, _) = run::<1>(Policy::BfFcfs, &one, &jobs);
@@ -373,47 +326,17 @@ fn aging_only_weighs_nothing_but_aging() {
 /// the short jobs first.)
 #[test]
 fn a_job_whose_licenses_are_free_backfills_on_a_farm() {
-    let cluster: Cluster<2, 1> = Cluster::new(
-        &[Machine::new(4), Machine::new(4)],
-        &[LicensePool {
-            count: 1,
-            machines: MachineSet::ALL,
-        }],
-    )
-    .unwrap();
-    let licensed = |id, submit| {
-        let mut job = Job::new(id, submit, 1, 10);
-        job.licenses = LicenseSet(1);
-        job
-    };
     let jobs = [
-        Job::new(1, 0, 4, 100),
-        Job::new(2, 0, 2, 100),
-        Job::new(3, 0, 4, 50),
-        licensed(4, 0),
-        licensed(5, 1),
+        job(1).procs(4).estimate(100),
+        job(2).procs(2).estimate(100),
+        job(3).procs(4).estimate(50),
+        job(4).estimate(10).licenses(LicenseSet(1)),
+        job(5).submit(1).estimate(10).licenses(LicenseSet(1)),
     ];
-    {
-        let policy = Policy::BfFcfs;
-        let kernel: Kernel<16, 16, 64, 2, 1> = Kernel::new(cluster.clone(), policy);
-        let mut sim = Simulator::new(kernel);
-        let mut sink = Collect::default();
-        let input = jobs.iter().map(|&job| SimJob {
-            job,
-            runtime: job.estimate,
-        });
-        sim.run(input, &mut sink).unwrap();
-        sim.kernel().validate().unwrap();
-        let mut starts: Vec<_> = sink
-            .records
-            .iter()
-            .map(|r| (r.job.id, r.start(), r.slot.machine))
-            .collect();
-        starts.sort_unstable();
-        assert_eq!(
-            starts,
-            [(1, 0, 0), (2, 0, 1), (3, 100, 0), (4, 0, 1), (5, 10, 1)],
-            "{policy}"
-        );
-    }
+    let two = [Machine::new(4), Machine::new(4)];
+    let (_, starts, _) = run::<2>(Policy::BfFcfs, &two, &jobs);
+    assert_eq!(
+        starts,
+        [(1, 0, 0), (2, 0, 1), (3, 100, 0), (4, 0, 1), (5, 10, 1)]
+    );
 }

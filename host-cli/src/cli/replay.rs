@@ -1,0 +1,324 @@
+//! `host-cli replay` (of a trace, the built-in workload or a farm) and
+//! `host-cli info`.
+
+use super::args::{Format, InfoArgs, JobsFormat, ReplayArgs, WindowArgs};
+use super::{json, output_files};
+use crate::error::CliError;
+use crate::farm::{format as farm_format, replay as farm_replay, report as farm_report};
+use crate::output::csv_text;
+use crate::output::files::OutputFiles;
+use crate::output::{batsim, progress, report};
+use crate::replay::policy::{SearchOptions, ThresholdOptions};
+use crate::replay::stream;
+use crate::replay::thresholds::ConservativeThresholds;
+use crate::replay::{self, Prepared, Shaping};
+use crate::studies::Source;
+use crate::swf;
+use crate::workload::synth::SyntheticSpec;
+use backfill_core::{CategoryBounds, Policy};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// A trace file of at least this many bytes (about 20,000 jobs gzip'd)
+/// gets a visible progress bar for a replay that runs while it is read.
+const LARGE_TRACE_BYTES: u64 = 1 << 20;
+
+/// `host-cli replay`: returns the text to print.
+///
+/// # Errors
+/// Any [`CliError`].
+pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
+    if let Some(farm) = &args.farm {
+        return run_farm_replay(args, farm);
+    }
+    let started = Instant::now();
+    let shaping = Shaping {
+        estimates: args.estimates,
+        load: args.load,
+    };
+    let spec = SyntheticSpec {
+        jobs: args.synthetic_jobs,
+        seed: args.seed.unwrap_or(SyntheticSpec::default().seed),
+        ..SyntheticSpec::default()
+    };
+    let options = args.thresholds.options();
+    options.check(&[args.policy])?;
+    let search = SearchOptions {
+        dpsa_nodes: args.dpsa_nodes,
+        rs_seed: args.seed,
+        rs_iterations: args.rs_iterations,
+        no_compression: args.no_compression,
+    };
+    search.check(args.policy)?;
+    let mut files = output_files(
+        args.trace.as_deref(),
+        &[("--jobs-out", args.jobs_out.as_deref())],
+    )?;
+    // The kernel is built while the trace is read.
+    replay::prebuild();
+    let bounds = args.window.bounds();
+    let (early, tap) = match start_early(args, &options, &search, shaping, bounds) {
+        Some((streamed, tap, bar)) => (Some((streamed, bar)), Some(tap)),
+        None => (None, None),
+    };
+    let (prepared, _) =
+        load_prepared_tapped(args.trace.as_ref(), &args.window, shaping, &spec, tap)?;
+    prepared.check_runnable()?;
+    let read = started.elapsed().as_secs_f64();
+    let mut prerun = None;
+    let derived = if options.needs_conservative(&[args.policy]) {
+        let prerun_started = Instant::now();
+        let bar = progress::phase("Conservative pre-run", prepared.jobs.len() as u64);
+        let r = replay::run(&prepared, Policy::Conservative, bounds, true, Some(&bar));
+        progress::finish(&bar);
+        let r = r?;
+        prerun = Some(prerun_started.elapsed().as_secs_f64());
+        Some(ConservativeThresholds::from_records(
+            r.records.as_deref().unwrap_or_default(),
+            prepared.shaping.estimates,
+            bounds,
+        ))
+    } else {
+        None
+    };
+    let (policy, used) = options.resolve(args.policy, bounds, derived.as_ref())?;
+    let policy = search.apply(args.heuristics.apply(policy));
+    let (verdict, bar) = match early {
+        Some((streamed, bar)) => (streamed.finish(&prepared), bar),
+        None => (
+            stream::Verdict::Again { filled: false },
+            progress::phase(&format!("replay {policy}"), prepared.jobs.len() as u64),
+        ),
+    };
+    let result = verdict.into_result(
+        &prepared,
+        policy,
+        bounds,
+        args.jobs_out.is_some(),
+        args.latency,
+        Some(&bar),
+    );
+    progress::finish(&bar);
+    let result = result?;
+    if let Some(records) = &result.records {
+        files.write_with("--jobs-out", |w| match args.jobs_format {
+            JobsFormat::Plain => report::write_jobs_csv(w, &prepared, records, bounds),
+            JobsFormat::Batsim => batsim::write_jobs(w, &prepared, records),
+        })?;
+    }
+    let phases = report::Phases {
+        read,
+        prerun,
+        total: started.elapsed().as_secs_f64(),
+    };
+    let mut r = report::replay_report(&prepared, &result, bounds, phases);
+    if matches!(policy, Policy::Selective(_)) {
+        r.thresholds = Some(used);
+        r.conservative_thresholds = derived;
+    }
+    let text = match args.format {
+        Format::Table => report::replay_table(&r),
+        Format::Json => json(&r)?,
+        Format::Csv => csv_text(&report::replay_csv_rows(&r))?,
+    };
+    files.commit()?;
+    Ok(text)
+}
+
+/// Starts replaying the trace of `args` while it is read (see [`stream`]),
+/// when it is a file and the policy is known before reading (not Selective
+/// with thresholds from a Conservative pre-run); returns the replay, the
+/// tap to read the trace through, and its progress bar.
+fn start_early(
+    args: &ReplayArgs,
+    options: &ThresholdOptions,
+    search: &SearchOptions,
+    shaping: Shaping,
+    bounds: CategoryBounds,
+) -> Option<(stream::Streamed, swf::Tap, indicatif::ProgressBar)> {
+    let path = args.trace.as_ref()?;
+    if options.needs_conservative(&[args.policy]) {
+        return None;
+    }
+    let (policy, _) = options.resolve(args.policy, bounds, None).ok()?;
+    let policy = search.apply(args.heuristics.apply(policy));
+    let large = std::fs::metadata(path).is_ok_and(|m| m.len() >= LARGE_TRACE_BYTES);
+    let bar = progress::growing_phase(&format!("replay {policy}"), large);
+    let plan = stream::Plan {
+        name: path.display().to_string(),
+        window: args.window.window(),
+        shaping,
+        policy,
+        bounds,
+        keep_records: args.jobs_out.is_some(),
+        latency: args.latency,
+        progress: Some(bar.clone()),
+    };
+    let (streamed, tap) = stream::start(plan).ok()?;
+    Some((streamed, tap, bar))
+}
+
+/// `host-cli replay --farm FARM.toml JOBS.csv`: returns the text to print.
+///
+/// # Errors
+/// Any [`CliError`].
+fn run_farm_replay(args: &ReplayArgs, farm: &Path) -> Result<String, CliError> {
+    let options = args.thresholds.options();
+    options.check(&[args.policy])?;
+    let bounds = args.window.bounds();
+    let (policy, _) = options.resolve(args.policy, bounds, None)?;
+    let (r, files) = replay_farm(&ReplayRequest {
+        farm,
+        jobs: args.trace.as_deref(),
+        policy: args.heuristics.apply(policy),
+        bounds,
+        jobs_out: args.jobs_out.as_deref(),
+    })?;
+    let text = match args.format {
+        Format::Table => farm_report::table(&r),
+        Format::Json => json(&r)?,
+        Format::Csv => farm_report::csv_row(&r)?,
+    };
+    files.commit()?;
+    Ok(text)
+}
+
+/// Reads and prepares a farm replay's input.
+///
+/// # Errors
+/// [`CliError::Usage`] naming the file, line and field of a bad input.
+pub(crate) fn load(farm: &Path, jobs: &Path) -> Result<farm_replay::PreparedFarm, CliError> {
+    let workload =
+        farm_format::read_workload(farm, jobs).map_err(|e| CliError::Usage(e.to_string()))?;
+    let name = format!("{} + {}", farm.display(), jobs.display());
+    farm_replay::prepare(&name, workload)
+}
+
+/// What `host-cli replay --farm` does with its options.
+#[derive(Clone, Debug)]
+pub(crate) struct ReplayRequest<'a> {
+    /// The farm description.
+    pub(crate) farm: &'a Path,
+    /// The job list.
+    pub(crate) jobs: Option<&'a Path>,
+    /// The policy (heuristics already applied).
+    pub(crate) policy: Policy,
+    /// Category bounds of the standard metrics.
+    pub(crate) bounds: CategoryBounds,
+    /// Per-job CSV output.
+    pub(crate) jobs_out: Option<&'a Path>,
+}
+
+/// `host-cli replay --farm FARM.toml JOBS.csv`: replays, writes the
+/// `--jobs-out` file (not yet in place) and returns the report with the
+/// output files, which the caller commits once the report is rendered.
+///
+/// # Errors
+/// Bad input, a replay error or an output file that cannot be written.
+pub(crate) fn replay_farm(
+    request: &ReplayRequest<'_>,
+) -> Result<(farm_report::FarmReport, OutputFiles), CliError> {
+    let started = Instant::now();
+    let jobs = request.jobs.ok_or_else(|| {
+        CliError::Usage(
+            "--farm FARM.toml needs the job list: host-cli replay --farm FARM.toml JOBS.csv".into(),
+        )
+    })?;
+    let mut files = OutputFiles::new(&[request.farm, jobs]);
+    files.add("--jobs-out", request.jobs_out)?;
+    let prepared = load(request.farm, jobs)?;
+    if prepared.jobs.is_empty() {
+        return Err(CliError::NothingToSchedule {
+            trace: prepared.name.clone(),
+            why: if prepared.skipped.is_empty() {
+                "the job list is empty".into()
+            } else {
+                format!(
+                    "no machine can run any of its {} jobs",
+                    prepared.skipped.len()
+                )
+            },
+        });
+    }
+    let bar = progress::phase(
+        &format!("replay {}", request.policy),
+        prepared.jobs.len() as u64,
+    );
+    let run = farm_replay::run(&prepared, request.policy, request.bounds);
+    bar.inc(prepared.jobs.len() as u64);
+    progress::finish(&bar);
+    let run = run?;
+    if files.wants("--jobs-out") {
+        files.write(
+            "--jobs-out",
+            farm_report::jobs_csv(&prepared, &run)?.as_bytes(),
+        )?;
+    }
+    let r = farm_report::report(&prepared, &run, started.elapsed().as_secs_f64());
+    Ok((r, files))
+}
+
+/// `host-cli info`: returns the text to print.
+///
+/// # Errors
+/// Any [`CliError`].
+pub(crate) fn run_info(args: &InfoArgs) -> Result<String, CliError> {
+    let started = Instant::now();
+    let shaping = Shaping::AS_RECORDED;
+    let (prepared, header) = load_prepared(
+        Some(&args.trace),
+        &args.window,
+        shaping,
+        &SyntheticSpec::default(),
+    )?;
+    prepared.check_job_lines()?;
+    let r = report::info_report(
+        &prepared,
+        &header.unwrap_or_default(),
+        args.window.bounds(),
+        started.elapsed().as_secs_f64(),
+    );
+    Ok(match args.format {
+        Format::Table => report::info_table(&r),
+        Format::Json => json(&r)?,
+        Format::Csv => csv_text(&report::info_csv_rows(&r))?,
+    })
+}
+
+/// Loads `path` and prepares it, or the synthetic workload when `None`.
+///
+/// # Errors
+/// Reading, parsing or option errors.
+pub(crate) fn load_prepared(
+    trace: Option<&PathBuf>,
+    window: &WindowArgs,
+    shaping: Shaping,
+    spec: &SyntheticSpec,
+) -> Result<(Prepared, Option<swf::SwfHeader>), CliError> {
+    load_prepared_tapped(trace, window, shaping, spec, None)
+}
+
+/// [`load_prepared`], passing each data line of a trace file to `tap` as
+/// it is read (a replay that runs meanwhile: see [`stream`]).
+///
+/// # Errors
+/// As [`load_prepared`].
+pub(crate) fn load_prepared_tapped(
+    trace: Option<&PathBuf>,
+    window: &WindowArgs,
+    shaping: Shaping,
+    spec: &SyntheticSpec,
+    tap: Option<swf::Tap>,
+) -> Result<(Prepared, Option<swf::SwfHeader>), CliError> {
+    match trace {
+        Some(path) => {
+            let loaded = swf::load_tapped(path, tap)?;
+            let prepared = replay::prepare(&loaded, &window.window(), shaping)?;
+            Ok((prepared, Some(loaded.header)))
+        }
+        None => {
+            let source = Source::Synthetic(*spec);
+            Ok((source.prepare(&window.window(), shaping)?, None))
+        }
+    }
+}

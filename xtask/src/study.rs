@@ -1,0 +1,168 @@
+//! The studies: each replays traces (or generated farms) with `host-cli`,
+//! writes its numbers to `docs/studies/NAME/data/`, and makes its document
+//! (`README.md`) and figures from those numbers.
+//!
+//! Every study has the same layout, `docs/studies/NAME/{README.md, data/,
+//! figures/}`, and two entry points: `run`, the replays (`cargo xtask
+//! study NAME`), and `generate`, everything that follows from the committed
+//! data without a replay (`cargo xtask docs`). A study checks its inputs
+//! (the traces it needs, the binary) before it replays anything, writes into
+//! a new folder beside the old one, and replaces the old one only when all
+//! of it is written ([`crate::repo::StudyDir`]).
+
+pub mod cons_rs;
+pub mod dpsa;
+pub mod farm;
+pub mod policies;
+pub mod selective;
+
+use crate::repo::{self, Meta, StudyDir};
+use clap::Args;
+use std::path::{Path, PathBuf};
+
+/// Files a study generates: (path relative to its folder, contents).
+pub type Generated = Vec<(String, String)>;
+
+/// A study's document generator.
+pub type Generator = fn(&Path) -> Result<Generated, String>;
+
+/// Every study: its name (its folder under `docs/studies`) and generator.
+pub const ALL: [(&str, Generator); 5] = [
+    (selective::NAME, selective::generate),
+    (cons_rs::NAME, cons_rs::generate),
+    (dpsa::NAME, dpsa::generate),
+    (farm::NAME, farm::generate),
+    (policies::NAME, policies::generate),
+];
+
+/// Options every study takes.
+#[derive(Clone, Debug, Args)]
+pub struct Common {
+    /// The folder of SWF traces (default: $BACKFILL_TRACES_DIR, else
+    /// ../shared/traces beside the repository); a relative path is taken
+    /// from the current directory.
+    #[arg(long, value_name = "DIR")]
+    pub traces: Option<PathBuf>,
+    /// Replays run at a time.
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: u32,
+    /// The host-cli binary to run (default: build the release one).
+    #[arg(long, value_name = "PATH")]
+    pub bin: Option<PathBuf>,
+    /// Write the study's folder under DIR instead of docs/studies (to look
+    /// at a run without replacing the committed one).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+impl Common {
+    /// The folder the study's folder goes in.
+    pub fn parent(&self) -> PathBuf {
+        self.out.clone().unwrap_or_else(crate::repo::studies_dir)
+    }
+
+    /// Replays at a time.
+    pub const fn jobs(&self) -> usize {
+        self.jobs as usize
+    }
+}
+
+/// Options of the studies made of `host-cli replay --format json` reports.
+#[derive(Clone, Debug, Args)]
+pub struct Reports {
+    /// Keep the replay reports in DIR (created if missing); reports already
+    /// there are not replayed again, so an interrupted study resumes.
+    #[arg(long, value_name = "DIR")]
+    pub runs: Option<PathBuf>,
+}
+
+/// The host-cli binary and the new folder of study `name`, once its
+/// inputs are known to be there (see [`Common`]).
+pub fn begin(common: &Common, name: &str) -> Result<(PathBuf, StudyDir), String> {
+    let bin = repo::host_cli(common.bin.as_deref())?;
+    let study = StudyDir::new(&common.parent(), name)?;
+    Ok((bin, study))
+}
+
+/// Ends a study: writes its `data` files (name, contents), its
+/// `data/study.toml`, what `generate` makes of them, and puts the folder
+/// in place of the old one.
+pub fn finish(
+    study: StudyDir,
+    data: &[(&str, String)],
+    meta: &Meta,
+    generate: Generator,
+) -> Result<(), String> {
+    for (name, text) in data {
+        repo::write_text(&study.path().join("data").join(name), text)?;
+    }
+    meta.write(study.path())?;
+    for (rel, text) in generate(study.path())? {
+        repo::write_text(&study.path().join(rel), &text)?;
+    }
+    let dir = study.commit()?;
+    eprintln!("wrote {}", dir.display());
+    Ok(())
+}
+
+/// A `host-cli replay --format json` report, read by JSON pointer.
+pub struct Report<'a> {
+    /// Where it came from, for errors.
+    pub path: &'a Path,
+    /// The report.
+    pub value: &'a serde_json::Value,
+}
+
+impl Report<'_> {
+    /// A number, if there.
+    pub fn f(&self, pointer: &str) -> Option<f64> {
+        self.value
+            .pointer(pointer)
+            .and_then(serde_json::Value::as_f64)
+    }
+
+    /// A whole number, if there.
+    pub fn u(&self, pointer: &str) -> Option<u64> {
+        self.value
+            .pointer(pointer)
+            .and_then(serde_json::Value::as_u64)
+    }
+
+    /// A string; an error naming the file when missing.
+    pub fn s(&self, pointer: &str) -> Result<String, String> {
+        self.value
+            .pointer(pointer)
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| format!("{}: no {pointer}", self.path.display()))
+    }
+}
+
+/// One row per replay report in `dir` (sorted by file name), made by
+/// `row`; an error when there is none.
+pub fn rows_of_reports<T>(
+    dir: &Path,
+    row: impl Fn(&Report<'_>) -> Result<T, String>,
+) -> Result<Vec<T>, String> {
+    let rows = crate::exec::json_reports(dir)?
+        .iter()
+        .map(|(path, value)| row(&Report { path, value }))
+        .collect::<Result<Vec<T>, String>>()?;
+    if rows.is_empty() {
+        return Err(format!("no reports in {}", dir.display()));
+    }
+    Ok(rows)
+}
+
+/// A claim's verdict from how many cases agree out of how many.
+pub const fn holds(agree: usize, of: usize) -> &'static str {
+    if of == 0 {
+        "no data"
+    } else if agree == of {
+        "holds"
+    } else if agree == 0 {
+        "does not hold"
+    } else {
+        "partly"
+    }
+}
