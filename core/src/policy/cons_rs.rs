@@ -251,16 +251,18 @@ impl Rises {
 /// window (more than [`MAX_TOUCHED`] besides the job that moves).
 const NEAR: usize = MAX_TOUCHED + 2;
 /// Window starts [`Windows`] keeps.
-const WINDOW_STARTS: usize = 8;
+const WINDOW_STARTS: usize = 32;
 
 /// For one window start `from`: the [`NEAR`] queued jobs with the earliest
 /// reservation starts among those whose reservation ends after `from`, as
-/// `(start, queue position)` by start; `more` when others were left out.
+/// `(start, queue position)` by start; `more` when others were left out;
+/// `by_position`, the same jobs (their index in `jobs`) in queue order.
 #[derive(Clone, Debug, Default)]
 struct Near {
     from: Time,
-    jobs: Vec<(Time, usize), NEAR>,
+    jobs: Vec<(Time, u16), NEAR>,
     more: bool,
+    by_position: Vec<(u16, u8), NEAR>,
 }
 
 impl Near {
@@ -282,15 +284,22 @@ impl Near {
                     _ => continue,
                 }
             }
-            // In at the end, then back past the later starts.
-            let _ = self.jobs.push((r.start, i));
-            let jobs = self.jobs.as_mut_slice();
-            let mut k = jobs.len().saturating_sub(1);
-            while k > 0 && jobs.get(k.wrapping_sub(1)).is_some_and(|j| j.0 > r.start) {
-                jobs.swap(k.wrapping_sub(1), k);
-                k = k.wrapping_sub(1);
-            }
+            // In at the end, then back past the later starts. Cannot
+            // fail: the list is used for queues of at most `u16::MAX` jobs
+            // only, and it has room now.
+            let _ = self
+                .jobs
+                .push((r.start, u16::try_from(i).unwrap_or(u16::MAX)));
+            sift_last(&mut self.jobs, |j| j.0);
         }
+        self.by_position.clear();
+        for (k, &(_, i)) in self.jobs.iter().enumerate() {
+            // Cannot fail: as many as `jobs`, fewer than 256.
+            let _ = self
+                .by_position
+                .push((i, u8::try_from(k).unwrap_or(u8::MAX)));
+        }
+        self.by_position.sort_unstable();
     }
 }
 
@@ -357,21 +366,37 @@ static EMPTY_NEAR: Near = Near {
     from: 0,
     jobs: Vec::new(),
     more: true,
+    by_position: Vec::new(),
 };
+
+/// Moves the last of `v` back past those with a greater `key`, which move
+/// up one place each: `v`, sorted by `key` but for its last, ends sorted
+/// (the last after those with an equal key).
+fn sift_last<T: Copy, K: PartialOrd>(v: &mut [T], key: impl Fn(&T) -> K) {
+    let Some(&x) = v.last() else {
+        return;
+    };
+    let kx = key(&x);
+    let mut k = v.len().saturating_sub(1);
+    while let Some(&previous) = k.checked_sub(1).and_then(|p| v.get(p)) {
+        if key(&previous) <= kx {
+            break;
+        }
+        if let Some(slot) = v.get_mut(k) {
+            *slot = previous;
+        }
+        k = k.wrapping_sub(1);
+    }
+    if let Some(slot) = v.get_mut(k) {
+        *slot = x;
+    }
+}
 
 /// Sorts a few dozen values in place (by insertion: no set-up, no call).
 fn insertion_sort<T: Ord + Copy>(v: &mut [T]) {
-    for i in 1..v.len() {
-        let mut j = i;
-        while j > 0 {
-            let (Some(&a), Some(&b)) = (v.get(j.wrapping_sub(1)), v.get(j)) else {
-                break;
-            };
-            if a <= b {
-                break;
-            }
-            v.swap(j.wrapping_sub(1), j);
-            j = j.wrapping_sub(1);
+    for end in 2..=v.len() {
+        if let Some(head) = v.get_mut(..end) {
+            sift_last(head, |&x| x);
         }
     }
 }
@@ -607,31 +632,44 @@ impl ConsRs {
         let mut crowded = false;
         let (first, last) = (gap.start, gap.end());
         let alone = st.cluster.machines().len() == 1 && st.cluster.pools().is_empty();
-        if alone && !plain {
+        let short = st.queue.len() <= usize::from(u16::MAX);
+        if alone && short && !plain {
             // From the jobs ending after the window's start, by start (see
             // `Windows`): crowded when more than `MAX_TOUCHED` overlap or
             // one of them missed its reservation, whatever the order; else
             // they are all of them, put back in queue order.
             let near = self.windows.near(&st.queue, first);
+            let (mut prefix, mut count) = (0usize, 0usize);
             for &(start, i) in &near.jobs {
+                let i = usize::from(i);
                 if start >= last {
                     break;
                 }
+                prefix = prefix.saturating_add(1);
                 if i == index {
                     continue;
                 }
-                if start < now || hits.push(i).is_err() {
+                if start < now || count == MAX_TOUCHED {
                     crowded = true;
                     break;
                 }
+                count = count.saturating_add(1);
             }
-            if !crowded && near.more && near.jobs.last().is_some_and(|j| j.0 < last) {
+            if !crowded && near.more && prefix == near.jobs.len() {
                 // Cannot happen: then more than `MAX_TOUCHED` overlap.
                 return Err(KernelError::Internal(
                     "random search: window list too short",
                 ));
             }
-            insertion_sort(hits);
+            if !crowded {
+                for &(i, k) in &near.by_position {
+                    let i = usize::from(i);
+                    if usize::from(k) < prefix && i != index {
+                        // Cannot fail: `count` of them, at most `MAX_TOUCHED`.
+                        let _ = hits.push(i);
+                    }
+                }
+            }
         } else {
             for (i, q) in st.queue.iter().enumerate() {
                 let Some(slot) = q.reservation() else {
@@ -1192,7 +1230,7 @@ fn displaced(
             }
         }
     }
-    insertion_sort(pieces.keys.get_mut(..keys)?);
+    pieces.keys.get_mut(..keys)?.sort_unstable();
     // The distinct times are the cuts; an end at the `c`-th cut begins
     // piece `c`.
     let mut cuts = 0usize;
@@ -1293,12 +1331,7 @@ impl Overlay<'_> {
             if self.events.push((t, c)).is_err() {
                 return false;
             }
-            let events = self.events.as_mut_slice();
-            let mut k = events.len().saturating_sub(1);
-            while k > 0 && events.get(k.wrapping_sub(1)).is_some_and(|e| e.0 > t) {
-                events.swap(k.wrapping_sub(1), k);
-                k = k.wrapping_sub(1);
-            }
+            sift_last(self.events, |e| e.0);
         }
         true
     }
@@ -1994,7 +2027,7 @@ mod tests {
                     .jobs
                     .iter()
                     .take_while(|j| j.0 < last)
-                    .map(|j| j.1)
+                    .map(|j| usize::from(j.1))
                     .filter(|&i| i != index)
                     .collect();
                 if scan.len() > MAX_TOUCHED {
