@@ -105,7 +105,7 @@ pub const DPSA_CANDIDATES: usize = 128;
 /// The default node budget of one search (see the module docs): 100,000.
 ///
 /// Measured on LLNL-Thunder (whole trace, user estimates, replayed with a
-/// budget of 10^8, `host-cli/examples/dpsa_nodes.rs`): the nodes one search
+/// budget of 10^8, `cargo xtask dpsa-nodes`): the nodes one search
 /// needs have a median of 54 / 20 / 191 (DPSA-p / -n / -w), a 90th
 /// percentile of 945 / 655 / 10,659 and a 99th of 5.5 million / 69,000 / 33
 /// million, and 0.2-1% of the searches do not finish even with 10^8 nodes
