@@ -10,6 +10,7 @@
 //! | [`Policy::SjfEasy`] | `easy.rs` | EASY with the queue ordered by estimate, shortest first (ties: submit, id); not starvation-free | Srinivasan et al., JSSPP 2002 |
 //! | [`Policy::Conservative`] | `conservative.rs` | every job gets a reservation on arrival at the earliest time it fits the plan; it starts at its reservation; after every instant with a completion the plan is compressed in queue order, never moving a reservation later | Mu'alem & Feitelson (2001) |
 //! | [`Policy::ConservativeNoCompression`] | `conservative.rs` | Conservative whose reservations, made at arrival, are never revisited; a baseline | the CONS+RS paper's CONS |
+//! | [`Policy::ConservativeRebuild`] | `rebuild.rs` | Conservative whose plan is compressed only after an instant with an early completion, by putting every waiting job back in order of its planned start | the Alea simulator's CONS |
 //! | [`Policy::ConsRs`] | `cons_rs.rs` | Conservative, then after every early completion a bounded random search: a random queued job moves into the earliest gap before its reservation, jobs it displaces are re-placed; kept only if no job passes its guarantee and the mean predicted wait and bounded slowdown improve | Klusáček, *Conservative backfilling with random-search gap filling* |
 //! | [`Policy::BfFcfs`] | `flexible.rs` | EASY on a heterogeneous farm: machines tried most powerful first (ties: index); the head keeps the front until it starts | Baraglia et al., *Backfilling strategies for scheduling streams of jobs on computational farms*, CoreGRID 2007 |
 //! | [`Policy::BfUnmod`] | `flexible.rs` | BF_FCFS with the queue behind the head re-ordered at every pass by the priority of the five [`Heuristics`] (aging, deadline, licenses, wait minimisation; minimal requirements as a filter); the head keeps its reservation until it starts | the same |
@@ -34,6 +35,7 @@ mod dpsa;
 mod easy;
 mod fcfs;
 mod flexible;
+mod rebuild;
 mod selective;
 
 pub use cons_rs::{Iterations, RandomSearch, MAX_TOUCHED};
@@ -64,6 +66,11 @@ pub enum Policy {
     ConservativeNoCompression,
     /// Conservative with random-search gap filling after early completions.
     ConsRs(RandomSearch),
+    /// Conservative with the "rebuild" compression (the Alea simulator's
+    /// CONS): after an instant with an early completion only, every waiting
+    /// job is put back in order of its planned start. Not in
+    /// [`Policy::ALL`]: a variant of Conservative chosen by option.
+    ConservativeRebuild,
     /// BF_FCFS: EASY on a farm (machines tried most powerful first).
     BfFcfs,
     /// BF_UNMOD: flexible backfilling; the head keeps its reservation, the
@@ -132,6 +139,11 @@ impl Policy {
         Self::DPSA_W,
     ];
 
+    /// The variants chosen by an option of a policy in [`Policy::ALL`]
+    /// rather than by name (Conservative's rebuild compression), for tests
+    /// that cover every policy.
+    pub const OPTION_VARIANTS: [Self; 1] = [Self::ConservativeRebuild];
+
     /// The policy's command-line name.
     #[must_use]
     pub const fn name(self) -> &'static str {
@@ -146,6 +158,7 @@ impl Policy {
             Self::Selective(Threshold::Adaptive { .. }) => "selective-scaled",
             Self::ConservativeNoCompression => "conservative-no-compression",
             Self::ConsRs(_) => "cons-rs",
+            Self::ConservativeRebuild => "conservative-rebuild",
             Self::BfFcfs => "bf-fcfs",
             Self::BfUnmod(_) => "bf-unmod",
             Self::BfMod(_) => "bf-mod",
@@ -186,7 +199,10 @@ impl Policy {
     pub const fn reserves_all(self) -> bool {
         matches!(
             self,
-            Self::Conservative | Self::ConservativeNoCompression | Self::ConsRs(_)
+            Self::Conservative
+                | Self::ConservativeNoCompression
+                | Self::ConservativeRebuild
+                | Self::ConsRs(_)
         )
     }
 
@@ -202,6 +218,7 @@ impl Policy {
             Self::Conservative
                 | Self::Selective(_)
                 | Self::ConservativeNoCompression
+                | Self::ConservativeRebuild
                 | Self::ConsRs(_)
         )
     }
@@ -353,6 +370,10 @@ impl Engine {
             Policy::Selective(threshold) => Self::Selective(selective::Selective::new(threshold)),
             Policy::ConservativeNoCompression => Self::Conservative(conservative::Conservative {
                 static_plan: true,
+                ..conservative::Conservative::default()
+            }),
+            Policy::ConservativeRebuild => Self::Conservative(conservative::Conservative {
+                rebuild: Some(rebuild::Rebuild::default()),
                 ..conservative::Conservative::default()
             }),
             Policy::ConsRs(params) => Self::ConsRs(cons_rs::ConsRs::new(params)),

@@ -11,7 +11,8 @@
 //! 2. counts the allocation calls of that thread during a whole
 //!    [`Simulator::run`] into a [`Metrics`] sink, or during a loop of direct
 //!    kernel calls (`submit`, `complete`, `schedule`, `next_wakeup`,
-//!    `validate`), for every policy in [`Policy::ALL`];
+//!    `validate`), for every policy in [`Policy::ALL`] and
+//!    [`Policy::OPTION_VARIANTS`];
 //! 3. asserts the count is zero.
 //!
 //! `counter_sees_allocations` checks the instrument itself: an allocation
@@ -170,8 +171,8 @@ fn counter_sees_allocations() {
 fn simulator_replay_does_not_allocate() {
     let jobs = workload(0x5EED_0001);
     let results = on_big_stack(move || {
-        let mut results = Vec::with_capacity(Policy::ALL.len());
-        for policy in Policy::ALL {
+        let mut results = Vec::with_capacity(Policy::ALL.len() + Policy::OPTION_VARIANTS.len());
+        for policy in Policy::ALL.into_iter().chain(Policy::OPTION_VARIANTS) {
             // Everything is built before counting starts.
             let cluster = Cluster::single(PROCS).unwrap();
             let mut sim = Simulator::new(TestKernel::new(cluster, policy));
@@ -186,7 +187,10 @@ fn simulator_replay_does_not_allocate() {
         }
         results
     });
-    assert_eq!(results.len(), Policy::ALL.len());
+    assert_eq!(
+        results.len(),
+        Policy::ALL.len() + Policy::OPTION_VARIANTS.len()
+    );
     for (policy, counted, outcome, validated, finished) in results {
         let outcome = outcome.unwrap_or_else(|e| panic!("{policy}: replay failed: {e}"));
         assert_eq!(
@@ -206,8 +210,8 @@ fn simulator_replay_does_not_allocate() {
 fn direct_kernel_calls_do_not_allocate() {
     let jobs = workload(0x5EED_0002);
     let results = on_big_stack(move || {
-        let mut results = Vec::with_capacity(Policy::ALL.len());
-        for policy in Policy::ALL {
+        let mut results = Vec::with_capacity(Policy::ALL.len() + Policy::OPTION_VARIANTS.len());
+        for policy in Policy::ALL.into_iter().chain(Policy::OPTION_VARIANTS) {
             let mut kernel = TestKernel::new(Cluster::single(PROCS).unwrap(), policy);
             let before = allocations();
             let driven = drive(&mut kernel, &jobs);
@@ -216,7 +220,10 @@ fn direct_kernel_calls_do_not_allocate() {
         }
         results
     });
-    assert_eq!(results.len(), Policy::ALL.len());
+    assert_eq!(
+        results.len(),
+        Policy::ALL.len() + Policy::OPTION_VARIANTS.len()
+    );
     for (policy, counted, driven) in results {
         let driven = driven.unwrap_or_else(|e| panic!("{policy}: kernel call failed: {e}"));
         assert_eq!(

@@ -59,6 +59,8 @@ fn policies() -> Vec<Policy> {
         // (the defaults' aging is negligible at these time scales).
         Policy::BfUnmod(STRONG_AGING),
         Policy::BfMod(STRONG_AGING),
+        // Conservative with the rebuild compression (not in `Policy::ALL`).
+        Policy::ConservativeRebuild,
         // CONS+RS without search iterations is Conservative.
         Policy::ConsRs(RandomSearch {
             seed: 1,

@@ -215,10 +215,15 @@ enum Rules {
         backfill: bool,
         shortest_first: bool,
     },
-    /// Conservative; `compress: false` never moves a reservation.
+    /// Conservative; `compress: false` and `rebuild: false` never moves a
+    /// reservation.
     Conservative {
         /// Whether a compression pass follows an instant with a completion.
         compress: bool,
+        /// The "rebuild" compression instead: after an instant with an
+        /// early completion only, every reserved job is put back in order
+        /// of its planned start.
+        rebuild: bool,
         /// CONS+RS: the random search after an instant with an early
         /// completion.
         search: Option<RandomSearch>,
@@ -248,14 +253,22 @@ impl Rules {
             },
             Policy::Conservative => Self::Conservative {
                 compress: true,
+                rebuild: false,
                 search: None,
             },
             Policy::ConservativeNoCompression => Self::Conservative {
                 compress: false,
+                rebuild: false,
+                search: None,
+            },
+            Policy::ConservativeRebuild => Self::Conservative {
+                compress: false,
+                rebuild: true,
                 search: None,
             },
             Policy::ConsRs(params) => Self::Conservative {
                 compress: true,
+                rebuild: false,
                 search: Some(params),
             },
             Policy::Selective(threshold) => Self::Selective(threshold),
@@ -498,6 +511,9 @@ impl Naive<'_> {
             {
                 self.compress();
             }
+            if early && matches!(self.rules, Rules::Conservative { rebuild: true, .. }) {
+                self.rebuild();
+            }
             if let (
                 true,
                 Rules::Conservative {
@@ -597,6 +613,22 @@ impl Naive<'_> {
             if earliest < current {
                 self.waiting[n].reservation = Some(earliest);
             }
+        }
+    }
+
+    /// The "rebuild" compression: every reservation is dropped, then the
+    /// jobs take new ones one by one in order of their old start (ties:
+    /// queue order), each at its earliest start among the running jobs and
+    /// the jobs placed before it.
+    fn rebuild(&mut self) {
+        let mut order = self.in_order(|w| w.reservation.is_some());
+        order.sort_by_key(|&n| self.waiting[n].reservation);
+        for &n in &order {
+            self.waiting[n].reservation = None;
+        }
+        for n in order {
+            let job = self.waiting[n].job;
+            self.waiting[n].reservation = Some(self.earliest_start(job, None));
         }
     }
 

@@ -116,6 +116,20 @@ const GAP_FILL: &[TestJob] = &[
     job(4).submit(2).procs(6).estimate(100),
 ];
 
+/// Compression order. On 10 processors: R1 (1 proc, 50 s) runs on time,
+/// R2 (9 procs, estimate 100) ends early at 10. A (9 procs, 100 s) was
+/// reserved at [100, 200) on arrival; B (1 proc, 40 s), younger, at [50, 90)
+/// beside R2. Conservative's pass at 10 takes A first (in queue order): 9
+/// processors are free from 10 on, so A starts at 10 and B keeps 50. The
+/// rebuild puts B back first (its planned start, 50, is earlier): B takes
+/// one of the 9 free processors at 10, and A waits for R1 and B to end at 50.
+const ORDER: &[TestJob] = &[
+    job(1).procs(1).estimate(50),
+    job(2).procs(9).estimate(100).runs(10),
+    job(3).submit(1).procs(9).estimate(100),
+    job(4).submit(2).procs(1).estimate(40),
+];
+
 /// Threshold 2.0: a job waits as long as its estimate before it is promoted.
 /// J1 holds the machine until 1000. J2 (estimate 100, submitted at 0) is
 /// promoted at 100 and J3 (estimate 10, submitted at 50) at 60: both instants
@@ -298,6 +312,52 @@ const SCHEDULES: &[Schedule] = &[
         jobs: BETWEEN_EVENTS,
         starts: &[(1, 0), (2, 1000), (3, 1100)],
         reservations: None,
+        guarantees: &[],
+    },
+    // ORDER: queue order under Conservative.
+    Schedule {
+        name: "Conservative compresses in queue order",
+        policy: Policy::Conservative,
+        cpus: 10,
+        jobs: ORDER,
+        starts: &[(1, 0), (2, 0), (3, 10), (4, 50)],
+        reservations: Some(&[(0, 1, 0), (0, 2, 0), (1, 3, 100), (2, 4, 50), (10, 3, 10)]),
+        guarantees: &[],
+    },
+    // ORDER: planned-start order under the rebuild.
+    Schedule {
+        name: "the rebuild puts jobs back in planned-start order",
+        policy: Policy::ConservativeRebuild,
+        cpus: 10,
+        jobs: ORDER,
+        starts: &[(1, 0), (2, 0), (3, 50), (4, 10)],
+        reservations: Some(&[
+            (0, 1, 0),
+            (0, 2, 0),
+            (1, 3, 100),
+            (2, 4, 50),
+            (10, 4, 10),
+            (10, 3, 50),
+        ]),
+        guarantees: &[],
+    },
+    // ON_TIME under the rebuild: one rebuild at R1's early end puts B (its
+    // planned start 40 is earlier than A's 100) at [10, 70) first, then A at
+    // 70; R2's on-time end at 40 changes nothing.
+    Schedule {
+        name: "the rebuild runs after early completions only",
+        policy: Policy::ConservativeRebuild,
+        cpus: 10,
+        jobs: ON_TIME,
+        starts: &[(1, 0), (2, 0), (3, 70), (4, 10)],
+        reservations: Some(&[
+            (0, 1, 0),
+            (0, 2, 0),
+            (1, 3, 100),
+            (2, 4, 40),
+            (10, 4, 10),
+            (10, 3, 70),
+        ]),
         guarantees: &[],
     },
     // Entry-queue jobs backfill only where they delay no reservation. J2
