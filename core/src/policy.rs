@@ -12,6 +12,7 @@
 //! | [`Policy::ConservativeNoCompression`] | `conservative.rs` | Conservative whose reservations, made at arrival, are never revisited; a baseline | the CONS+RS paper's CONS |
 //! | [`Policy::ConservativeRebuild`] | `rebuild.rs` | Conservative whose plan is compressed only after an instant with an early completion, by putting every waiting job back in order of its planned start | the Alea simulator's CONS |
 //! | [`Policy::ConsRs`] | `cons_rs.rs` | Conservative, then after every early completion a bounded random search: a random queued job moves into the earliest gap before its reservation, jobs it displaces are re-placed; kept only if no job passes its guarantee and the mean predicted wait and bounded slowdown improve | Klusáček, *Conservative backfilling with random-search gap filling* |
+//! | [`Policy::ConsRsAlea`] | `cons_rs_alea.rs` | Conservative without compression; after every early completion and every 300 s a seeded random search moves a random job to a random place in the plan's list (scheduled as a list schedule) and keeps the move if Alea's objective (response, wait, slowdown) improves; no guarantee | the Alea simulator's CONS+RS |
 //! | [`Policy::BfFcfs`] | `flexible.rs` | EASY on a heterogeneous farm: machines tried most powerful first (ties: index); the head keeps the front until it starts | Baraglia et al., *Backfilling strategies for scheduling streams of jobs on computational farms*, CoreGRID 2007 |
 //! | [`Policy::BfUnmod`] | `flexible.rs` | BF_FCFS with the queue behind the head re-ordered at every pass by the priority of the five [`Heuristics`] (aging, deadline, licenses, wait minimisation; minimal requirements as a filter); the head keeps its reservation until it starts | the same |
 //! | [`Policy::BfMod`] | `flexible.rs` | BF_UNMOD, but the reservation belongs to the highest-priority job at each pass and moves when another overtakes it; not starvation-free for weak aging | the same |
@@ -30,6 +31,7 @@
 //! below it, never on the kernel itself.
 
 mod cons_rs;
+mod cons_rs_alea;
 mod conservative;
 mod dpsa;
 mod easy;
@@ -39,6 +41,7 @@ mod rebuild;
 mod selective;
 
 pub use cons_rs::{Iterations, RandomSearch, MAX_TOUCHED};
+pub use cons_rs_alea::PERIOD as ALEA_SEARCH_PERIOD;
 pub use dpsa::{DpsaOrder, DEFAULT_DPSA_NODES, DPSA_CANDIDATES};
 pub use flexible::{Heuristics, LicenseDemand, Scores};
 pub use selective::{SlowdownAverage, Threshold};
@@ -71,6 +74,13 @@ pub enum Policy {
     /// job is put back in order of its planned start. Not in
     /// [`Policy::ALL`]: a variant of Conservative chosen by option.
     ConservativeRebuild,
+    /// CONS+RS, Alea flavour (the Alea simulator's CONS+RS): no compression;
+    /// after every early completion and every
+    /// [`ALEA_SEARCH_PERIOD`] seconds a random search moves a random job to
+    /// a random place in the plan's list, keeping moves that improve Alea's
+    /// objective; no guarantee. Not in [`Policy::ALL`]: CONS+RS chosen by
+    /// option. One machine without license pools only.
+    ConsRsAlea(RandomSearch),
     /// BF_FCFS: EASY on a farm (machines tried most powerful first).
     BfFcfs,
     /// BF_UNMOD: flexible backfilling; the head keeps its reservation, the
@@ -142,7 +152,10 @@ impl Policy {
     /// The variants chosen by an option of a policy in [`Policy::ALL`]
     /// rather than by name (Conservative's rebuild compression), for tests
     /// that cover every policy.
-    pub const OPTION_VARIANTS: [Self; 1] = [Self::ConservativeRebuild];
+    pub const OPTION_VARIANTS: [Self; 2] = [
+        Self::ConservativeRebuild,
+        Self::ConsRsAlea(RandomSearch::DEFAULT),
+    ];
 
     /// The policy's command-line name.
     #[must_use]
@@ -159,6 +172,7 @@ impl Policy {
             Self::ConservativeNoCompression => "conservative-no-compression",
             Self::ConsRs(_) => "cons-rs",
             Self::ConservativeRebuild => "conservative-rebuild",
+            Self::ConsRsAlea(_) => "cons-rs-alea",
             Self::BfFcfs => "bf-fcfs",
             Self::BfUnmod(_) => "bf-unmod",
             Self::BfMod(_) => "bf-mod",
@@ -203,6 +217,7 @@ impl Policy {
                 | Self::ConservativeNoCompression
                 | Self::ConservativeRebuild
                 | Self::ConsRs(_)
+                | Self::ConsRsAlea(_)
         )
     }
 
@@ -220,6 +235,7 @@ impl Policy {
                 | Self::ConservativeNoCompression
                 | Self::ConservativeRebuild
                 | Self::ConsRs(_)
+                | Self::ConsRsAlea(_)
         )
     }
 
@@ -228,7 +244,29 @@ impl Policy {
     /// displaced jobs.
     #[must_use]
     pub const fn reservations_may_move_later(self) -> bool {
-        matches!(self, Self::ConsRs(_))
+        matches!(self, Self::ConsRs(_) | Self::ConsRsAlea(_))
+    }
+
+    /// Whether the policy can run on `cluster`: every policy can, except
+    /// CONS+RS's Alea flavour, which needs one machine without license
+    /// pools (its searches fail with
+    /// [`KernelError::Unsupported`](crate::KernelError::Unsupported)
+    /// elsewhere).
+    #[must_use]
+    pub fn runs_on<const M: usize, const L: usize>(
+        self,
+        cluster: &crate::types::Cluster<M, L>,
+    ) -> bool {
+        !matches!(self, Self::ConsRsAlea(_))
+            || (cluster.machines().len() == 1 && cluster.pools().is_empty())
+    }
+
+    /// Whether a job's reservation at arrival is its guarantee (it starts
+    /// no later): every policy that keeps reservations except CONS+RS's
+    /// Alea flavour, whose moves may delay any job.
+    #[must_use]
+    pub const fn reservation_is_guarantee(self) -> bool {
+        self.keeps_reservations() && !matches!(self, Self::ConsRsAlea(_))
     }
 
     /// Whether the policy reserves for the head of its queue only, EASY
@@ -355,6 +393,8 @@ pub(crate) enum Engine {
     Selective(selective::Selective),
     /// CONS+RS.
     ConsRs(cons_rs::ConsRs),
+    /// CONS+RS, Alea flavour.
+    ConsRsAlea(cons_rs_alea::ConsRsAlea),
     /// BF_FCFS, BF_UNMOD and BF_MOD.
     Flexible(flexible::Flexible),
 }
@@ -377,6 +417,7 @@ impl Engine {
                 ..conservative::Conservative::default()
             }),
             Policy::ConsRs(params) => Self::ConsRs(cons_rs::ConsRs::new(params)),
+            Policy::ConsRsAlea(params) => Self::ConsRsAlea(cons_rs_alea::ConsRsAlea::new(params)),
             Policy::BfFcfs => Self::Flexible(flexible::Flexible::new(
                 flexible::Mode::Fcfs,
                 Heuristics::DEFAULT,
@@ -424,6 +465,7 @@ impl Engine {
             Self::Conservative(c) => c.arrival(st, job, observer),
             Self::Selective(s) => s.arrival(st, observer),
             Self::ConsRs(c) => c.arrival(st, job, observer),
+            Self::ConsRsAlea(c) => c.arrival(st, job, observer),
         }
     }
 
@@ -462,6 +504,7 @@ impl Engine {
             Self::Conservative(c) => c.completed(plan, &done.slot, now),
             Self::Selective(s) => s.completed(plan, done, now),
             Self::ConsRs(c) => c.completed(plan, done, now),
+            Self::ConsRsAlea(c) => c.completed(done, now),
         }
     }
 
@@ -484,6 +527,7 @@ impl Engine {
             Self::Conservative(c) => c.pass(st, observer),
             Self::Selective(s) => s.pass(st, observer),
             Self::ConsRs(c) => c.pass(st, observer),
+            Self::ConsRsAlea(c) => c.pass(st, observer),
             Self::Flexible(f) => f.pass(st, observer),
             Self::Dpsa(d) => d.pass(st, observer),
         }
@@ -507,6 +551,7 @@ impl Engine {
             Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) | Self::Flexible(_) => None,
             Self::Conservative(c) => c.compression.next_reservation(&st.queue, st.now),
             Self::ConsRs(c) => c.cons.compression.next_reservation(&st.queue, st.now),
+            Self::ConsRsAlea(c) => c.next_wakeup(st),
             Self::Selective(s) => s.next_wakeup(st),
         }
     }
@@ -525,6 +570,7 @@ impl Engine {
         match self {
             Self::Conservative(c) => Some(&c.compression),
             Self::ConsRs(c) => Some(&c.cons.compression),
+            Self::ConsRsAlea(c) => Some(&c.cons.compression),
             Self::Selective(s) => Some(&s.compression),
             Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) | Self::Flexible(_) => None,
         }
@@ -535,6 +581,7 @@ impl Engine {
         match self {
             Self::Conservative(c) => Some(&mut c.compression),
             Self::ConsRs(c) => Some(&mut c.cons.compression),
+            Self::ConsRsAlea(c) => Some(&mut c.cons.compression),
             Self::Selective(s) => Some(&mut s.compression),
             Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) | Self::Flexible(_) => None,
         }

@@ -1406,3 +1406,71 @@ fn next_wakeup_scans_the_queue_before_the_first_pass() {
         assert_eq!(k.next_wakeup(), Some(100), "{policy}");
     }
 }
+
+/// CONS+RS, Alea flavour, on 10 processors. R1 (all 10, estimate 100)
+/// ends early at 10; A (10 procs, 50 s) was reserved at [100, 150), B (5
+/// procs, 10 s) at [150, 160). The search at 10 first schedules the list
+/// (A, B): A at 10, B at 60. Moving B before A gives B [10, 20) and A 20:
+/// mean response 63.5 -> 43.5, wait 33.5 -> 13.5, slowdown 3.67 -> 1.49,
+/// all better, so the move is kept as soon as a draw proposes it (each of
+/// the 8 draws does with probability 1/2).
+#[test]
+fn alea_search_reorders_the_list_after_an_early_end() {
+    let jobs = [
+        job(1).procs(10).estimate(100).runs(10),
+        job(2).submit(1).procs(10).estimate(50),
+        job(3).submit(2).procs(5).estimate(10),
+    ];
+    let (c, counters) = run_with_counters(Policy::ConsRsAlea(RandomSearch::DEFAULT), 10, &jobs);
+    assert_eq!(c.starts(), [(1, 0), (2, 20), (3, 10)]);
+    assert_eq!(counters.rs_accepted, 1, "{counters:?}");
+    assert!(counters.rs_searches >= 1, "{counters:?}");
+    // Without iterations the search only schedules the list: A at 10, B at 60.
+    let none = Policy::ConsRsAlea(RandomSearch {
+        seed: 0,
+        iterations: Iterations::Fixed(0),
+    });
+    assert_eq!(run(none, 10, &jobs).starts(), [(1, 0), (2, 10), (3, 60)]);
+}
+
+/// The periodic search, with no early completion at all: R1 holds all 10
+/// processors until 1000; A (10 procs, 500 s) is reserved at 1000, B (1
+/// proc, 10 s) at 1500. The search at 300 (the first period after the first
+/// arrival at 0, a wake-up of its own) moves B before A: B at 1000, A at
+/// 1010, later than A's reservation at arrival (there is no guarantee), as
+/// the mean response (1503.5 -> 1258.5), wait and slowdown all fall.
+#[test]
+fn alea_search_runs_periodically_and_may_delay_a_job() {
+    let jobs = [
+        job(1).procs(10).estimate(1000),
+        job(2).submit(1).procs(10).estimate(500),
+        job(3).submit(2).procs(1).estimate(10),
+    ];
+    let (c, counters) = run_with_counters(Policy::ConsRsAlea(RandomSearch::DEFAULT), 10, &jobs);
+    assert_eq!(c.starts(), [(1, 0), (2, 1010), (3, 1000)]);
+    assert!(
+        c.reservations.contains(&(300, 3, 1000)),
+        "{:?}",
+        c.reservations
+    );
+    assert_eq!(c.record(2).guarantee, None);
+    assert_eq!(counters.rs_accepted, 1, "{counters:?}");
+}
+
+/// The Alea flavour refuses a cluster of several machines.
+#[test]
+fn alea_search_needs_one_machine() {
+    let policy = Policy::ConsRsAlea(RandomSearch::DEFAULT);
+    let two = Cluster::<2, 0>::new(&[Machine::new(4), Machine::new(4)], &[]).unwrap();
+    assert!(!policy.runs_on(&two));
+    assert!(policy.runs_on(&Cluster::<1, 0>::single(4).unwrap()));
+    let jobs = [
+        job(1).procs(4).estimate(100).runs(10),
+        job(2).submit(1).procs(4).estimate(100),
+        job(3).submit(1).procs(4).estimate(100),
+        job(4).submit(1).procs(4).estimate(100),
+    ];
+    let mut sim = Simulator::new(Kernel::<8, 8, 64, 2, 0>::new(two, policy));
+    let err = sim.run(sims(&jobs), &mut Collect::default()).unwrap_err();
+    assert!(format!("{err}").contains("unsupported"), "{err}");
+}
