@@ -48,6 +48,8 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
         rs_seed: args.seed,
         rs_iterations: args.rs_iterations,
         no_compression: args.no_compression,
+        compression: args.compression,
+        flavour: args.flavour,
     };
     search.check(args.policy)?;
     let mut files = output_files(
@@ -163,6 +165,12 @@ fn start_early(
 /// # Errors
 /// Any [`CliError`].
 fn run_farm_replay(args: &ReplayArgs, farm: &Path) -> Result<String, CliError> {
+    if args.compression.is_some() || args.flavour.is_some() {
+        return Err(CliError::Usage(
+            "--compression and --flavour apply to SWF replays on one machine, not --farm"
+                .to_owned(),
+        ));
+    }
     let options = args.thresholds.options();
     options.check(&[args.policy])?;
     let bounds = args.window.bounds();

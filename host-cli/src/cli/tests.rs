@@ -537,6 +537,29 @@ fn no_compression_is_conservatives_baseline() {
 }
 
 #[test]
+fn compression_and_flavour_choose_the_alea_variants() {
+    let rebuild = replay_json(&["--policy", "conservative", "--compression", "rebuild"]);
+    assert_eq!(rebuild["policy"], "conservative-rebuild");
+    let queue = replay_json(&["--policy", "conservative", "--compression", "queue"]);
+    assert_eq!(queue["policy"], "conservative");
+    assert_eq!(
+        queue["metrics"],
+        replay_json(&["--policy", "conservative"])["metrics"]
+    );
+    let alea = replay_json(&["--policy", "cons-rs", "--flavour", "alea", "--seed", "3"]);
+    assert_eq!(alea["policy"], "cons-rs-alea");
+    assert_eq!(alea["cons_rs"]["seed"], 3);
+    assert!(
+        alea["cons_rs"]["searches"].as_u64() > Some(0),
+        "{}",
+        alea["cons_rs"]
+    );
+    let ours = replay_json(&["--policy", "cons-rs", "--flavour", "ours", "--seed", "3"]);
+    assert_eq!(ours["policy"], "cons-rs");
+    assert_ne!(alea["metrics"], ours["metrics"]);
+}
+
+#[test]
 fn search_options_are_refused_for_other_policies() {
     for (args, message) in [
         (
@@ -550,6 +573,24 @@ fn search_options_are_refused_for_other_policies() {
         (
             &["--policy", "cons-rs", "--dpsa-nodes", "9"][..],
             "--dpsa-nodes applies to dpsa-p, dpsa-n and dpsa-w, not cons-rs",
+        ),
+        (
+            &["--policy", "cons-rs", "--compression", "rebuild"][..],
+            "--compression applies to conservative, not cons-rs",
+        ),
+        (
+            &["--policy", "conservative", "--flavour", "alea"][..],
+            "--flavour applies to cons-rs, not conservative",
+        ),
+        (
+            &[
+                "--policy",
+                "conservative",
+                "--no-compression",
+                "--compression",
+                "queue",
+            ][..],
+            "--no-compression and --compression exclude each other",
         ),
     ] {
         let err = cli(&[&["replay"][..], args].concat()).unwrap_err();

@@ -376,6 +376,26 @@ impl ThresholdOptions {
     }
 }
 
+/// Conservative's compression (`--compression`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum CompressionMode {
+    /// After every instant with a completion, in queue order, never later
+    /// (the default).
+    Queue,
+    /// After early completions only, every job put back in planned-start
+    /// order (the Alea simulator's CONS).
+    Rebuild,
+}
+
+/// CONS+RS's rules (`--flavour`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Flavour {
+    /// The gap-filling search with guarantees (the default).
+    Ours,
+    /// The Alea simulator's CONS+RS.
+    Alea,
+}
+
 /// The replay options of the search policies and of the no-compression
 /// baseline.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -388,6 +408,10 @@ pub(crate) struct SearchOptions {
     pub(crate) rs_iterations: Option<u32>,
     /// `--no-compression`.
     pub(crate) no_compression: bool,
+    /// `--compression`.
+    pub(crate) compression: Option<CompressionMode>,
+    /// `--flavour`.
+    pub(crate) flavour: Option<Flavour>,
 }
 
 impl SearchOptions {
@@ -412,6 +436,17 @@ impl SearchOptions {
         if self.no_compression && choice != PolicyChoice::CONSERVATIVE {
             return unused("--no-compression", "conservative");
         }
+        if self.compression.is_some() && choice != PolicyChoice::CONSERVATIVE {
+            return unused("--compression", "conservative");
+        }
+        if self.no_compression && self.compression.is_some() {
+            return Err(CliError::Usage(
+                "--no-compression and --compression exclude each other".to_owned(),
+            ));
+        }
+        if self.flavour.is_some() && !matches!(choice.plain(), Some(Policy::ConsRs(_))) {
+            return unused("--flavour", "cons-rs");
+        }
         Ok(())
     }
 
@@ -429,9 +464,16 @@ impl SearchOptions {
                 if let Some(n) = self.rs_iterations {
                     params.iterations = Iterations::Fixed(n);
                 }
-                Policy::ConsRs(params)
+                if self.flavour == Some(Flavour::Alea) {
+                    Policy::ConsRsAlea(params)
+                } else {
+                    Policy::ConsRs(params)
+                }
             }
             Policy::Conservative if self.no_compression => Policy::ConservativeNoCompression,
+            Policy::Conservative if self.compression == Some(CompressionMode::Rebuild) => {
+                Policy::ConservativeRebuild
+            }
             other => other,
         }
     }
