@@ -250,7 +250,7 @@ impl Policy {
     /// Whether the policy can run on `cluster`: every policy can, except
     /// CONS+RS's Alea flavour, which needs one machine without license
     /// pools (its searches fail with
-    /// [`KernelError::Unsupported`](crate::KernelError::Unsupported)
+    /// [`KernelError::Unsupported`]
     /// elsewhere).
     #[must_use]
     pub fn runs_on<const M: usize, const L: usize>(
