@@ -74,6 +74,23 @@
 #endif
 
 /**
+ * The most bytes a small-tier kernel's checkpoint takes (a full queue and
+ * running set, 16 machines and 8 pools, the longest policy): a static
+ * buffer this large always holds one. The same on every target.
+ */
+#define BF_CHECKPOINT_S_SIZE 6283
+
+/**
+ * The most bytes a medium-tier kernel's checkpoint takes.
+ */
+#define BF_CHECKPOINT_M_SIZE 92683
+
+/**
+ * The most bytes a large-tier kernel's checkpoint takes.
+ */
+#define BF_CHECKPOINT_L_SIZE 922123
+
+/**
  * The most machines a cluster can have (every tier).
  */
 #define BF_MAX_MACHINES 16
@@ -99,7 +116,9 @@
  * What a call did: `BF_OK`, or why it did nothing.
  *
  * Codes 1-9 are misuse of the C interface, 10-19 a bad cluster
- * description, 20 and up the kernel's own refusals (one per kernel error).
+ * description, 20-39 the kernel's own refusals (one per kernel error),
+ * 40 and up a refused checkpoint (one per reason `bf_kernel_restore`
+ * refuses; `docs/checkpoint-format.md` lists them).
  * A call that fails changes nothing, except that a refused kernel call
  * still moves the kernel's clock to `now` (as the Rust kernel does).
  * `bf_status_message` gives each a fixed text; `bf_kernel_last_error_text`
@@ -212,6 +231,52 @@ enum bf_status
      * The kernel's bookkeeping is inconsistent (a bug; the text says what).
      */
     BF_ERR_INTERNAL = 31,
+    /**
+     * The checkpoint ends before its length (or before a header).
+     */
+    BF_ERR_CHECKPOINT_TRUNCATED = 40,
+    /**
+     * Bytes after the checkpoint's length.
+     */
+    BF_ERR_CHECKPOINT_TRAILING_BYTES = 41,
+    /**
+     * Not a checkpoint: the bytes do not begin with its magic number.
+     */
+    BF_ERR_CHECKPOINT_BAD_MAGIC = 42,
+    /**
+     * Written in a later format version than this library reads.
+     */
+    BF_ERR_CHECKPOINT_NEWER_VERSION = 43,
+    /**
+     * An earlier format version this library has no reader for.
+     */
+    BF_ERR_CHECKPOINT_UNSUPPORTED_VERSION = 44,
+    /**
+     * The header's checksum does not match it.
+     */
+    BF_ERR_CHECKPOINT_HEADER_CHECKSUM = 45,
+    /**
+     * The checkpoint's checksum does not match its bytes.
+     */
+    BF_ERR_CHECKPOINT_CHECKSUM = 46,
+    /**
+     * A replay's checkpoint (from the Rust replay loop), not a kernel's.
+     */
+    BF_ERR_CHECKPOINT_WRONG_KIND = 47,
+    /**
+     * The checkpoint comes from a kernel with a larger table than this
+     * one's (a smaller tier's checkpoint restores into a larger tier).
+     */
+    BF_ERR_CHECKPOINT_CAPACITY = 48,
+    /**
+     * A field holds a value no writer produces.
+     */
+    BF_ERR_CHECKPOINT_MALFORMED = 49,
+    /**
+     * The state breaks a rule of the kernel's (what `bf_kernel_validate`
+     * checks, unique ids, slots that fit their jobs and the cluster).
+     */
+    BF_ERR_CHECKPOINT_INVALID = 50,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1217,6 +1282,55 @@ bf_status bf_kernel_last_error(const struct bf_kernel *k, struct bf_error *out);
  * `len` is NULL or writable.
  */
 bf_status bf_kernel_last_error_text(const struct bf_kernel *k, char *buf, size_t cap, size_t *len);
+
+/**
+ * The most bytes a checkpoint of kernel `k` takes (its tier's
+ * `BF_CHECKPOINT_*_SIZE`), written to `*size`. A checkpoint takes room
+ * for the jobs there are only: `bf_kernel_checkpoint` tells the length.
+ *
+ * # Safety
+ * `k` is NULL or a handle; `size` is NULL or writable.
+ */
+bf_status bf_kernel_checkpoint_size(const struct bf_kernel *k, size_t *size);
+
+/**
+ * Writes kernel `k`'s whole state to `buf` (`len` bytes), and the bytes
+ * written to `*written`: a checkpoint, versioned and checksummed, that
+ * `bf_kernel_restore` reads back. Nothing changes in the kernel; nothing
+ * past the checkpoint's length is written.
+ *
+ * Returns `BF_OK`; `BF_ERR_BAD_SIZE` when `buf` is smaller than this
+ * checkpoint (nothing written; at most `bf_kernel_checkpoint_size` bytes
+ * are ever needed); or a pointer or handle error.
+ *
+ * # Safety
+ * `k` is NULL or a handle; `buf` is NULL or holds `len` writable bytes
+ * (outside the kernel's memory); `written` is NULL or writable.
+ */
+bf_status bf_kernel_checkpoint(const struct bf_kernel *k,
+                               uint8_t *buf,
+                               size_t len,
+                               size_t *written);
+
+/**
+ * Replaces kernel `k`'s state with the checkpoint in `bytes` (`len`
+ * bytes), in place: from then on the kernel takes the decisions the
+ * checkpointed kernel would have taken. The checkpoint may come from this
+ * tier or a smaller one. It is checked before it is used, and a refusal
+ * changes nothing (the kernel, and `bf_kernel_last_error`, are as they
+ * were); a restore that succeeds clears the last error.
+ *
+ * Returns `BF_OK`; one of the `BF_ERR_CHECKPOINT_*` codes saying why the
+ * checkpoint was refused (truncated, trailing bytes, bad magic, newer or
+ * unsupported version, a header or body checksum mismatch, a replay's
+ * checkpoint, a larger tier's, malformed, an invalid state); or a pointer
+ * or handle error.
+ *
+ * # Safety
+ * `k` is NULL or a handle; `bytes` is NULL or holds `len` readable bytes
+ * (outside the kernel's memory).
+ */
+bf_status bf_kernel_restore(struct bf_kernel *k, const uint8_t *bytes, size_t len);
 
 /**
  * Fills `*out` with the defaults of policy kind `kind` (a

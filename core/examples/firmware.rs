@@ -1,6 +1,6 @@
 //! A firmware-style controller around the kernel, on a simulated clock.
 //!
-//! `cargo run -p backfill-core --example firmware`
+//! `cargo run -p backfill-core --example firmware [-- --crash-at N] [--checkpoint FILE]`
 //!
 //! The appliance has two 16-processor nodes, the second twice as fast. A
 //! producer thread stands for the network: it sends job arrivals (the
@@ -20,6 +20,20 @@
 //!    and puts started jobs on the hardware. Starts make room in the queue:
 //!    held jobs are submitted then and get a pass of their own.
 //!
+//! After each batch of events (one wake of the timer) the controller writes
+//! the kernel's checkpoint to a file (`--checkpoint FILE`, default
+//! `firmware.ckpt` in the current directory, removed at the end), to a
+//! temporary file first and then renamed over the old one, so that a crash
+//! leaves the old checkpoint or the new one, never a torn file. With
+//! `--crash-at N` the controller crashes after the `N`th batch: the kernel's
+//! memory is lost (a kernel set up afresh, for another policy, takes its
+//! place), and the restarted controller restores the kernel from the file
+//! and carries on. What lies outside the controller carries on by itself:
+//! the hardware runs its jobs, the network holds the arrivals the kernel
+//! has not accepted yet (the held jobs among them), the clock runs. The
+//! schedule goes on unchanged: the lines printed are those of a run without
+//! the crash, and two more saying where it happened.
+//!
 //! Every `KernelError` is handled: a full queue (or plan) holds the job back
 //! and submits it again once a job has left the queue, a job that can never run (too
 //! wide, zero estimate, duplicate id, submitted in the future) is reported
@@ -31,6 +45,8 @@
 use backfill_core::{Cluster, Duration, Job, JobId, Kernel, KernelError, Machine, Observer};
 use backfill_core::{Policy, Slot, Time};
 use std::collections::VecDeque;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::thread;
 
@@ -40,6 +56,10 @@ const Q: usize = 4;
 const R: usize = 8;
 /// Profile steps: Conservative needs at most `2Q + R + 1`.
 const B: usize = 2 * Q + R + 1;
+/// The kernel.
+type Controlled = Kernel<Q, R, B, 2, 0>;
+/// The most bytes its checkpoint takes: a buffer sized at compile time.
+const CHECKPOINT_SIZE: usize = Controlled::checkpoint_size();
 
 /// A job arriving over the "network".
 #[derive(Clone, Copy, Debug)]
@@ -166,7 +186,7 @@ fn arrivals() -> Vec<Arrival> {
 /// Submits `job`, handling every refusal. Returns the job if it must be
 /// retried later.
 fn submit(
-    kernel: &mut Kernel<Q, R, B, 2, 0>,
+    kernel: &mut Controlled,
     hw: &mut Hardware,
     now: Time,
     job: Job,
@@ -201,11 +221,7 @@ fn submit(
 }
 
 /// Ends or kills every job due by `now`.
-fn finish_due(
-    kernel: &mut Kernel<Q, R, B, 2, 0>,
-    hw: &mut Hardware,
-    now: Time,
-) -> Result<(), KernelError> {
+fn finish_due(kernel: &mut Controlled, hw: &mut Hardware, now: Time) -> Result<(), KernelError> {
     let mut i = 0;
     while i < hw.running.len() {
         let r = hw.running[i];
@@ -233,7 +249,7 @@ fn finish_due(
 /// Submits held jobs, oldest first, while the wait queue has room.
 /// Returns whether any was submitted.
 fn retry_held(
-    kernel: &mut Kernel<Q, R, B, 2, 0>,
+    kernel: &mut Controlled,
     hw: &mut Hardware,
     now: Time,
     held: &mut VecDeque<(Job, Duration)>,
@@ -256,11 +272,7 @@ fn retry_held(
 }
 
 /// One scheduling pass, handling every refusal.
-fn pass(
-    kernel: &mut Kernel<Q, R, B, 2, 0>,
-    hw: &mut Hardware,
-    now: Time,
-) -> Result<(), KernelError> {
+fn pass(kernel: &mut Controlled, hw: &mut Hardware, now: Time) -> Result<(), KernelError> {
     match kernel.schedule(now, &mut Controller { now, hw }) {
         Ok(_) => Ok(()),
         Err(KernelError::Overdue(id)) => {
@@ -283,7 +295,47 @@ fn pass(
     }
 }
 
+/// Writes the kernel's checkpoint to `path`, atomically: into a temporary
+/// file beside it, flushed to the disk, then renamed over it.
+fn save(kernel: &Controlled, path: &Path) -> std::io::Result<usize> {
+    let mut buf = [0u8; CHECKPOINT_SIZE];
+    let len = kernel.checkpoint(&mut buf).map_err(std::io::Error::other)?;
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let mut file = std::fs::File::create(&tmp)?;
+    file.write_all(&buf[..len])?;
+    file.sync_all()?;
+    drop(file);
+    std::fs::rename(&tmp, path)?;
+    Ok(len)
+}
+
+/// The command line: `--crash-at N`, `--checkpoint FILE`.
+fn options() -> Result<(Option<u32>, PathBuf), String> {
+    let mut crash_at = None;
+    let mut path = PathBuf::from("firmware.ckpt");
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let value = args.next().ok_or(format!("{arg} needs a value"))?;
+        match arg.as_str() {
+            "--crash-at" => {
+                let n = value
+                    .parse()
+                    .map_err(|_| format!("--crash-at {value}: not a number"))?;
+                crash_at = Some(n);
+            }
+            "--checkpoint" => path = PathBuf::from(value),
+            _ => return Err(format!("unknown option {arg}")),
+        }
+    }
+    Ok((crash_at, path))
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let (crash_at, path) = options().unwrap_or_else(|e| {
+        eprintln!("firmware: {e}\nusage: firmware [--crash-at N] [--checkpoint FILE]");
+        std::process::exit(2)
+    });
     let cluster: Cluster<2, 0> = Cluster::new(
         &[
             Machine::new(16),
@@ -294,7 +346,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ],
         &[],
     )?;
-    let mut kernel: Kernel<Q, R, B, 2, 0> = Kernel::new(cluster.clone(), Policy::Conservative);
+    let mut kernel: Controlled = Kernel::new(cluster.clone(), Policy::Conservative);
     let mut hw = Hardware {
         cluster,
         running: Vec::new(),
@@ -315,6 +367,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut next: Option<Arrival> = rx.recv().ok();
     let mut held: VecDeque<(Job, Duration)> = VecDeque::new();
     let mut clock: Time = 0;
+    let mut batch = 0;
     // 1. The timer: the earliest thing that needs the controller; none left
     //    means every job is done.
     while let Some(wake) = [next.map(|a| a.at), kernel.next_wakeup(), hw.next_event()]
@@ -351,7 +404,31 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if retry_held(&mut kernel, &mut hw, clock, &mut held)? {
             pass(&mut kernel, &mut hw, clock)?;
         }
+
+        // 5. The batch is done: checkpoint. A crash loses the kernel's
+        //    memory; the restarted controller restores it from the file.
+        batch += 1;
+        save(&kernel, &path)?;
+        if crash_at == Some(batch) {
+            log(
+                clock,
+                "crash   the controller stops: the kernel's memory is lost",
+            );
+            // The kernel's memory is lost: a kernel set up afresh (for
+            // another policy: the restore sets everything) takes its place.
+            kernel = Kernel::new(hw.cluster.clone(), Policy::Fcfs);
+            let bytes = std::fs::read(&path)?;
+            kernel.restore(&bytes)?;
+            log(
+                clock,
+                &format!(
+                    "restart kernel restored from the checkpoint ({} bytes)",
+                    bytes.len()
+                ),
+            );
+        }
     }
+    std::fs::remove_file(&path)?;
     producer
         .join()
         .map_err(|_| "the producer thread panicked")?;

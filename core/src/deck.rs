@@ -103,6 +103,24 @@ impl<T: Copy, const N: usize> Deck<T, N> {
         }
     }
 
+    /// Replaces the contents, in place, with the first `len` values of
+    /// `values` (fewer if they run out; at most `N`), the free room split
+    /// evenly around them. A restored wait queue is written so, one copy
+    /// per entry.
+    pub fn refill(&mut self, len: usize, values: impl IntoIterator<Item = T>) {
+        let len = len.min(N);
+        self.head = N.saturating_sub(len) / 2;
+        self.len = 0;
+        let slots = self.buf.iter_mut().skip(self.head).take(len);
+        for (slot, value) in slots.zip(values) {
+            *slot = value;
+            self.len = self.len.saturating_add(1);
+        }
+        if self.len == 0 {
+            self.head = N / 2;
+        }
+    }
+
     /// Removes and returns the entry at `index`, shifting the shorter side;
     /// `None` when `index >= len`.
     pub fn remove(&mut self, index: usize) -> Option<T> {
@@ -251,6 +269,30 @@ mod tests {
         deck[1] = 7;
         assert_eq!(&deck[..], &[98, 7]);
         assert_eq!(format!("{deck:?}"), "[98, 7]");
+    }
+
+    /// A refill replaces everything, centred, and the deck works on from
+    /// there; a short iterator or a length past `N` is cut.
+    #[test]
+    fn refill_replaces_the_contents() {
+        let mut d: Deck<u32, 8> = Deck::new(0);
+        for v in [1, 2, 3] {
+            d.insert(d.len(), v).unwrap();
+        }
+        d.refill(4, [10, 11, 12, 13, 14]);
+        assert_eq!(&d[..], &[10, 11, 12, 13]);
+        assert_eq!(d.head, 2);
+        d.insert(0, 9).unwrap();
+        d.insert(5, 15).unwrap();
+        assert_eq!(&d[..], &[9, 10, 11, 12, 13, 15]);
+        d.refill(3, [7]);
+        assert_eq!(&d[..], &[7]);
+        d.refill(20, 0..20);
+        assert_eq!(&d[..], &[0, 1, 2, 3, 4, 5, 6, 7]);
+        assert!(d.is_full());
+        d.refill(0, [1]);
+        assert!(d.is_empty());
+        assert_eq!(format!("{d:?}"), "[]");
     }
 
     #[test]

@@ -49,6 +49,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod checkpoint;
+
 use crate::plan::{Plan, Slot};
 use crate::policy::{Engine, Policy, SlowdownAverage};
 use crate::state::State;

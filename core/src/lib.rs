@@ -26,9 +26,13 @@
 //!   (`policy/fcfs.rs`, `easy.rs`, `conservative.rs`, `selective.rs`,
 //!   `cons_rs.rs`, `dpsa.rs`, `flexible.rs`),
 //!   each working on that state.
+//! * [`checkpoint`]: the checkpoint format (header, CRC-32, the fields of
+//!   the state, [`RestoreError`]) that the kernel and the replay loop write
+//!   their state in and restore it from.
 //! * [`kernel`]: the [`Kernel`], which holds the state and dispatches to the
 //!   policy by value; a firmware controller or the replay loop drives it
-//!   with `submit` / `complete` / `schedule` / `next_wakeup`.
+//!   with `submit` / `complete` / `schedule` / `next_wakeup`, and
+//!   `checkpoint` / `restore` it.
 //! * [`sim`]: the deterministic replay loop ([`Simulator`]), killing jobs at
 //!   their estimate, reporting finished jobs to a [`Sink`].
 //! * [`metrics`]: streaming accumulators over what the replay loop reports
@@ -70,6 +74,7 @@
 #[cfg(test)]
 extern crate std;
 
+pub mod checkpoint;
 mod deck;
 pub mod kernel;
 pub mod metrics;
@@ -82,12 +87,15 @@ mod state;
 mod tally;
 pub mod types;
 
+pub use checkpoint::{CheckpointError, RestoreError};
 pub use kernel::{Counters, Kernel, KernelError, Observer, Pass, QueuedJob, RunningJob};
 pub use metrics::{Accumulator, Metrics};
 pub use plan::{Plan, Slot};
 pub use policy::Policy;
 pub use profile::{Profile, ProfileError, Step};
-pub use sim::{Call, JobRecord, Outcome, SimError, SimErrorKind, SimJob, Simulator, Sink};
+pub use sim::{
+    Call, JobRecord, Outcome, Progress, SimError, SimErrorKind, SimJob, Simulator, Sink,
+};
 pub use types::{
     Category, CategoryBounds, Cluster, ClusterError, Duration, Job, JobId, LicensePool, LicenseSet,
     Machine, MachineId, MachineSet, Procs, Time, REFERENCE_SPEED,

@@ -493,6 +493,116 @@ impl<const B: usize, const M: usize, const L: usize> Plan<B, M, L> {
         Ok(Some(most))
     }
 
+    /// Sets the plan up for `cluster` holding, from `origin` on, what the
+    /// jobs of `holdings()` hold at their slots (each as [`Plan::reserve`]
+    /// takes it; the part of a slot before `origin` is history), as the
+    /// kernel's own calls would have left it: the plan of a restored
+    /// checkpoint, which keeps no plan but the jobs it holds for. The jobs
+    /// are reserved one by one, in the order given; when a profile runs out
+    /// of steps on the way (a step a later job would merge away), every
+    /// profile is built again by a sweep in time order
+    /// ([`Profile::rebuild`]), which needs room for the result only.
+    ///
+    /// # Errors
+    /// [`ProfileError::Insufficient`] when the jobs hold more than a machine
+    /// or pool has at some instant, [`ProfileError::Full`] when a profile
+    /// needs more than `B` steps, or [`ProfileError::TimeOverflow`]. The
+    /// plan is then the cluster's, all free from `origin` on.
+    pub(crate) fn rebuild<I>(
+        &mut self,
+        cluster: &Cluster<M, L>,
+        origin: Time,
+        holdings: impl Fn() -> I,
+    ) -> Result<(), ProfileError>
+    where
+        I: Iterator<Item = (Job, Slot)>,
+    {
+        let from_origin = |slot: &Slot| {
+            let start = slot.start.max(origin);
+            let end = slot.start.checked_add(slot.duration)?;
+            (start < end).then_some((start, end))
+        };
+        self.renew(cluster);
+        self.advance(origin);
+        let mut one_by_one = Ok(());
+        for (job, slot) in holdings() {
+            let Some((start, end)) = from_origin(&slot) else {
+                if slot.start.checked_add(slot.duration).is_none() {
+                    one_by_one = Err(ProfileError::TimeOverflow);
+                    break;
+                }
+                continue;
+            };
+            let held = Slot {
+                start,
+                duration: end.saturating_sub(start),
+                ..slot
+            };
+            one_by_one = self.reserve(&job, &held);
+            if one_by_one.is_err() {
+                break;
+            }
+        }
+        let result = match one_by_one {
+            Err(ProfileError::Full) => self.sweep(cluster, origin, &holdings),
+            other => other,
+        };
+        if result.is_err() {
+            self.renew(cluster);
+            self.advance(origin);
+        }
+        result
+    }
+
+    /// [`Plan::rebuild`]'s second way: every profile built by a sweep in
+    /// time order ([`Profile::rebuild`]), whatever the jobs' order.
+    fn sweep<I>(
+        &mut self,
+        cluster: &Cluster<M, L>,
+        origin: Time,
+        holdings: &impl Fn() -> I,
+    ) -> Result<(), ProfileError>
+    where
+        I: Iterator<Item = (Job, Slot)>,
+    {
+        self.renew(cluster);
+        self.advance(origin);
+        // A slot on no machine of the cluster is refused, as reserving it
+        // is (the sweeps would pass over it).
+        let count = self.machines.len();
+        if holdings().any(|(_, slot)| usize::from(slot.machine) >= count) {
+            return Err(ProfileError::Insufficient);
+        }
+        let held = move |slot: &Slot| {
+            let start = slot.start.max(origin);
+            let end = slot.start.checked_add(slot.duration)?;
+            (start < end).then_some((start, end))
+        };
+        for (m, profile) in self.machines.iter_mut().enumerate() {
+            profile.rebuild(origin, || {
+                holdings().filter_map(move |(job, slot)| {
+                    let (start, end) = held(&slot)?;
+                    (usize::from(slot.machine) == m).then_some((start, end, job.procs))
+                })
+            })?;
+        }
+        for (l, profile) in self.licenses.iter_mut().enumerate() {
+            profile.rebuild(origin, || {
+                holdings().filter_map(move |(job, slot)| {
+                    let (start, end) = held(&slot)?;
+                    job.licenses.contains(l).then_some((start, end, 1))
+                })
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The step storage of the first machine's profile as scratch space
+    /// ([`Profile::scratch`]); the plan must be rebuilt after it is used.
+    pub(crate) fn scratch(&mut self) -> Option<&mut heapless::Vec<crate::profile::Step, B>> {
+        self.machines.all.first_mut().map(Profile::scratch)
+    }
+
     /// Checks every profile's invariants.
     ///
     /// # Errors

@@ -38,12 +38,14 @@ mod easy;
 mod fcfs;
 mod flexible;
 mod rebuild;
+mod saved;
 mod selective;
 
 pub use cons_rs::{Iterations, RandomSearch, MAX_TOUCHED};
 pub use cons_rs_alea::PERIOD as ALEA_SEARCH_PERIOD;
 pub use dpsa::{DpsaOrder, DEFAULT_DPSA_NODES, DPSA_CANDIDATES};
 pub use flexible::{Heuristics, LicenseDemand, Scores};
+pub(crate) use saved::Saved;
 pub use selective::{SlowdownAverage, Threshold};
 
 use crate::plan::Slot;

@@ -702,6 +702,81 @@ impl<const B: usize> Profile<B> {
         }
     }
 
+    /// Sets the profile to what holding every interval of `holdings()`
+    /// leaves from `origin` on: each `(start, end, amount)` holds `amount`
+    /// units over `[start, end)` (the part before `origin` is history). The
+    /// steps are found in time order, by a sweep over the intervals' ends,
+    /// so the result (canonical, as every profile) does not depend on the
+    /// intervals' order and needs room only for its own steps, where
+    /// reserving the intervals one by one may need a step more on the way.
+    /// `holdings` is called once per step, each call a pass over the
+    /// intervals: `O(steps * intervals)`, for a checkpoint's restore when
+    /// reserving one by one ran out of room.
+    ///
+    /// # Errors
+    /// [`ProfileError::Insufficient`] when more than the capacity is held at
+    /// some instant, [`ProfileError::Full`] when the result has more than
+    /// `B` steps; the profile is left empty (all free from `origin`) then.
+    pub(crate) fn rebuild<I>(
+        &mut self,
+        origin: Time,
+        holdings: impl Fn() -> I,
+    ) -> Result<(), ProfileError>
+    where
+        I: Iterator<Item = (Time, Time, u32)>,
+    {
+        // The units held at `t`, and the first interval end after `t`.
+        let sweep = |t: Time| {
+            let mut held = 0u64;
+            let mut next: Option<Time> = None;
+            for (start, end, amount) in holdings() {
+                let start = start.max(origin);
+                if start <= t && t < end {
+                    held = held.saturating_add(u64::from(amount));
+                }
+                for edge in [start, end] {
+                    if edge > t && start < end {
+                        next = Some(next.map_or(edge, |n| n.min(edge)));
+                    }
+                }
+            }
+            (held, next)
+        };
+        let result = (|| {
+            self.steps.clear();
+            let mut t = origin;
+            let mut last: Option<u32> = None;
+            loop {
+                let (held, next) = sweep(t);
+                let free = u64::from(self.capacity)
+                    .checked_sub(held)
+                    .and_then(|free| u32::try_from(free).ok())
+                    .ok_or(ProfileError::Insufficient)?;
+                if last != Some(free) {
+                    self.steps
+                        .push(Step { at: t, free })
+                        .map_err(|_| ProfileError::Full)?;
+                    last = Some(free);
+                }
+                match next {
+                    Some(n) => t = n,
+                    None => return Ok(()),
+                }
+            }
+        })();
+        if result.is_err() {
+            self.reset(origin);
+        }
+        result
+    }
+
+    /// The step storage itself, as scratch space for a checkpoint's restore
+    /// (which rebuilds the profile afterwards): up to `B` values of eight
+    /// bytes, with no other memory to hold them.
+    pub(crate) fn scratch(&mut self) -> &mut Vec<Step, B> {
+        &mut self.steps
+    }
+
     /// Checks the invariants listed in the module docs.
     ///
     /// # Errors
@@ -1078,5 +1153,73 @@ mod tests {
         p.reserve(3, 5, 0).unwrap();
         assert_eq!(steps(&p), [(0, 4)]);
         assert_eq!(p.earliest_fit(7, 0, 4).unwrap(), Some(7));
+    }
+
+    /// The sweep gives what reserving the intervals one by one gives, in
+    /// any order; refuses more than the capacity at an instant and more
+    /// steps than `B`, leaving the profile all free from the origin; and
+    /// needs room for its result only.
+    #[test]
+    fn rebuild_sweeps_to_what_reserving_gives() {
+        let mut rng = crate::rng::SplitMix64::new(17);
+        let (mut built, mut over, mut full) = (0, 0, 0);
+        for case in 0..3000 {
+            let cap = 1 + rng.below(6) as u32;
+            let origin = rng.below(20) as Time;
+            let intervals: std::vec::Vec<(Time, Time, u32)> = (0..rng.below(8))
+                .map(|_| {
+                    let s = rng.below(60) as Time;
+                    (
+                        s,
+                        s + rng.below(30) as Time,
+                        1 + rng.below(u64::from(cap)) as u32,
+                    )
+                })
+                .collect();
+            let mut one: Profile<64> = Profile::new(cap);
+            one.advance(origin);
+            let reserved = intervals.iter().try_for_each(|&(s, e, n)| {
+                let s = s.max(origin);
+                if e <= s {
+                    return Ok(());
+                }
+                one.reserve(s, e - s, n)
+            });
+            let mut swept: Profile<64> = Profile::new(cap);
+            let result = swept.rebuild(origin, || intervals.iter().copied());
+            match (reserved, result) {
+                (Ok(()), Ok(())) => {
+                    assert_eq!(steps(&swept), steps(&one), "case {case}");
+                    swept.validate().unwrap();
+                    // Room for the result alone is enough.
+                    let mut tight: Profile<64> = Profile::new(cap);
+                    let needed = steps(&one).len();
+                    if (3..8).contains(&needed) {
+                        let mut small: Profile<8> = Profile::new(cap);
+                        small.rebuild(origin, || intervals.iter().copied()).unwrap();
+                        assert_eq!(steps(&small), steps(&one));
+                    }
+                    tight
+                        .rebuild(origin, || intervals.iter().rev().copied())
+                        .unwrap();
+                    assert_eq!(steps(&tight), steps(&one), "case {case}: order");
+                    built += 1;
+                }
+                (Err(ProfileError::Insufficient), Err(ProfileError::Insufficient)) => {
+                    assert_eq!(steps(&swept), [(origin, cap)]);
+                    over += 1;
+                }
+                (a, b) => panic!("case {case}: one by one {a:?}, sweep {b:?}"),
+            }
+            let mut three: Profile<3> = Profile::new(cap);
+            if three.rebuild(origin, || intervals.iter().copied()) == Err(ProfileError::Full) {
+                assert_eq!(steps(&three), [(origin, cap)]);
+                full += 1;
+            }
+        }
+        assert!(
+            built > 1000 && over > 100 && full > 100,
+            "{built} {over} {full}"
+        );
     }
 }

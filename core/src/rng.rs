@@ -17,6 +17,13 @@ impl SplitMix64 {
         Self(seed)
     }
 
+    /// The generator's state: [`SplitMix64::new`] of it continues the
+    /// sequence from here (what a checkpoint keeps).
+    #[must_use]
+    pub const fn state(&self) -> u64 {
+        self.0
+    }
+
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -47,6 +54,9 @@ mod tests {
         assert_eq!(r.next_u64(), 0xE220_A839_7B1D_CDAF);
         assert_eq!(r.next_u64(), 0x6E78_9E6A_A1B9_65F4);
         assert_eq!(r.next_u64(), 0x06C4_5D18_8009_454F);
+        // A generator rebuilt from the state continues the sequence.
+        let mut again = SplitMix64::new(r.state());
+        assert_eq!(again.next_u64(), r.next_u64());
     }
 
     #[test]

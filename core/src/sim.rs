@@ -22,6 +22,9 @@
 //! Nothing here allocates: the pending-completion heap has the kernel's
 //! running capacity `R`.
 
+mod checkpoint;
+pub use checkpoint::PROGRESS_LEN;
+
 use crate::kernel::{Kernel, KernelError, Observer, RunningJob};
 use crate::plan::Slot;
 use crate::types::{Duration, Job, JobId, Time};
@@ -133,6 +136,9 @@ pub enum SimErrorKind {
     Kernel(KernelError),
     /// A job's submit time is earlier than the one before it.
     Unsorted,
+    /// A resumed replay's input does not begin with the jobs the replay
+    /// took before it stopped (another trace, window or estimates).
+    InputMismatch,
 }
 
 /// A replay stopped at `time` because of `kind`, concerning job `job`.
@@ -155,6 +161,9 @@ impl core::fmt::Display for SimError {
         match self.kind {
             SimErrorKind::Kernel(e) => write!(f, ": {e}"),
             SimErrorKind::Unsorted => f.write_str(": jobs are not sorted by submit time"),
+            SimErrorKind::InputMismatch => {
+                f.write_str(": the input does not begin with the jobs the replay took before")
+            }
         }
     }
 }
@@ -180,6 +189,62 @@ pub struct Outcome {
     pub last_time: Time,
 }
 
+/// Where a replay stands between two instants: with the kernel and the
+/// pending completions (which follow from the running jobs), what a
+/// resumed replay needs ([`Simulator::resume_with`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Input jobs taken so far (submitted or refused).
+    pub taken: u64,
+    /// The submit time of the last job taken (0 before any).
+    pub last_submit: Time,
+    /// A fingerprint of the jobs taken so far ([`Progress::digest_of`]): a
+    /// resumed replay checks that its input begins with those jobs.
+    pub digest: u64,
+    /// The totals so far.
+    pub outcome: Outcome,
+}
+
+impl Progress {
+    /// The fingerprint of no job: FNV-1a's offset basis.
+    pub const EMPTY_DIGEST: u64 = 0xcbf2_9ce4_8422_2325;
+
+    /// The fingerprint `digest` becomes when `job` is taken: FNV-1a (64
+    /// bits) over the job's id, submit time, processors, estimate,
+    /// deadline, licenses, priority (two's complement) and run time, each
+    /// one 32-bit word.
+    #[must_use]
+    pub fn digest_of(digest: u64, job: &SimJob) -> u64 {
+        const PRIME: u64 = 0x0000_0100_0000_01B3;
+        let j = &job.job;
+        let priority = u32::from_le_bytes(j.priority.to_le_bytes());
+        [
+            j.id,
+            j.submit,
+            j.procs,
+            j.estimate,
+            j.deadline,
+            j.licenses.0,
+            priority,
+            job.runtime,
+        ]
+        .into_iter()
+        .fold(digest, |h, word| (h ^ u64::from(word)).wrapping_mul(PRIME))
+    }
+}
+
+/// Nothing taken yet.
+impl Default for Progress {
+    fn default() -> Self {
+        Self {
+            taken: 0,
+            last_submit: 0,
+            digest: Self::EMPTY_DIGEST,
+            outcome: Outcome::default(),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Pending {
     end: Time,
@@ -201,6 +266,8 @@ pub struct Simulator<
     starts: u64,
     /// A copy of the cluster's machines, to scale run times while the kernel is borrowed.
     machines: heapless::Vec<crate::types::Machine, M>,
+    /// Where the replay stands.
+    progress: Progress,
 }
 
 struct Forward<'a, S, const R: usize> {
@@ -212,14 +279,19 @@ struct Forward<'a, S, const R: usize> {
     overflow: Option<JobId>,
 }
 
+/// When a job started at `slot` ends: after its run time (its `tag`) on
+/// the slot's machine, or at its slot's end, where it is killed.
+fn actual_end(machines: &[crate::types::Machine], job: &Job, slot: &Slot) -> Time {
+    let scaled = machines
+        .get(usize::from(slot.machine))
+        .and_then(|m| m.scale(job.tag))
+        .unwrap_or(Duration::MAX);
+    slot.start.saturating_add(scaled.min(slot.duration))
+}
+
 impl<S: Sink, const R: usize> Observer for Forward<'_, S, R> {
     fn started(&mut self, job: &Job, slot: Slot) {
-        let scaled = self
-            .machines
-            .get(usize::from(slot.machine))
-            .and_then(|m| m.scale(job.tag))
-            .unwrap_or(Duration::MAX);
-        let end = slot.start.saturating_add(scaled.min(slot.duration));
+        let end = actual_end(self.machines, job, &slot);
         *self.starts = self.starts.saturating_add(1);
         let pending = Pending {
             end,
@@ -262,6 +334,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             pending: BinaryHeap::new(),
             starts: 0,
             machines,
+            progress: Progress::default(),
         }
     }
 
@@ -273,6 +346,14 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         self.pending.clear();
         self.starts = 0;
         self.machines = machines_of(self.kernel.cluster());
+        self.progress = Progress::default();
+    }
+
+    /// Where the replay stands: after [`Simulator::run`], its totals; after
+    /// a pause or a restore, what [`Simulator::resume_with`] continues from.
+    #[must_use]
+    pub const fn progress(&self) -> &Progress {
+        &self.progress
     }
 
     /// The kernel (its state after a replay, say).
@@ -304,16 +385,67 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         &mut self,
         jobs: I,
         sink: &mut S,
-        mut arriving: F,
+        arriving: F,
     ) -> Result<Outcome, SimError>
     where
         I: IntoIterator<Item = SimJob>,
         S: Sink,
         F: FnMut(&Kernel<Q, R, B, M, L>, &Job),
     {
-        let mut jobs = jobs.into_iter().peekable();
-        let mut outcome = Outcome::default();
-        let mut last_submit: Time = 0;
+        self.progress = Progress::default();
+        let ended = self.resume_with(jobs, sink, arriving, |_, _| false)?;
+        Ok(ended.unwrap_or(self.progress.outcome))
+    }
+
+    /// Replays `jobs` on from where the simulator stands
+    /// ([`Simulator::progress`]): after [`Simulator::restore`], or after
+    /// `pause` stopped an earlier call. `jobs` is the whole input from its
+    /// first job; the jobs taken before are passed over, and must be the
+    /// same ones (their fingerprint is checked). After each instant, every
+    /// completion, arrival and pass at it done, `pause(self, sink)` is
+    /// asked: it may write the simulator's checkpoint
+    /// ([`Simulator::checkpoint`]) and the sink's own state, and go on
+    /// (`false`), or stop the replay there (`true`: `Ok(None)` is returned,
+    /// the simulator ready for a checkpoint or another `resume_with`).
+    /// `Ok(Some(outcome))` when the replay has ended; `outcome` counts all
+    /// of it, before and after any pause. A replay paused and resumed
+    /// (restored or not) reports to `sink` what one uninterrupted replay
+    /// reports, event for event, from the pause on.
+    ///
+    /// # Errors
+    /// As [`Simulator::run`], and [`SimErrorKind::InputMismatch`] when
+    /// `jobs` does not begin with the jobs taken before (nothing is replayed
+    /// then).
+    pub fn resume_with<I, S, F, P>(
+        &mut self,
+        jobs: I,
+        sink: &mut S,
+        mut arriving: F,
+        mut pause: P,
+    ) -> Result<Option<Outcome>, SimError>
+    where
+        I: IntoIterator<Item = SimJob>,
+        S: Sink,
+        F: FnMut(&Kernel<Q, R, B, M, L>, &Job),
+        P: FnMut(&Self, &mut S) -> bool,
+    {
+        let mut jobs = jobs.into_iter();
+        let (mut passed, mut digest) = (0u64, Progress::EMPTY_DIGEST);
+        while passed < self.progress.taken {
+            let Some(job) = jobs.next() else {
+                break;
+            };
+            digest = Progress::digest_of(digest, &job);
+            passed = passed.saturating_add(1);
+        }
+        if (passed, digest) != (self.progress.taken, self.progress.digest) {
+            return Err(SimError {
+                time: self.kernel.now(),
+                job: None,
+                kind: SimErrorKind::InputMismatch,
+            });
+        }
+        let mut jobs = jobs.peekable();
         loop {
             let next_submit = jobs.peek().map(|j| j.job.submit);
             let next_end = self.pending.peek().map(|p| p.end);
@@ -330,6 +462,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
                 let job = jobs.peek().map(|j| j.job.id);
                 return Err(err(SimErrorKind::Unsorted, job));
             }
+            let outcome = &mut self.progress.outcome;
             outcome.last_time = now;
             // 1. Completions at `now`.
             while let Some(done) = self.pending.peek().copied().filter(|p| p.end <= now) {
@@ -339,7 +472,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
                 sink.after_call(Call::Complete);
                 outcome.calls = outcome.calls.saturating_add(1);
                 let running = result.map_err(|e| err(SimErrorKind::Kernel(e), Some(done.id)))?;
-                let record = self.record(&running, now);
+                let record = record(&self.machines, &running, now);
                 outcome.finished = outcome.finished.saturating_add(1);
                 if record.killed {
                     outcome.killed = outcome.killed.saturating_add(1);
@@ -347,11 +480,14 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
                 sink.finished(&record);
             }
             // 2-3. Arrivals at `now` (compression happens inside the first call).
+            let progress = &mut self.progress;
             while let Some(next) = jobs.next_if(|j| j.job.submit <= now) {
-                if next.job.submit < last_submit {
+                if next.job.submit < progress.last_submit {
                     return Err(err(SimErrorKind::Unsorted, Some(next.job.id)));
                 }
-                last_submit = next.job.submit;
+                progress.last_submit = next.job.submit;
+                progress.taken = progress.taken.saturating_add(1);
+                progress.digest = Progress::digest_of(progress.digest, &next);
                 let mut job = next.job;
                 job.tag = next.runtime;
                 arriving(&self.kernel, &job);
@@ -366,6 +502,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
                     },
                 );
                 sink.after_call(Call::Submit);
+                let outcome = &mut progress.outcome;
                 outcome.calls = outcome.calls.saturating_add(1);
                 match result {
                     Ok(()) => outcome.submitted = outcome.submitted.saturating_add(1),
@@ -376,6 +513,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
                     Err(e) => return Err(err(SimErrorKind::Kernel(e), Some(job.id))),
                 }
             }
+            let outcome = &mut progress.outcome;
             outcome.max_queue = outcome.max_queue.max(self.kernel.queued().len());
             // 4. One scheduling pass.
             let mut forward = Forward {
@@ -397,24 +535,28 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
                 ));
             }
             result.map_err(|e| err(SimErrorKind::Kernel(e), None))?;
+            if pause(self, sink) {
+                return Ok(None);
+            }
         }
-        Ok(outcome)
+        Ok(Some(self.progress.outcome))
     }
+}
 
-    fn record(&self, running: &RunningJob, end: Time) -> JobRecord {
-        let scaled = self
-            .machines
-            .get(usize::from(running.slot.machine))
-            .and_then(|m| m.scale(running.job.tag))
-            .unwrap_or(Duration::MAX);
-        JobRecord {
-            job: running.job,
-            runtime: running.job.tag,
-            slot: running.slot,
-            end,
-            killed: scaled > running.slot.duration,
-            guarantee: running.guarantee,
-        }
+/// What a replay reports of a job that ended at `end`, having run as
+/// `running` on one of `machines`.
+fn record(machines: &[crate::types::Machine], running: &RunningJob, end: Time) -> JobRecord {
+    let scaled = machines
+        .get(usize::from(running.slot.machine))
+        .and_then(|m| m.scale(running.job.tag))
+        .unwrap_or(Duration::MAX);
+    JobRecord {
+        job: running.job,
+        runtime: running.job.tag,
+        slot: running.slot,
+        end,
+        killed: scaled > running.slot.duration,
+        guarantee: running.guarantee,
     }
 }
 

@@ -353,6 +353,29 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         self.counters = Counters::default();
     }
 
+    /// Sets up what the kernel keeps about its running set beside the set
+    /// itself, from the set: the earliest end and, when `tally` is asked
+    /// for and the cluster is one machine without licenses, the tally
+    /// (kept instead of the plan). A restored checkpoint holds neither: both
+    /// follow from the running jobs, as the invariants say.
+    ///
+    /// # Errors
+    /// [`KernelError::Internal`] when the running jobs hold more processors
+    /// than the machine has, or end at more instants than the tally holds
+    /// (a restore checks both first); the tally is then partly filled.
+    pub(crate) fn count_running(&mut self, tally: bool) -> Result<(), KernelError> {
+        let counted = Self::counted(&self.cluster, tally);
+        self.counts.renew(counted.unwrap_or(Machine::new(0)));
+        self.counting = counted.is_some();
+        if self.counting {
+            for r in &self.running {
+                self.counts.hold(r.slot.end(), r.job.procs)?;
+            }
+        }
+        self.first_end = self.running.iter().map(|r| r.slot.end()).min();
+        Ok(())
+    }
+
     /// The tally, when it is kept instead of the plan.
     pub(crate) const fn tally(&self) -> Option<&Tally<R>> {
         if self.counting {

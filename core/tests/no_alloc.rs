@@ -255,3 +255,81 @@ fn direct_kernel_calls_do_not_allocate() {
         assert!(driven.max_queue > 10, "{policy}: the queue never built up");
     }
 }
+
+/// Checkpoints and restores, of kernels and of replays, allocate nothing:
+/// for every policy, a replay of the first 600 jobs is paused at a tenth
+/// and at half of its instants; the counted region writes the simulator's
+/// checkpoint, restores it into another simulator (and its kernel's into
+/// another kernel), and resumes the replay to its end.
+#[test]
+fn checkpoints_and_restores_do_not_allocate() {
+    const SOME: usize = 600;
+    let mut jobs = workload(0x5EED_0003);
+    jobs.truncate(SOME);
+    let results = on_big_stack(move || {
+        let mut results = Vec::new();
+        for policy in Policy::ALL {
+            let cluster = Cluster::single(PROCS).unwrap();
+            let mut total = Simulator::new(TestKernel::new(cluster.clone(), policy));
+            let mut instants = 0u64;
+            let _ = total.resume_with(
+                jobs.iter().copied(),
+                &mut Metrics::new(CategoryBounds::DEFAULT),
+                |_, _| {},
+                |_, _| {
+                    instants += 1;
+                    false
+                },
+            );
+            for stop in [instants / 10, instants / 2] {
+                let mut sim = Simulator::new(TestKernel::new(cluster.clone(), policy));
+                let mut metrics = Metrics::new(CategoryBounds::DEFAULT);
+                let mut seen = 0;
+                let paused = sim.resume_with(
+                    jobs.iter().copied(),
+                    &mut metrics,
+                    |_, _| {},
+                    |_, _| {
+                        seen += 1;
+                        seen == stop
+                    },
+                );
+                let mut other = Simulator::new(TestKernel::new(cluster.clone(), Policy::Easy));
+                let mut kernel = TestKernel::new(cluster.clone(), Policy::Fcfs);
+                let mut buf = vec![0u8; Simulator::<Q, R, B>::checkpoint_size()];
+                let mut kernel_buf = vec![0u8; TestKernel::checkpoint_size()];
+                let before = allocations();
+                let written = sim.checkpoint(&mut buf);
+                let restored = written.map(|len| other.restore(&buf[..len]));
+                let kernel_len = sim.kernel().checkpoint(&mut kernel_buf);
+                let kernel_restored = kernel_len.map(|len| kernel.restore(&kernel_buf[..len]));
+                let resumed =
+                    other.resume_with(jobs.iter().copied(), &mut metrics, |_, _| {}, |_, _| false);
+                let counted = allocations() - before;
+                results.push((
+                    policy,
+                    stop,
+                    counted,
+                    paused,
+                    written,
+                    restored,
+                    kernel_restored,
+                    resumed,
+                ));
+            }
+        }
+        results
+    });
+    assert_eq!(results.len(), 2 * Policy::ALL.len());
+    for (policy, stop, counted, paused, written, restored, kernel_restored, resumed) in results {
+        assert_eq!(paused, Ok(None), "{policy} at {stop}");
+        assert_eq!(counted, 0, "{policy} at {stop}: {counted} allocations");
+        assert!(
+            written.is_ok() && restored == Ok(Ok(())),
+            "{policy}: {written:?} {restored:?}"
+        );
+        assert_eq!(kernel_restored, Ok(Ok(())), "{policy}");
+        let outcome = resumed.unwrap_or_else(|e| panic!("{policy}: {e}")).unwrap();
+        assert_eq!(outcome.finished, SOME as u64, "{policy}");
+    }
+}

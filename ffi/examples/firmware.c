@@ -6,6 +6,7 @@
  *   cargo build --release -p backfill-ffi
  *   cc -std=c99 -Wall -Wextra -Werror -pedantic -Iinclude ffi/examples/firmware.c \
  *      target/release/libbackfill_ffi.a -lpthread -ldl -lm -o firmware && ./firmware
+ *   ./firmware --crash-at 5 --checkpoint /tmp/firmware.ckpt
  *
  * The appliance has two 16-processor nodes, the second twice as fast. Jobs
  * arrive over the "network" (here a table read in order: the moment each
@@ -23,6 +24,21 @@
  * 4. call bf_kernel_schedule; the callbacks print each start and each
  *    reservation and put started jobs on the hardware. Starts make room in
  *    the queue: held jobs are submitted then and get a pass of their own.
+ *
+ * After each batch of events (one wake of the timer) the controller writes
+ * the kernel's checkpoint to a file (--checkpoint FILE, default
+ * firmware.ckpt in the current directory, removed at the end): to a
+ * temporary file first, then renamed over the old one, so that a crash
+ * leaves the old checkpoint or the new one, never a torn file (rename
+ * replaces the file atomically on POSIX systems; a firmware writing flash
+ * alternates two slots instead). With --crash-at N the controller crashes
+ * after the Nth batch: the kernel's memory is lost (overwritten, and a
+ * kernel set up afresh for another policy), and the restarted controller
+ * restores the kernel from the file and carries on. What lies outside the
+ * controller carries on by itself: the hardware runs its jobs, the network
+ * holds the arrivals the kernel has not accepted yet (the held jobs among
+ * them), the clock runs. The schedule goes on unchanged: the lines are
+ * those of a run without the crash, and two more saying where it happened.
  *
  * The kernel lives in a static buffer this program owns (the small tier,
  * its queue limited to 4 jobs, as the Rust example's kernel holds 4). Every
@@ -91,6 +107,9 @@ static size_t n_held;
 static uint32_t clock_now;
 
 static bf_kernel *kernel;
+
+/* The kernel's checkpoint: the most the small tier's takes. */
+static uint8_t checkpoint_bytes[BF_CHECKPOINT_S_SIZE];
 
 /* `t` seconds as h:mm:ss. */
 static const char *hms(uint32_t t, char out[24]) {
@@ -297,6 +316,58 @@ static int pass(uint32_t now) {
     }
 }
 
+/* Writes the kernel's checkpoint to `path`, atomically: into a temporary
+ * file beside it, then renamed over it. Returns 0, or -1 on a failure. */
+static int save(const char *path) {
+    char tmp[512];
+    size_t n = 0;
+    FILE *f;
+    int ok;
+    if (strlen(path) + 5 > sizeof tmp ||
+        bf_kernel_checkpoint(kernel, checkpoint_bytes, sizeof checkpoint_bytes, &n) != BF_OK) {
+        return -1;
+    }
+    sprintf(tmp, "%s.tmp", path);
+    f = fopen(tmp, "wb");
+    if (f == NULL) {
+        return -1;
+    }
+    ok = fwrite(checkpoint_bytes, 1, n, f) == n;
+    ok = fflush(f) == 0 && ok;
+    ok = fclose(f) == 0 && ok;
+    return ok && rename(tmp, path) == 0 ? 0 : -1;
+}
+
+/* The crash and the restart: the kernel's memory is lost, a kernel is set
+ * up afresh (for another policy: the restore sets everything), and the
+ * checkpoint in `path` restored into it. Returns 0, or -1 on a failure. */
+static int crash_and_restart(uint32_t now, void *memory, size_t room, const bf_cluster *cluster,
+                             const char *path) {
+    bf_policy fcfs;
+    bf_status s;
+    size_t n;
+    FILE *f;
+    say(now, "crash   the controller stops: the kernel's memory is lost");
+    memset(memory, 0xA5, room);
+    if (bf_policy_default(BF_POLICY_FCFS, &fcfs) != BF_OK ||
+        bf_kernel_s_init(memory, room, cluster, &fcfs, &kernel) != BF_OK) {
+        return -1;
+    }
+    f = fopen(path, "rb");
+    if (f == NULL) {
+        return -1;
+    }
+    n = fread(checkpoint_bytes, 1, sizeof checkpoint_bytes, f);
+    fclose(f);
+    s = bf_kernel_restore(kernel, checkpoint_bytes, n);
+    if (s != BF_OK) {
+        fprintf(stderr, "error: restore: %s\n", bf_status_message(s));
+        return -1;
+    }
+    say(now, "restart kernel restored from the checkpoint (%lu bytes)", (unsigned long)n);
+    return 0;
+}
+
 /* A job arriving at `at` (submitted then). */
 static arrival job(uint32_t id, uint32_t at, uint32_t procs, uint32_t estimate, uint32_t runtime) {
     arrival a;
@@ -311,8 +382,11 @@ static arrival job(uint32_t id, uint32_t at, uint32_t procs, uint32_t estimate, 
     return a;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     const uint32_t min = 60;
+    const char *path = "firmware.ckpt";
+    unsigned long crash_at = 0, batch = 0;
+    int a;
     arrival arrivals[11];
     size_t n_arrivals = sizeof arrivals / sizeof arrivals[0], next = 0, i;
     bf_cluster cluster;
@@ -322,6 +396,28 @@ int main(void) {
     void *memory = (void *)(((uintptr_t)kernel_memory + align - 1) / align * align);
     size_t room = sizeof kernel_memory - (size_t)((unsigned char *)memory - kernel_memory);
     uint32_t clock = 0;
+
+    for (a = 1; a < argc; a += 2) {
+        char *end = NULL;
+        if (a + 1 >= argc) {
+            fprintf(stderr, "firmware: %s needs a value\n", argv[a]);
+            return 2;
+        }
+        if (strcmp(argv[a], "--crash-at") == 0) {
+            crash_at = strtoul(argv[a + 1], &end, 10);
+            if (end == argv[a + 1] || *end != '\0') {
+                fprintf(stderr, "firmware: --crash-at %s: not a number\n", argv[a + 1]);
+                return 2;
+            }
+        } else if (strcmp(argv[a], "--checkpoint") == 0) {
+            path = argv[a + 1];
+        } else {
+            fprintf(stderr, "firmware: unknown option %s\nusage: firmware [--crash-at N] "
+                            "[--checkpoint FILE]\n",
+                    argv[a]);
+            return 2;
+        }
+    }
 
     arrivals[0] = job(1, 0, 16, 60 * min, 40 * min);
     arrivals[1] = job(2, 0, 16, 120 * min, 150 * min); /* runs past its estimate: killed */
@@ -420,6 +516,21 @@ int main(void) {
         default:
             return 1;
         }
+
+        /* 5. The batch is done: checkpoint. A crash loses the kernel's
+         *    memory; the restarted controller restores it from the file. */
+        batch++;
+        if (save(path) != 0) {
+            fprintf(stderr, "error: writing the checkpoint to %s\n", path);
+            return 1;
+        }
+        if (batch == crash_at && crash_and_restart(clock, memory, room, &cluster, path) != 0) {
+            return 1;
+        }
+    }
+    if (remove(path) != 0) {
+        fprintf(stderr, "error: removing %s\n", path);
+        return 1;
     }
     for (i = 0; i < n_held; i++) {
         say(clock, "drop    job %" PRIu32 ": never found room", held[i].job.id);

@@ -31,6 +31,8 @@ pub mod memory;
 pub mod calls;
 // the queries,
 pub mod queries;
+// checkpoints,
+pub mod checkpoint;
 // policies, statuses.
 pub mod policy;
 pub mod status;

@@ -2,9 +2,12 @@
 //! sequences on the C functions, the misuse included (NULL pointers,
 //! buffers too small or misaligned, handles never initialised or released,
 //! garbage memory passed as a handle, options out of range, callbacks that
-//! call back into their kernel), on all three tiers. Checks: nothing
+//! call back into their kernel), and checkpoints written and restored
+//! across tiers, damaged or not, on all three tiers. Checks: nothing
 //! crashes; every call returns a known status, and each misuse exactly the
-//! status that names it; every live kernel validates after every call.
+//! status that names it; every live kernel validates after every call; a
+//! refused restore changes nothing, an undamaged one from a tier no larger
+//! succeeds and gives back the state it was given.
 //! Built for tests and with the `fuzzing` feature.
 #![allow(unsafe_code)]
 #![allow(
@@ -20,6 +23,7 @@
 )]
 
 use crate::abi::calls::*;
+use crate::abi::checkpoint::*;
 use crate::abi::memory::*;
 use crate::abi::policy::*;
 use crate::abi::queries::*;
@@ -296,11 +300,18 @@ pub fn c_abi(data: &[u8]) {
         slot.handle = Some(out);
     }
     let mut fresh = 100;
-    // The kernel's refusals (codes 20 and up), but an inconsistency.
+    // The kernel's refusals (codes 20-39), but an inconsistency.
     let kernel_errors: Vec<bf_status> = bf_status::all()
         .into_iter()
-        .filter(|s| *s as i32 >= 20 && *s != BF_ERR_INTERNAL)
+        .filter(|s| (20..40).contains(&(*s as i32)) && *s != BF_ERR_INTERNAL)
         .collect();
+    // A refused restore (codes 40 and up).
+    let restore_errors: Vec<bf_status> = bf_status::all()
+        .into_iter()
+        .filter(|s| *s as i32 >= 40)
+        .collect();
+    // Checkpoints written so far: the tier written from, the bytes.
+    let mut saved: Vec<(usize, Vec<u8>)> = Vec::new();
     let mut steps = 0;
     while !b.done() && steps < 400 {
         steps += 1;
@@ -361,7 +372,7 @@ pub fn c_abi(data: &[u8]) {
         // Other arguments are broken only when the handle is right, so that
         // each misuse has exactly one status to expect.
         let break_args = misuse.is_none() && b.below(8) == 0;
-        match b.below(12) {
+        match b.below(14) {
             0 => {
                 // Init: right, too small, misaligned, NULL, broken cluster
                 // or policy.
@@ -532,6 +543,18 @@ pub fn c_abi(data: &[u8]) {
                     assert!(s == m || !matches!(s, BF_OK | BF_ERR_BUSY), "{s:?}");
                 }
             }
+            11 | 12 => {
+                checkpoint_op(
+                    &mut b,
+                    &mut slots,
+                    tier,
+                    k,
+                    misuse,
+                    break_args,
+                    &mut saved,
+                    &restore_errors,
+                );
+            }
             _ => match b.below(6) {
                 0 => {
                     let s = unsafe { bf_kernel_release(k) };
@@ -583,6 +606,170 @@ pub fn c_abi(data: &[u8]) {
                 let s = unsafe { bf_kernel_validate(h, why.as_mut_ptr(), why.len()) };
                 let text = unsafe { core::ffi::CStr::from_ptr(why.as_ptr()) };
                 assert_eq!(s, BF_OK, "{text:?}");
+            }
+        }
+    }
+}
+
+/// A kernel's checkpoint through the C functions (`None` when refused).
+fn checkpoint_bytes(k: *const bf_kernel) -> Option<Vec<u8>> {
+    let mut size = 0;
+    if unsafe { bf_kernel_checkpoint_size(k, &mut size) } != BF_OK {
+        return None;
+    }
+    let mut buf = std::vec![0_u8; size];
+    let mut n = 0;
+    let s = unsafe { bf_kernel_checkpoint(k, buf.as_mut_ptr(), size, &mut n) };
+    (s == BF_OK).then(|| {
+        buf.truncate(n);
+        buf
+    })
+}
+
+/// Checkpoint size, checkpoint (into a buffer of any size, or NULL), or
+/// restore (a checkpoint written before, damaged or not, or bytes from the
+/// fuzzer) on `k`, handle `tier`'s. A refused restore leaves the kernel's
+/// checkpoint and last error as they were; an undamaged checkpoint of a
+/// tier no larger restores; a larger tier's is refused for its capacity;
+/// a restored kernel writes the state it was given back.
+#[allow(clippy::too_many_arguments)]
+fn checkpoint_op(
+    b: &mut Bytes<'_>,
+    slots: &mut [Slot],
+    tier: usize,
+    k: *mut bf_kernel,
+    misuse: Option<bf_status>,
+    break_args: bool,
+    saved: &mut Vec<(usize, Vec<u8>)>,
+    restore_errors: &[bf_status],
+) {
+    let expect = |s: bf_status, ok: &[bf_status]| {
+        let s = known(s);
+        match misuse {
+            Some(m) => assert_eq!(s, m),
+            None => assert!(ok.contains(&s) || s == BF_OK, "{s:?} not in {ok:?}"),
+        }
+    };
+    let sizes = [
+        BF_CHECKPOINT_S_SIZE,
+        BF_CHECKPOINT_M_SIZE,
+        BF_CHECKPOINT_L_SIZE,
+    ];
+    match b.below(3) {
+        0 => {
+            let mut size = 0;
+            let out: *mut usize = if break_args { null_mut() } else { &mut size };
+            let s = unsafe { bf_kernel_checkpoint_size(k, out) };
+            if break_args {
+                assert_eq!(s, BF_ERR_NULL_POINTER);
+            } else {
+                expect(s, &[]);
+                if s == BF_OK {
+                    assert_eq!(size, sizes[tier]);
+                }
+            }
+        }
+        1 => {
+            let cap = match b.below(4) {
+                0 => b.small(600) as usize,
+                _ => sizes[tier],
+            };
+            let mut buf = std::vec![0_u8; cap + 1];
+            let mut n = 0;
+            let buf_ptr = if break_args {
+                null_mut()
+            } else {
+                buf.as_mut_ptr()
+            };
+            let s = unsafe { bf_kernel_checkpoint(k, buf_ptr, cap, &mut n) };
+            if break_args {
+                assert_eq!(s, BF_ERR_NULL_POINTER);
+                return;
+            }
+            expect(s, &[BF_ERR_BAD_SIZE]);
+            if s == BF_OK {
+                assert!(n <= cap);
+                assert_eq!(buf[cap], 0, "written past the length given");
+                buf.truncate(n);
+                if saved.len() == 8 {
+                    saved.remove(0);
+                }
+                saved.push((tier, buf));
+            }
+        }
+        _ => {
+            let (from, mut bytes) = match saved.len() {
+                0 => (3, Vec::new()),
+                n => saved[b.small(n as u32) as usize].clone(),
+            };
+            let damaged = match b.below(6) {
+                0 => {
+                    let at = b.small(bytes.len().max(1) as u32) as usize;
+                    if let Some(byte) = bytes.get_mut(at) {
+                        *byte ^= 1 << b.below(8);
+                    }
+                    true
+                }
+                1 => {
+                    let keep = b.small(bytes.len().max(1) as u32) as usize;
+                    bytes.truncate(keep);
+                    true
+                }
+                2 => {
+                    bytes = (0..b.below(80)).map(|_| b.u8()).collect();
+                    true
+                }
+                _ => false,
+            } || from == 3;
+            let before = (misuse.is_none()).then(|| checkpoint_bytes(k));
+            let mut e_before = bf_error::default();
+            let _ = unsafe { bf_kernel_last_error(k, &mut e_before) };
+            let bytes_ptr = if break_args { null() } else { bytes.as_ptr() };
+            let len = if break_args {
+                bytes.len().max(1)
+            } else {
+                bytes.len()
+            };
+            let s = unsafe { bf_kernel_restore(k, bytes_ptr, len) };
+            if break_args {
+                assert_eq!(s, BF_ERR_NULL_POINTER);
+                return;
+            }
+            expect(s, restore_errors);
+            if misuse.is_some() {
+                return;
+            }
+            if !damaged {
+                let fits = from <= tier;
+                assert_eq!(s == BF_OK, fits, "{s:?} restoring tier {from} into {tier}");
+                if !fits {
+                    assert_eq!(s, BF_ERR_CHECKPOINT_CAPACITY);
+                }
+            }
+            if s == BF_OK {
+                let again = checkpoint_bytes(k).expect("a restored kernel checkpoints");
+                // The state, between header and trailer, is what was given.
+                let state = |c: &[u8]| c.get(40..c.len().saturating_sub(4)).map(<[u8]>::to_vec);
+                assert_eq!(state(&again), state(&bytes), "written back otherwise");
+                let mut e = bf_error::default();
+                assert_eq!(unsafe { bf_kernel_last_error(k, &mut e) }, BF_OK);
+                assert_eq!(e.status, BF_OK as i32, "a restore clears the last error");
+                let mut now = 0;
+                assert_eq!(unsafe { bf_kernel_now(k, &mut now) }, BF_OK);
+                slots[tier].now = now;
+            } else {
+                assert_eq!(
+                    Some(checkpoint_bytes(k)),
+                    before,
+                    "a refused restore changed the kernel"
+                );
+                let mut e = bf_error::default();
+                assert_eq!(unsafe { bf_kernel_last_error(k, &mut e) }, BF_OK);
+                assert_eq!(
+                    (e.status, e.job),
+                    (e_before.status, e_before.job),
+                    "a refused restore changed the last error"
+                );
             }
         }
     }

@@ -18,8 +18,12 @@
 //!   thread, look at the kernel as each job arrives (the fairness analysis
 //!   computes fair-start times so);
 //! * [`stream`]: a replay that runs while its trace is read, used when it
-//!   saw exactly the jobs the replay would.
+//!   saw exactly the jobs the replay would;
+//! * [`checkpoint`]: `replay --checkpoint-every` and `--resume`: a
+//!   replay's checkpoint files, written atomically, and the checks before a
+//!   replay continues from one ([`run::run_checkpointed`] drives it).
 
+pub(crate) mod checkpoint;
 pub(crate) mod kernels;
 pub(crate) mod latency;
 pub(crate) mod policy;

@@ -162,7 +162,50 @@ fn replay_fuzz_input() {
         "replay_invariants" => fuzz_bodies::replay_invariants,
         "profile_ops" => fuzz_bodies::profile_ops,
         "swf_parse" => fuzz_bodies::swf_parse,
+        "checkpoint_restore" => fuzz_bodies::checkpoint_restore,
         other => panic!("unknown target {other}"),
     };
     body(&data);
+}
+
+#[test]
+fn checkpoint_restore_twin() {
+    twin(
+        "checkpoint_restore",
+        fuzz_bodies::checkpoint_restore,
+        1500,
+        1500,
+        600,
+    );
+    // Mutations with the checksums made right again reach the state's own
+    // checks (the seeds of mode 0 go through as mode 2).
+    let mut rng = SplitMix64::new(0xC4EC_4901);
+    for (i, (path, seed)) in corpus("checkpoint_restore").iter().enumerate() {
+        for n in 0..200 {
+            let mut data = mutate(&mut rng, seed);
+            if let Some(mode) = data.first_mut() {
+                *mode = (*mode & !1) | 2;
+            }
+            run(
+                "checkpoint_restore",
+                fuzz_bodies::checkpoint_restore,
+                &data,
+                &format!("resealed mutation {n} of {} ({i})", path.display()),
+            );
+        }
+    }
+}
+
+/// Writes the seed corpus of `checkpoint_restore`
+/// (`fuzz_bodies::checkpoint_restore_seeds`) into
+/// `fuzz/corpus/checkpoint_restore/`:
+/// `cargo test -p backfill-tests --test it write_checkpoint_seeds -- --ignored`.
+#[test]
+#[ignore = "writes the checkpoint_restore seed corpus"]
+fn write_checkpoint_seeds() {
+    let dir = workspace().join("fuzz/corpus/checkpoint_restore");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, data) in fuzz_bodies::checkpoint_restore_seeds() {
+        std::fs::write(dir.join(format!("seed-{name}")), data).unwrap();
+    }
 }

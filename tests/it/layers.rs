@@ -8,7 +8,17 @@ use std::path::{Path, PathBuf};
 /// backfill-core's modules from the bottom up (`core/src/lib.rs`,
 /// "Layers"; `deck` and `rng` are leaf utilities).
 const CORE: &[&str] = &[
-    "types", "rng", "deck", "profile", "plan", "tally", "state", "policy", "kernel", "sim",
+    "types",
+    "rng",
+    "deck",
+    "profile",
+    "plan",
+    "tally",
+    "state",
+    "policy",
+    "checkpoint",
+    "kernel",
+    "sim",
     "metrics",
 ];
 

@@ -12,8 +12,11 @@
 //! * `farm`: flexible backfilling (BF_FCFS, BF_UNMOD, BF_MOD) against its
 //!   equivalences and the checker on random and generated farms.
 //! * `layers`: neither crate's modules use a module above them.
+//! * `checkpoint`: replays stopped at any instant, checkpointed, restored
+//!   and resumed continue as those that never stopped.
 
 mod checker;
+mod checkpoint;
 mod dpsa;
 mod farm;
 mod fuzz_twins;

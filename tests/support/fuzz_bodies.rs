@@ -11,6 +11,7 @@
 //! | [`kernel_api`] | arbitrary submit / complete / schedule / time steps, valid or not, on a small kernel (capacities small enough to overflow) under every policy | never a panic; every misuse is the documented [`KernelError`] (never `Internal`); a refused call changes no job; [`Kernel::validate`] after every call; starts are feasible now and nothing that fits now is left waiting; the wake-up is in the future; kept reservations never move later (under CONS+RS, never past the guarantee) |
 //! | [`replay_invariants`] | a small random cluster and workload replayed under every policy | [`Scenario::verify`](crate::scenario::Scenario::verify): the checker's invariants, validate, determinism |
 //! | [`profile_ops`] | reserve / release / `earliest_fit` / `earliest_fit_before` / advance / reset / queries on a `Profile<8>` | every answer and the exact step list equal a per-second reference model; validate |
+//! | [`checkpoint_restore`] | arbitrary bytes into `Kernel::restore` and `Simulator::restore` (resealed or not), and real checkpoints of random replays under every policy, damaged | never a panic; what is accepted validates and writes the same bytes back; what is refused is left unchanged (`Debug`); an undamaged checkpoint is accepted and the restored replay goes on as the original |
 //! | [`swf_parse`] | bytes into `SwfRecord::parse_line` (per line) and `swf::load_reader` | never a panic; every rejection names a field or a line; parse, print, parse gives the same record |
 
 use crate::reference::{RefProfile, HORIZON};
@@ -956,5 +957,365 @@ pub fn swf_parse(data: &[u8]) {
                 );
             }
         }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// checkpoint_restore
+// ---------------------------------------------------------------------------
+
+pub use checkpoint_body::{checkpoint_restore, checkpoint_restore_seeds};
+
+/// The `checkpoint_restore` body and what it needs (kept in its own module,
+/// with its own imports).
+mod checkpoint_body {
+    use crate::checkpoints::{checkpoint_policies, cluster_for, reseal, Recorder};
+    use crate::rng::SplitMix64;
+    use crate::scenario::{
+        ScenarioSpec, SmallCluster, MAX_MACHINES, MAX_POOLS, VERIFY_B, VERIFY_Q, VERIFY_R,
+    };
+    use arbitrary::{Arbitrary, Unstructured};
+    use backfill_core::checkpoint::{read_header, Kind, HEADER_LEN, TRAILER_LEN};
+    use backfill_core::{Kernel, Policy, SimJob, Simulator};
+
+    type CkKernel = Kernel<VERIFY_Q, VERIFY_R, VERIFY_B, MAX_MACHINES, MAX_POOLS>;
+    type CkSim = Simulator<VERIFY_Q, VERIFY_R, VERIFY_B, MAX_MACHINES, MAX_POOLS>;
+
+    /// One damage to a checkpoint's bytes.
+    #[derive(Clone, Copy, Debug, Arbitrary)]
+    enum Edit {
+        Xor {
+            at: u16,
+            bits: u8,
+        },
+        Set {
+            at: u16,
+            value: u8,
+        },
+        Insert {
+            at: u16,
+            value: u8,
+        },
+        Remove {
+            at: u16,
+        },
+        /// A little-endian 32-bit word set (counts, times, ids, sizes).
+        Word {
+            at: u16,
+            value: u32,
+        },
+    }
+
+    /// A real checkpoint of a replay stopped after instant `stop` (of the
+    /// kernel alone, or of the replay), then damaged by `edits`, with the
+    /// checksums made right again when `reseal`.
+    #[derive(Debug)]
+    struct Real {
+        scenario: ScenarioSpec,
+        policy: u8,
+        stop: u8,
+        kernel: bool,
+        reseal: bool,
+        edits: Vec<Edit>,
+    }
+
+    impl<'a> Arbitrary<'a> for Real {
+        fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
+            let policy = u.arbitrary()?;
+            let stop = u.arbitrary()?;
+            let kernel = u.arbitrary()?;
+            let reseal = u.arbitrary()?;
+            let edits = usize::from(u.arbitrary::<u8>()? % 8);
+            let edits = crate::scenario::take_up_to(u, edits);
+            Ok(Self {
+                scenario: ScenarioSpec::arbitrary(u)?,
+                policy,
+                stop,
+                kernel,
+                reseal,
+                edits,
+            })
+        }
+    }
+
+    fn apply(bytes: &mut Vec<u8>, edit: Edit) {
+        let at = |a: u16| usize::from(a) % (bytes.len() + 1);
+        match edit {
+            Edit::Xor { at: a, bits } => {
+                let i = at(a);
+                if let Some(b) = bytes.get_mut(i) {
+                    *b ^= bits;
+                }
+            }
+            Edit::Set { at: a, value } => {
+                let i = at(a);
+                if let Some(b) = bytes.get_mut(i) {
+                    *b = value;
+                }
+            }
+            Edit::Insert { at: a, value } => {
+                let i = at(a);
+                bytes.insert(i, value);
+            }
+            Edit::Remove { at: a } => {
+                let i = at(a);
+                if i < bytes.len() {
+                    bytes.remove(i);
+                }
+            }
+            Edit::Word { at: a, value } => {
+                let i = at(a);
+                if let Some(w) = bytes.get_mut(i..i + 4) {
+                    w.copy_from_slice(&value.to_le_bytes());
+                }
+            }
+        }
+    }
+
+    /// A kernel or simulator to restore into: fresh, or busy with a state
+    /// of its own (a scenario replayed part way), so that a refusal that
+    /// changed it shows.
+    fn target(busy: bool) -> Box<CkSim> {
+        let scenario = ScenarioSpec::random(&mut SplitMix64::new(77), 30).build();
+        let mut sim = Box::new(CkSim::new(CkKernel::new(
+            scenario.cluster.clone(),
+            Policy::Conservative,
+        )));
+        if busy {
+            let mut n = 0;
+            let _ = sim.resume_with(
+                scenario.jobs.iter().copied(),
+                &mut Recorder::default(),
+                |_, _| {},
+                |_, _| {
+                    n += 1;
+                    n == 6
+                },
+            );
+        }
+        sim
+    }
+
+    fn checkpoint_of(sim: &CkSim, kind: Kind) -> Vec<u8> {
+        let mut buf = vec![0u8; CkSim::checkpoint_size()];
+        let len = match kind {
+            Kind::Kernel => sim.kernel().checkpoint(&mut buf),
+            Kind::Simulator => sim.checkpoint(&mut buf),
+        }
+        .expect("a buffer of checkpoint_size() holds any checkpoint");
+        buf.truncate(len);
+        buf
+    }
+
+    /// Restores `bytes` into a kernel and into a simulator (each fresh or
+    /// busy): what either accepts validates and is written back the same
+    /// (the header's capacities are the restoring kernel's); what either
+    /// refuses left it as it was. Returns whether each accepted.
+    fn restore_both(bytes: &[u8], busy: bool) -> (bool, bool) {
+        let same_state = |again: &[u8]| {
+            let header = |b: &[u8]| (b.get(..16).map(<[u8]>::to_vec), b.len());
+            let state = |b: &[u8]| {
+                b.get(HEADER_LEN..b.len().saturating_sub(TRAILER_LEN))
+                    .map(<[u8]>::to_vec)
+            };
+            header(again) == header(bytes) && state(again) == state(bytes)
+        };
+        let mut sim = target(busy);
+        let debug = format!("{sim:?}");
+        let own = checkpoint_of(&sim, Kind::Simulator);
+        let simulator = match sim.restore(bytes) {
+            Ok(()) => {
+                if let Err(e) = sim.kernel().validate() {
+                    panic!("a restored replay's kernel does not validate: {e}");
+                }
+                let again = checkpoint_of(&sim, Kind::Simulator);
+                assert!(same_state(&again), "a restored replay writes other bytes");
+                true
+            }
+            Err(_) => {
+                assert_eq!(
+                    format!("{sim:?}"),
+                    debug,
+                    "a refused restore changed the replay"
+                );
+                assert!(checkpoint_of(&sim, Kind::Simulator) == own);
+                false
+            }
+        };
+        let mut kernel = Box::new(target(busy).kernel().clone());
+        let debug = format!("{kernel:?}");
+        let kernel_ok = match kernel.restore(bytes) {
+            Ok(()) => {
+                if let Err(e) = kernel.validate() {
+                    panic!("a restored kernel does not validate: {e}");
+                }
+                let mut buf = vec![0u8; CkKernel::checkpoint_size()];
+                let len = kernel.checkpoint(&mut buf).expect("room");
+                assert!(
+                    same_state(&buf[..len]),
+                    "a restored kernel writes other bytes"
+                );
+                // And it takes calls as any kernel does.
+                let now = kernel.now();
+                let _ = kernel.schedule(now, &mut ());
+                let _ = kernel.next_wakeup();
+                if let Err(e) = kernel.validate() {
+                    panic!("a restored kernel broke after a pass: {e}");
+                }
+                true
+            }
+            Err(_) => {
+                assert_eq!(
+                    format!("{kernel:?}"),
+                    debug,
+                    "a refused restore changed the kernel"
+                );
+                false
+            }
+        };
+        (simulator, kernel_ok)
+    }
+
+    /// Bytes into restore (see `fuzz/fuzz_targets/checkpoint_restore.rs`).
+    /// The first byte chooses: bit 0 set, the rest describe a real
+    /// checkpoint of a random replay and damage to it (`Real`); clear,
+    /// the rest are the bytes, resealed (checksums made right) when bit 1
+    /// is set; bit 2, restore into busy targets rather than fresh ones.
+    ///
+    /// Never a panic; whatever a restore accepts validates and writes the
+    /// same bytes back; whatever it refuses is left as it was; an undamaged
+    /// real checkpoint is accepted, and a replay restored from one goes on
+    /// as the replay that never stopped.
+    pub fn checkpoint_restore(data: &[u8]) {
+        let Some((&mode, rest)) = data.split_first() else {
+            return;
+        };
+        let busy = mode & 4 != 0;
+        if mode & 1 == 0 {
+            let mut bytes = rest.to_vec();
+            if mode & 2 != 0 {
+                reseal(&mut bytes);
+            }
+            let _ = read_header(&bytes);
+            restore_both(&bytes, busy);
+            return;
+        }
+        let Ok(real) = Real::arbitrary(&mut Unstructured::new(rest)) else {
+            return;
+        };
+        let scenario = real.scenario.build();
+        let policies = checkpoint_policies();
+        let policy = policies[usize::from(real.policy) % policies.len()];
+        let (sim, paused, jobs) =
+            paused_replay(&scenario.cluster, policy, &scenario.jobs, real.stop);
+        let kind = if real.kernel {
+            Kind::Kernel
+        } else {
+            Kind::Simulator
+        };
+        let mut bytes = checkpoint_of(&sim, kind);
+        let genuine = real.edits.is_empty();
+        for &edit in &real.edits {
+            apply(&mut bytes, edit);
+        }
+        if real.reseal {
+            reseal(&mut bytes);
+        }
+        let (simulator, kernel) = restore_both(&bytes, busy);
+        if genuine {
+            match kind {
+                Kind::Kernel => assert!(kernel, "an undamaged kernel checkpoint was refused"),
+                Kind::Simulator if paused => {
+                    assert!(simulator, "an undamaged replay checkpoint was refused");
+                    same_continuation(sim, &bytes, &jobs);
+                }
+                Kind::Simulator => {}
+            }
+        }
+    }
+
+    /// `jobs` replayed under `policy` on `cluster` until after instant
+    /// `stop` (or its end, or its first error); whether it paused there.
+    fn paused_replay(
+        cluster: &SmallCluster,
+        policy: Policy,
+        jobs: &[SimJob],
+        stop: u8,
+    ) -> (Box<CkSim>, bool, Vec<SimJob>) {
+        let cluster = cluster_for(policy, cluster);
+        let mut sim = Box::new(CkSim::new(CkKernel::new(cluster, policy)));
+        let mut n = 0u8;
+        let ended = sim.resume_with(
+            jobs.iter().copied(),
+            &mut Recorder::default(),
+            |_, _| {},
+            |_, _| {
+                n = n.saturating_add(1);
+                n > stop
+            },
+        );
+        (sim, matches!(ended, Ok(None)), jobs.to_vec())
+    }
+
+    /// The replay paused in `sim` and the one restored from its checkpoint
+    /// `bytes` report the same from here to the end.
+    fn same_continuation(mut sim: Box<CkSim>, bytes: &[u8], jobs: &[SimJob]) {
+        let mut restored = Box::new(CkSim::new(CkKernel::new(
+            SmallCluster::single(2).expect("a machine"),
+            Policy::Fcfs,
+        )));
+        restored.restore(bytes).expect("accepted above");
+        let (a, b) = (Recorder::default(), Recorder::default());
+        let (mut sa, mut sb) = (a, b);
+        let ea = sim.resume_with(jobs.iter().copied(), &mut sa, |_, _| {}, |_, _| false);
+        let eb = restored.resume_with(jobs.iter().copied(), &mut sb, |_, _| {}, |_, _| false);
+        assert_eq!(ea, eb, "the restored replay ended otherwise");
+        assert_eq!(
+            sa.take(),
+            sb.take(),
+            "the restored replay went on otherwise"
+        );
+        assert_eq!(sim.kernel().counters(), restored.kernel().counters());
+    }
+
+    /// The seed corpus of `fuzz/corpus/checkpoint_restore/`: real
+    /// checkpoints of replays under several policies, each at the instant
+    /// with the most jobs held, as raw bytes (mode 0, a replay's; mode 6, a
+    /// kernel's, resealed after any mutation, into busy targets), named by
+    /// policy and mode.
+    pub fn checkpoint_restore_seeds() -> Vec<(String, Vec<u8>)> {
+        let mut seeds = Vec::new();
+        for (seed, policy) in [
+            (1, Policy::Conservative),
+            (2, Policy::Easy),
+            (3, Policy::SELECTIVE_D_EXAMPLE),
+            (
+                4,
+                Policy::ConsRs(backfill_core::policy::RandomSearch::DEFAULT),
+            ),
+            (5, Policy::BfMod(backfill_core::policy::Heuristics::DEFAULT)),
+            (6, Policy::DPSA_N),
+            (7, Policy::ConservativeRebuild),
+            (
+                8,
+                Policy::ConsRsAlea(backfill_core::policy::RandomSearch::DEFAULT),
+            ),
+        ] {
+            let scenario = ScenarioSpec::random(&mut SplitMix64::new(seed), 40).build();
+            // The instant with the most jobs queued and running.
+            let held = |sim: &CkSim| sim.kernel().queued().len() + sim.kernel().running().len();
+            let sim = (0..60)
+                .map(|stop| paused_replay(&scenario.cluster, policy, &scenario.jobs, stop))
+                .filter(|(_, paused, _)| *paused)
+                .map(|(sim, _, _)| sim)
+                .max_by_key(|sim| held(sim))
+                .expect("a replay with an instant");
+            for (mode, kind) in [(0u8, Kind::Simulator), (6, Kind::Kernel)] {
+                let mut data = vec![mode];
+                data.extend(checkpoint_of(&sim, kind));
+                seeds.push((format!("{}-{mode}", policy.name()), data));
+            }
+        }
+        seeds
     }
 }

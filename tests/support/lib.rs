@@ -19,8 +19,11 @@
 //!   libFuzzer) and `tests/it/fuzz_twins.rs` (stable).
 //! * [`rng`]: core's seeded SplitMix64, with the draws the generators use.
 //! * [`traces`]: the archive traces' folder, from `BACKFILL_TRACES_DIR`.
+//! * [`checkpoints`]: replays stopped, checkpointed, restored and resumed,
+//!   compared with replays that never stopped.
 
 pub mod check;
+pub mod checkpoints;
 #[path = "../../core/src/sim/fixtures.rs"]
 pub mod fixtures;
 pub mod fuzz_bodies;

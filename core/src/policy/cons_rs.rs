@@ -56,6 +56,8 @@ use crate::plan::Slot;
 use crate::rng::SplitMix64;
 use crate::state::{KernelError, Observer, Pass, QueuedJob, RunningJob, State};
 use crate::types::{Job, Time, SLOWDOWN_BOUND};
+
+mod saved;
 use heapless::Vec;
 
 /// The most queued jobs one iteration may take out and put back.

@@ -84,6 +84,24 @@ impl ConsRsAlea {
         }
     }
 
+    /// What a checkpoint keeps: the generator's state, whether an early
+    /// completion calls for a search, and when the next periodic search is
+    /// due. The inner Conservative keeps nothing of its own: it never
+    /// compresses, and its bookkeeping of the earliest reservation is work
+    /// saved between calls.
+    pub(crate) const fn search_state(&self) -> (u64, bool, Option<Time>) {
+        (self.rng.state(), self.early, self.next_periodic)
+    }
+
+    /// A restored engine: the generator continues from `rng`, a search is
+    /// due at the next settle when `early`, and the periodic searches
+    /// continue from `next_periodic`.
+    pub(crate) fn restore(&mut self, rng: u64, early: bool, next_periodic: Option<Time>) {
+        self.rng = SplitMix64::new(rng);
+        self.early = early;
+        self.next_periodic = next_periodic;
+    }
+
     /// `done` completed at `now`: a search is due if it ended early.
     pub(crate) fn completed(&mut self, done: &RunningJob, now: Time) {
         if done.slot.end() > now {

@@ -209,6 +209,27 @@ pub(crate) struct Compression {
 }
 
 impl Compression {
+    /// Whether a compression pass is due (a completion came since the last).
+    pub(crate) const fn is_due(&self) -> bool {
+        self.pending
+    }
+
+    /// The bookkeeping of a restored checkpoint, which keeps only whether
+    /// a pass is due: the next pass searches every window (as if capacity
+    /// had come free everywhere since the last one, a superset of what did,
+    /// which the pruning allows), and the earliest reservation start is
+    /// found by a scan. The decisions are those the kept bookkeeping would
+    /// have given.
+    pub(crate) fn restored(due: bool) -> Self {
+        let mut freed_since_pass = Freed::new();
+        freed_since_pass.add(0, Time::MAX, u32::MAX);
+        Self {
+            pending: due,
+            freed_since_pass,
+            ..Self::default()
+        }
+    }
+
     /// Records that `slot`, from `now` on, was given up by a job that moved
     /// (CONS+RS), so the next pass searches windows overlapping it.
     pub(crate) fn vacated<const B: usize, const M: usize, const L: usize>(

@@ -177,6 +177,16 @@ impl Dpsa {
         }
     }
 
+    /// The job that holds the head reservation ([`Easy::reserved_head`]).
+    pub(crate) const fn reserved_head(&self) -> Option<Job> {
+        self.head.reserved_head()
+    }
+
+    /// A restored DPSA ([`Easy::restore`]).
+    pub(crate) fn restore(&mut self, reserved_head: Option<Job>) {
+        self.head.restore(reserved_head);
+    }
+
     /// A job was queued at position `at` (see [`Easy::queued`]).
     pub(crate) fn queued<
         const Q: usize,

@@ -67,6 +67,21 @@ impl Easy {
         }
     }
 
+    /// The job that holds the head reservation, as the last pass left it
+    /// (what a checkpoint keeps of EASY: the rest is a cache).
+    pub(crate) const fn reserved_head(&self) -> Option<Job> {
+        self.reserved_head
+    }
+
+    /// A restored EASY: `reserved_head` holds the head reservation, and the
+    /// next pass looks at every job (the cache of what the last pass looked
+    /// at is not kept).
+    pub(crate) fn restore(&mut self, reserved_head: Option<Job>) {
+        self.reserved_head = reserved_head;
+        self.scanned = None;
+        self.first_new = 0;
+    }
+
     /// A job was queued at position `at`. One that sorts ahead of the
     /// reserved head (it arrives late with an earlier submit time) takes the
     /// head: the old head's reservation, and the promise that came with it,

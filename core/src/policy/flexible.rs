@@ -349,6 +349,16 @@ impl Flexible {
         }
     }
 
+    /// The job that held the reservation after the last pass.
+    pub(crate) const fn holder(&self) -> Option<JobId> {
+        self.holder
+    }
+
+    /// A restored engine whose reservation `holder` holds.
+    pub(crate) fn restore(&mut self, holder: Option<JobId>) {
+        self.holder = holder;
+    }
+
     /// One pass (module docs, rules 1-5).
     pub(crate) fn pass<
         const Q: usize,

@@ -41,6 +41,18 @@ pub(crate) struct Rebuild {
 }
 
 impl Rebuild {
+    /// The bookkeeping of a restored checkpoint: a rebuild is due iff
+    /// `pending`.
+    pub(crate) const fn restored(pending: bool) -> Self {
+        Self { pending }
+    }
+
+    /// Whether an early completion calls for a rebuild (what a checkpoint
+    /// keeps).
+    pub(crate) const fn is_due(&self) -> bool {
+        self.pending
+    }
+
     /// `slot` completed at `now`: a rebuild is due when it ended early.
     pub(crate) const fn completed(&mut self, slot: &Slot, now: Time) {
         if slot.end() > now {

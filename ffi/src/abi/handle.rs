@@ -43,9 +43,9 @@
 //! header is only ever read and written through raw pointers.
 
 use crate::abi::bf_kernel;
-use crate::model::status::{bf_status, of_kernel};
+use crate::model::status::{bf_status, of_kernel, of_restore};
 use crate::model::tiers::{KernelL, KernelM, KernelS, Tier, Tiered};
-use backfill_core::KernelError;
+use backfill_core::{KernelError, RestoreError};
 use core::mem::{align_of, offset_of, size_of, MaybeUninit};
 
 /// `"BFKERNEL"`: the first word of every initialised handle.
@@ -265,6 +265,31 @@ pub unsafe fn call<T>(
     // SAFETY: as above; the kernel's reference is dead.
     unsafe { last_error.write(error) };
     result.map_err(|e| of_kernel(&e))
+}
+
+/// Restores handle `k`'s kernel by `f`, as [`call`] runs a kernel call,
+/// but its last error is cleared only when `f` succeeds: a refused restore
+/// leaves the kernel, and so its last error, as they were.
+///
+/// # Safety
+/// As [`call`].
+pub unsafe fn restore_call(
+    k: *mut bf_kernel,
+    f: impl FnOnce(&mut dyn Tiered) -> Result<(), RestoreError>,
+) -> Result<(), bf_status> {
+    // SAFETY: the caller's promise.
+    let (tier, header) = unsafe { open(k) }?;
+    // SAFETY: as in `call`.
+    unsafe { busy_flag(header).write(1) };
+    let _busy = Busy(header);
+    let (kernel, last_error) = dispatch(tier, header);
+    // SAFETY: as in `call`.
+    let result = f(unsafe { &mut *kernel });
+    if result.is_ok() {
+        // SAFETY: as in `call`; the kernel's reference is dead.
+        unsafe { last_error.write(None) };
+    }
+    result.map_err(|e| of_restore(&e))
 }
 
 /// Runs the query `f` on handle `k` (nothing changes; no callback runs).

@@ -2,13 +2,15 @@
 //! cluster error becomes a code, and a code a message.
 #![forbid(unsafe_code)]
 
-use backfill_core::{ClusterError, KernelError};
+use backfill_core::{CheckpointError, ClusterError, KernelError, RestoreError};
 use core::ffi::CStr;
 
 /// What a call did: `BF_OK`, or why it did nothing.
 ///
 /// Codes 1-9 are misuse of the C interface, 10-19 a bad cluster
-/// description, 20 and up the kernel's own refusals (one per kernel error).
+/// description, 20-39 the kernel's own refusals (one per kernel error),
+/// 40 and up a refused checkpoint (one per reason `bf_kernel_restore`
+/// refuses; `docs/checkpoint-format.md` lists them).
 /// A call that fails changes nothing, except that a refused kernel call
 /// still moves the kernel's clock to `now` (as the Rust kernel does).
 /// `bf_status_message` gives each a fixed text; `bf_kernel_last_error_text`
@@ -73,6 +75,30 @@ pub enum bf_status {
     BF_ERR_OVERDUE = 30,
     /// The kernel's bookkeeping is inconsistent (a bug; the text says what).
     BF_ERR_INTERNAL = 31,
+    /// The checkpoint ends before its length (or before a header).
+    BF_ERR_CHECKPOINT_TRUNCATED = 40,
+    /// Bytes after the checkpoint's length.
+    BF_ERR_CHECKPOINT_TRAILING_BYTES = 41,
+    /// Not a checkpoint: the bytes do not begin with its magic number.
+    BF_ERR_CHECKPOINT_BAD_MAGIC = 42,
+    /// Written in a later format version than this library reads.
+    BF_ERR_CHECKPOINT_NEWER_VERSION = 43,
+    /// An earlier format version this library has no reader for.
+    BF_ERR_CHECKPOINT_UNSUPPORTED_VERSION = 44,
+    /// The header's checksum does not match it.
+    BF_ERR_CHECKPOINT_HEADER_CHECKSUM = 45,
+    /// The checkpoint's checksum does not match its bytes.
+    BF_ERR_CHECKPOINT_CHECKSUM = 46,
+    /// A replay's checkpoint (from the Rust replay loop), not a kernel's.
+    BF_ERR_CHECKPOINT_WRONG_KIND = 47,
+    /// The checkpoint comes from a kernel with a larger table than this
+    /// one's (a smaller tier's checkpoint restores into a larger tier).
+    BF_ERR_CHECKPOINT_CAPACITY = 48,
+    /// A field holds a value no writer produces.
+    BF_ERR_CHECKPOINT_MALFORMED = 49,
+    /// The state breaks a rule of the kernel's (what `bf_kernel_validate`
+    /// checks, unique ids, slots that fit their jobs and the cluster).
+    BF_ERR_CHECKPOINT_INVALID = 50,
 }
 
 use bf_status::*;
@@ -80,7 +106,7 @@ use bf_status::*;
 impl bf_status {
     /// Every status, in code order (tests, fuzzing).
     #[must_use]
-    pub const fn all() -> [Self; 23] {
+    pub const fn all() -> [Self; 34] {
         [
             BF_OK,
             BF_ERR_NULL_POINTER,
@@ -105,6 +131,17 @@ impl bf_status {
             BF_ERR_TIME_OVERFLOW,
             BF_ERR_OVERDUE,
             BF_ERR_INTERNAL,
+            BF_ERR_CHECKPOINT_TRUNCATED,
+            BF_ERR_CHECKPOINT_TRAILING_BYTES,
+            BF_ERR_CHECKPOINT_BAD_MAGIC,
+            BF_ERR_CHECKPOINT_NEWER_VERSION,
+            BF_ERR_CHECKPOINT_UNSUPPORTED_VERSION,
+            BF_ERR_CHECKPOINT_HEADER_CHECKSUM,
+            BF_ERR_CHECKPOINT_CHECKSUM,
+            BF_ERR_CHECKPOINT_WRONG_KIND,
+            BF_ERR_CHECKPOINT_CAPACITY,
+            BF_ERR_CHECKPOINT_MALFORMED,
+            BF_ERR_CHECKPOINT_INVALID,
         ]
     }
 
@@ -141,6 +178,17 @@ impl bf_status {
             BF_ERR_TIME_OVERFLOW => c"time overflow",
             BF_ERR_OVERDUE => c"a running job is past its estimate",
             BF_ERR_INTERNAL => c"internal inconsistency",
+            BF_ERR_CHECKPOINT_TRUNCATED => c"checkpoint truncated",
+            BF_ERR_CHECKPOINT_TRAILING_BYTES => c"bytes after the checkpoint",
+            BF_ERR_CHECKPOINT_BAD_MAGIC => c"not a checkpoint (wrong magic number)",
+            BF_ERR_CHECKPOINT_NEWER_VERSION => c"checkpoint format newer than this library",
+            BF_ERR_CHECKPOINT_UNSUPPORTED_VERSION => c"checkpoint format version not readable",
+            BF_ERR_CHECKPOINT_HEADER_CHECKSUM => c"checkpoint header checksum mismatch",
+            BF_ERR_CHECKPOINT_CHECKSUM => c"checkpoint checksum mismatch",
+            BF_ERR_CHECKPOINT_WRONG_KIND => c"a replay's checkpoint, not a kernel's",
+            BF_ERR_CHECKPOINT_CAPACITY => c"checkpoint from a kernel with larger tables",
+            BF_ERR_CHECKPOINT_MALFORMED => c"malformed checkpoint",
+            BF_ERR_CHECKPOINT_INVALID => c"checkpoint holds an invalid state",
         }
     }
 }
@@ -164,6 +212,38 @@ pub const fn of_kernel(e: &KernelError) -> bf_status {
         // `KernelError` is `#[non_exhaustive]`: a variant added to the
         // kernel gets its own code here in the same change (this arm only
         // keeps the build going until then).
+        _ => BF_ERR_INTERNAL,
+    }
+}
+
+/// The code of a refused restore.
+#[must_use]
+pub const fn of_restore(e: &RestoreError) -> bf_status {
+    match e {
+        RestoreError::Truncated { .. } => BF_ERR_CHECKPOINT_TRUNCATED,
+        RestoreError::TrailingBytes { .. } => BF_ERR_CHECKPOINT_TRAILING_BYTES,
+        RestoreError::BadMagic => BF_ERR_CHECKPOINT_BAD_MAGIC,
+        RestoreError::NewerVersion(_) => BF_ERR_CHECKPOINT_NEWER_VERSION,
+        RestoreError::UnsupportedVersion(_) => BF_ERR_CHECKPOINT_UNSUPPORTED_VERSION,
+        RestoreError::HeaderChecksum { .. } => BF_ERR_CHECKPOINT_HEADER_CHECKSUM,
+        RestoreError::Checksum { .. } => BF_ERR_CHECKPOINT_CHECKSUM,
+        RestoreError::WrongKind { .. } => BF_ERR_CHECKPOINT_WRONG_KIND,
+        RestoreError::Capacity { .. } => BF_ERR_CHECKPOINT_CAPACITY,
+        RestoreError::Malformed { .. } => BF_ERR_CHECKPOINT_MALFORMED,
+        RestoreError::Invalid(_) => BF_ERR_CHECKPOINT_INVALID,
+        // `RestoreError` is `#[non_exhaustive]`: a new reason gets its own
+        // code here in the same change.
+        _ => BF_ERR_CHECKPOINT_INVALID,
+    }
+}
+
+/// The code of a checkpoint that could not be written: a buffer too small
+/// is `BF_ERR_BAD_SIZE`; a kernel too large for the format cannot be a
+/// tier's (the largest tier's checkpoints are under a megabyte).
+#[must_use]
+pub const fn of_checkpoint(e: &CheckpointError) -> bf_status {
+    match e {
+        CheckpointError::BufferTooSmall { .. } => BF_ERR_BAD_SIZE,
         _ => BF_ERR_INTERNAL,
     }
 }
@@ -245,5 +325,81 @@ mod tests {
         assert_eq!(of_cluster(&ClusterError::Empty), BF_ERR_CLUSTER_EMPTY);
         assert_eq!(of_cluster(&ClusterError::TooMany), BF_ERR_CLUSTER_TOO_MANY);
         assert_eq!(of_cluster(&ClusterError::BadMachine(2)), BF_ERR_BAD_MACHINE);
+    }
+
+    /// Each reason a restore is refused has its own code.
+    #[test]
+    fn restore_errors_map_to_their_own_codes() {
+        use backfill_core::checkpoint::{Kind, Table};
+        let cases = [
+            (
+                RestoreError::Truncated { len: 1, needed: 2 },
+                BF_ERR_CHECKPOINT_TRUNCATED,
+            ),
+            (
+                RestoreError::TrailingBytes {
+                    len: 3,
+                    expected: 2,
+                },
+                BF_ERR_CHECKPOINT_TRAILING_BYTES,
+            ),
+            (RestoreError::BadMagic, BF_ERR_CHECKPOINT_BAD_MAGIC),
+            (
+                RestoreError::NewerVersion(2),
+                BF_ERR_CHECKPOINT_NEWER_VERSION,
+            ),
+            (
+                RestoreError::UnsupportedVersion(0),
+                BF_ERR_CHECKPOINT_UNSUPPORTED_VERSION,
+            ),
+            (
+                RestoreError::HeaderChecksum {
+                    stored: 1,
+                    computed: 2,
+                },
+                BF_ERR_CHECKPOINT_HEADER_CHECKSUM,
+            ),
+            (
+                RestoreError::Checksum {
+                    stored: 1,
+                    computed: 2,
+                },
+                BF_ERR_CHECKPOINT_CHECKSUM,
+            ),
+            (
+                RestoreError::WrongKind {
+                    expected: Kind::Kernel,
+                    found: Kind::Simulator,
+                },
+                BF_ERR_CHECKPOINT_WRONG_KIND,
+            ),
+            (
+                RestoreError::Capacity {
+                    table: Table::Queued,
+                    written: 9,
+                    room: 8,
+                },
+                BF_ERR_CHECKPOINT_CAPACITY,
+            ),
+            (
+                RestoreError::Malformed {
+                    offset: 0,
+                    what: "x",
+                },
+                BF_ERR_CHECKPOINT_MALFORMED,
+            ),
+            (RestoreError::Invalid("x"), BF_ERR_CHECKPOINT_INVALID),
+        ];
+        let mut seen: std::vec::Vec<bf_status> = cases.iter().map(|(e, _)| of_restore(e)).collect();
+        for (e, code) in cases {
+            assert_eq!(of_restore(&e), code, "{e:?}");
+        }
+        seen.dedup();
+        assert_eq!(seen.len(), 11, "one code each");
+        assert_eq!(
+            of_checkpoint(&CheckpointError::BufferTooSmall { needed: 2, len: 1 }),
+            BF_ERR_BAD_SIZE
+        );
+        assert_eq!(of_checkpoint(&CheckpointError::TooLarge), BF_ERR_INTERNAL);
     }
 }

@@ -19,8 +19,8 @@
 use crate::model::types::{FarmCluster, BF_MAX_MACHINES, BF_MAX_POOLS};
 use backfill_core::policy::SlowdownAverage;
 use backfill_core::{
-    Counters, Job, Kernel, KernelError, Observer, Pass, Policy, QueuedJob, RunningJob, Slot, Step,
-    Time,
+    CheckpointError, Counters, Job, Kernel, KernelError, Observer, Pass, Policy, QueuedJob,
+    RestoreError, RunningJob, Slot, Step, Time,
 };
 
 /// The small tier's kernel.
@@ -144,6 +144,18 @@ pub trait Tiered {
     fn license_steps(&self, l: usize) -> Option<&[Step]>;
     /// The capacities: queued, running, profile steps.
     fn capacity(&self) -> (usize, usize, usize);
+    /// `Kernel::checkpoint_size` of the tier.
+    fn checkpoint_size(&self) -> usize;
+    /// `Kernel::checkpoint`.
+    ///
+    /// # Errors
+    /// As the kernel's.
+    fn checkpoint(&self, buf: &mut [u8]) -> Result<usize, CheckpointError>;
+    /// `Kernel::restore`.
+    ///
+    /// # Errors
+    /// As the kernel's (the kernel is then unchanged).
+    fn restore(&mut self, bytes: &[u8]) -> Result<(), RestoreError>;
 }
 
 impl<const Q: usize, const R: usize, const B: usize> Tiered
@@ -213,6 +225,15 @@ impl<const Q: usize, const R: usize, const B: usize> Tiered
     }
     fn capacity(&self) -> (usize, usize, usize) {
         (Q, R, B)
+    }
+    fn checkpoint_size(&self) -> usize {
+        Self::checkpoint_size()
+    }
+    fn checkpoint(&self, buf: &mut [u8]) -> Result<usize, CheckpointError> {
+        Kernel::checkpoint(self, buf)
+    }
+    fn restore(&mut self, bytes: &[u8]) -> Result<(), RestoreError> {
+        Kernel::restore(self, bytes)
     }
 }
 

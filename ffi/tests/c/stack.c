@@ -9,7 +9,10 @@
  * so running past it is a crash (the compiled Rust touches every page of a
  * large frame in order); every stack is filled with a pattern first, and
  * the bytes found changed afterwards are the stack the calls wrote,
- * printed per tier and policy.
+ * printed per tier and policy. Each replay also checkpoints its kernel
+ * every 100 instants and restores it in place from those bytes, on the
+ * pass's stack; and the longest Conservative checkpoint (the deepest queue
+ * of reservations) is restored again on the init stack, 16 KiB.
  *
  *   stack [INIT_STACK_KIB [PASS_STACK_KIB]]   (defaults: 16 and 64)
  *
@@ -66,6 +69,11 @@ typedef struct work {
     char why[160];
 } work;
 
+/* A checkpoint taken in a replay, and the Conservative one kept. */
+static uint8_t checkpoint_bytes[BF_CHECKPOINT_L_SIZE];
+static uint8_t deep_checkpoint[BF_CHECKPOINT_L_SIZE];
+static size_t deep_len;
+
 /* Pending completions: end times by job, scanned (a test, not firmware). */
 static uint32_t end_of[JOBS];
 static unsigned char running_now[JOBS];
@@ -99,7 +107,7 @@ static void *replay(void *arg) {
     bf_cluster cluster = {&machine, 1, NULL, 0};
     bf_policy policy;
     bf_observer observer = {started, NULL, NULL, NULL};
-    size_t next = 0, i;
+    size_t next = 0, i, instants = 0, len = 0;
     observer.user = w;
     memset(running_now, 0, sizeof running_now);
     if (bf_policy_default(w->kind, &policy) != BF_OK ||
@@ -150,8 +158,29 @@ static void *replay(void *arg) {
             bf_kernel_last_error_text(w->k, w->why, sizeof w->why, NULL);
             return NULL;
         }
+        if (++instants % 100 == 0) {
+            /* Checkpoint and restore in place: the replay goes on as it was. */
+            if (bf_kernel_checkpoint(w->k, checkpoint_bytes, sizeof checkpoint_bytes, &len) !=
+                    BF_OK ||
+                bf_kernel_restore(w->k, checkpoint_bytes, len) != BF_OK) {
+                strcpy(w->why, "checkpoint or restore failed");
+                return NULL;
+            }
+            if (w->kind == BF_POLICY_CONSERVATIVE && len > deep_len) {
+                memcpy(deep_checkpoint, checkpoint_bytes, len);
+                deep_len = len;
+            }
+        }
     }
     w->ok = bf_kernel_validate(w->k, w->why, sizeof w->why) == BF_OK;
+    return NULL;
+}
+
+/* Restores the Conservative checkpoint kept by `replay` into `w->k`. */
+static void *restore_deep(void *arg) {
+    work *w = arg;
+    w->ok = bf_kernel_restore(w->k, deep_checkpoint, deep_len) == BF_OK &&
+            bf_kernel_validate(w->k, w->why, sizeof w->why) == BF_OK;
     return NULL;
 }
 
@@ -241,6 +270,13 @@ int main(int argc, char **argv) {
                    (unsigned long)used, w.started, w.refused, w.ok ? "" : "  FAILED ", w.why);
             failed |= !w.ok;
         }
+        w.ok = 0;
+        used = on_stack(init_stack, restore_deep, &w);
+        printf("%-4s  %12lu  %-28s %11lu  %7lu  %lu bytes%s%s\n", w.t->name,
+               (unsigned long)w.t->size(), "(restore, conservative)", (unsigned long)init_stack,
+               (unsigned long)used, (unsigned long)deep_len, w.ok ? "" : "  FAILED ", w.why);
+        failed |= !w.ok || used == 0;
+        deep_len = 0;
     }
     return failed;
 }

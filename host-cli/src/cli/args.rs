@@ -247,6 +247,22 @@ pub(crate) struct ReplayArgs {
     /// per call.
     #[arg(long)]
     pub(crate) latency: bool,
+    /// Write a checkpoint of the replay to FILE every --checkpoint-every
+    /// events, each replacing the last one whole (written to a temporary
+    /// file, then renamed); --resume FILE continues from it.
+    #[arg(long, value_name = "FILE", requires = "checkpoint_every")]
+    pub(crate) checkpoint: Option<PathBuf>,
+    /// Events between two checkpoints: job arrivals and completions in the
+    /// replay (not wall time, so a command writes the same checkpoints each
+    /// time); a checkpoint is taken after the instant that reaches N.
+    #[arg(long, value_name = "N", requires = "checkpoint", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) checkpoint_every: Option<u64>,
+    /// Continue the replay from the checkpoint in FILE, written by the same
+    /// command with --checkpoint: its outputs are those of a replay that
+    /// never stopped. A checkpoint of another trace, window, policy or
+    /// option, or a damaged one, is refused (exit status 2).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) resume: Option<PathBuf>,
     /// Synthetic workload: number of jobs.
     #[arg(long, default_value_t = SyntheticSpec::default().jobs, allow_negative_numbers = true, value_parser = parse_count_u32)]
     pub(crate) synthetic_jobs: u32,

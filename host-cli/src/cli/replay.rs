@@ -6,9 +6,11 @@ use super::{json, output_files};
 use crate::error::CliError;
 use crate::farm::{format as farm_format, replay as farm_replay, report as farm_report};
 use crate::output::csv_text;
-use crate::output::files::OutputFiles;
+use crate::output::files::{identity, OutputFiles};
 use crate::output::{batsim, progress, report};
+use crate::replay::checkpoint::{self, Checkpointing, Fingerprint};
 use crate::replay::policy::{SearchOptions, ThresholdOptions};
+use crate::replay::run::{run_checkpointed, RunOptions};
 use crate::replay::stream;
 use crate::replay::thresholds::ConservativeThresholds;
 use crate::replay::{self, Prepared, Shaping};
@@ -28,8 +30,24 @@ const LARGE_TRACE_BYTES: u64 = 1 << 20;
 /// # Errors
 /// Any [`CliError`].
 pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
+    let checkpointing = args.checkpoint.is_some() || args.resume.is_some();
     if let Some(farm) = &args.farm {
+        if checkpointing {
+            return Err(CliError::Usage(
+                "--checkpoint and --resume apply to trace replays, not to --farm".into(),
+            ));
+        }
         return run_farm_replay(args, farm);
+    }
+    if let Some(path) = &args.checkpoint {
+        check_checkpoint_path(path, args)?;
+    }
+    if checkpointing && args.latency {
+        return Err(CliError::Usage(
+            "--latency cannot be used with --checkpoint or --resume: a resumed replay times \
+             only the calls after its checkpoint"
+                .into(),
+        ));
     }
     let started = Instant::now();
     let shaping = Shaping {
@@ -85,6 +103,21 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     };
     let (policy, used) = options.resolve(args.policy, bounds, derived.as_ref())?;
     let policy = search.apply(args.heuristics.apply(policy));
+    let checkpoints = if checkpointing {
+        let fingerprint = Fingerprint::of(&prepared, policy, bounds, args.jobs_out.is_some());
+        let resume = match &args.resume {
+            Some(path) => Some(checkpoint::read(path, &fingerprint)?),
+            None => None,
+        };
+        Some(Checkpointing {
+            path: args.checkpoint.clone(),
+            every: args.checkpoint_every.unwrap_or(u64::MAX),
+            fingerprint,
+            resume,
+        })
+    } else {
+        None
+    };
     let (verdict, bar) = match early {
         Some((streamed, bar)) => (streamed.finish(&prepared), bar),
         None => (
@@ -92,14 +125,24 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
             progress::phase(&format!("replay {policy}"), prepared.jobs.len() as u64),
         ),
     };
-    let result = verdict.into_result(
-        &prepared,
-        policy,
-        bounds,
-        args.jobs_out.is_some(),
-        args.latency,
-        Some(&bar),
-    );
+    let result = match &checkpoints {
+        Some(checkpoints) => {
+            let options = RunOptions {
+                keep_records: args.jobs_out.is_some(),
+                latency: false,
+                first_kernel_filled: false,
+            };
+            run_checkpointed(&prepared, policy, bounds, options, Some(&bar), checkpoints)
+        }
+        None => verdict.into_result(
+            &prepared,
+            policy,
+            bounds,
+            args.jobs_out.is_some(),
+            args.latency,
+            Some(&bar),
+        ),
+    };
     progress::finish(&bar);
     let result = result?;
     if let Some(records) = &result.records {
@@ -127,6 +170,31 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     Ok(text)
 }
 
+/// Refuses a `--checkpoint` path that names the trace or the `--jobs-out`
+/// file, or lies in no directory, before the replay starts.
+///
+/// # Errors
+/// [`CliError::Usage`] naming the option, the path and the problem.
+fn check_checkpoint_path(path: &Path, args: &ReplayArgs) -> Result<(), CliError> {
+    let bad =
+        |problem: &str| CliError::Usage(format!("--checkpoint {}: {problem}", path.display()));
+    let Some(id) = identity(path) else {
+        return Err(bad("its directory does not exist"));
+    };
+    if path.is_dir() {
+        return Err(bad("is a directory, not a file name"));
+    }
+    if args.trace.as_deref().and_then(identity).as_ref() == Some(&id) {
+        return Err(bad("is the input trace; refusing to overwrite it"));
+    }
+    if args.jobs_out.as_deref().and_then(identity).as_ref() == Some(&id) {
+        return Err(bad(
+            "--jobs-out writes to it; give each output its own file",
+        ));
+    }
+    Ok(())
+}
+
 /// Starts replaying the trace of `args` while it is read (see [`stream`]),
 /// when it is a file and the policy is known before reading (not Selective
 /// with thresholds from a Conservative pre-run); returns the replay, the
@@ -139,7 +207,11 @@ fn start_early(
     bounds: CategoryBounds,
 ) -> Option<(stream::Streamed, swf::Tap, indicatif::ProgressBar)> {
     let path = args.trace.as_ref()?;
-    if options.needs_conservative(&[args.policy]) {
+    // A checkpointed replay runs once the trace is read.
+    if options.needs_conservative(&[args.policy])
+        || args.checkpoint.is_some()
+        || args.resume.is_some()
+    {
         return None;
     }
     let (policy, _) = options.resolve(args.policy, bounds, None).ok()?;

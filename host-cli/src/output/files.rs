@@ -130,7 +130,7 @@ fn is_device(path: &Path) -> bool {
 /// `path` made absolute with its directory resolved (symlinks included), so
 /// two spellings of one file compare equal; an existing file (or symlink to
 /// one) resolves completely.
-fn identity(path: &Path) -> Option<PathBuf> {
+pub(crate) fn identity(path: &Path) -> Option<PathBuf> {
     if let Ok(p) = path.canonicalize() {
         return Some(p);
     }

@@ -3,6 +3,7 @@
 //! [`super::kernels`]), with metrics, optional per-job records, the jobs the
 //! kernel refused, and optionally every call timed.
 
+use super::checkpoint::{self, Checkpointing, Collected};
 use super::kernels::{
     simulator_for, stack_for, TraceCluster, DEEP_QUEUE_CAPACITY, DEEP_RUNNING_CAPACITY,
     DEEP_STEP_CAPACITY, LARGE_QUEUE_CAPACITY, LARGE_RUNNING_CAPACITY, LARGE_STEP_CAPACITY,
@@ -47,9 +48,8 @@ pub struct RunResult {
 }
 
 struct HostSink<'a> {
-    metrics: Metrics,
-    records: Option<Vec<JobRecord>>,
-    rejected: Vec<(JobId, KernelError)>,
+    /// Metrics, refused jobs and records: what a checkpoint keeps.
+    collected: Collected,
     /// Set when every kernel call is timed.
     latency: Option<(Instant, Latency)>,
     progress: Option<&'a indicatif::ProgressBar>,
@@ -63,7 +63,26 @@ struct HostSink<'a> {
 /// Jobs between two progress updates.
 const PROGRESS_STEP: u64 = 1024;
 
-impl HostSink<'_> {
+impl<'a> HostSink<'a> {
+    /// An empty sink for the replay of about `expected` jobs as `setup`
+    /// says.
+    fn new(setup: &Setup<'a>, expected: usize) -> Self {
+        let options = setup.options;
+        HostSink {
+            collected: Collected {
+                metrics: Metrics::new(setup.bounds),
+                records: options.keep_records.then(|| Vec::with_capacity(expected)),
+                rejected: Vec::new(),
+            },
+            latency: options
+                .latency
+                .then(|| (Instant::now(), Latency::default())),
+            progress: setup.progress,
+            done: 0,
+            reported: 0,
+        }
+    }
+
     fn report(&mut self) {
         if let Some(bar) = self.progress {
             bar.inc(self.done - self.reported);
@@ -81,15 +100,15 @@ impl HostSink<'_> {
 
 impl Sink for HostSink<'_> {
     fn finished(&mut self, record: &JobRecord) {
-        self.metrics.add(record);
-        if let Some(records) = &mut self.records {
+        self.collected.metrics.add(record);
+        if let Some(records) = &mut self.collected.records {
             records.push(*record);
         }
         self.count();
     }
 
     fn rejected(&mut self, job: &Job, error: KernelError) {
-        self.rejected.push((job.id, error));
+        self.collected.rejected.push((job.id, error));
         self.count();
     }
 
@@ -164,7 +183,7 @@ pub(crate) fn run_timed(
         latency,
         first_kernel_filled: false,
     };
-    run_with(prepared, policy, bounds, options, progress, |_| ()).map(|(r, ())| r)
+    run_with(prepared, policy, bounds, options, progress, None, |_| ()).map(|(r, ())| r)
 }
 
 /// [`run_timed`] after a replay that ran while the trace was read did not
@@ -180,7 +199,7 @@ pub(crate) fn run_again(
     options: RunOptions,
     progress: Option<&indicatif::ProgressBar>,
 ) -> Result<RunResult, CliError> {
-    run_with(prepared, policy, bounds, options, progress, |_| ()).map(|(r, ())| r)
+    run_with(prepared, policy, bounds, options, progress, None, |_| ()).map(|(r, ())| r)
 }
 
 /// Whether a replay stopped because the kernel's tables were full (a
@@ -229,7 +248,36 @@ where
         latency: false,
         first_kernel_filled: false,
     };
-    run_with(prepared, policy, bounds, options, progress, make)
+    run_with(prepared, policy, bounds, options, progress, None, make)
+}
+
+/// [`run_again`], writing checkpoints and resuming from one as
+/// `checkpoints` says (`replay --checkpoint-every`, `--resume`: see
+/// [`super::checkpoint`]). A resumed replay starts on the kernel size its
+/// checkpoint was taken on; if that one fills up, the next size replays
+/// the window from its start, as an uninterrupted replay would.
+///
+/// # Errors
+/// As [`run`]; [`CliError::Usage`] for a checkpoint the kernel refuses,
+/// [`CliError::Io`] for one that cannot be written.
+pub(crate) fn run_checkpointed(
+    prepared: &Prepared,
+    policy: Policy,
+    bounds: CategoryBounds,
+    options: RunOptions,
+    progress: Option<&indicatif::ProgressBar>,
+    checkpoints: &Checkpointing,
+) -> Result<RunResult, CliError> {
+    run_with(
+        prepared,
+        policy,
+        bounds,
+        options,
+        progress,
+        Some(checkpoints),
+        |_| (),
+    )
+    .map(|(r, ())| r)
 }
 
 fn run_with<A, F>(
@@ -238,6 +286,7 @@ fn run_with<A, F>(
     bounds: CategoryBounds,
     options: RunOptions,
     progress: Option<&indicatif::ProgressBar>,
+    checkpoints: Option<&Checkpointing>,
     make: F,
 ) -> Result<(RunResult, A), CliError>
 where
@@ -253,7 +302,17 @@ where
         options,
         progress,
         cluster: &cluster,
+        checkpoints,
     };
+    // A resumed replay starts on its checkpoint's kernel size.
+    let first = checkpoints
+        .and_then(|c| c.resume.as_ref())
+        .and_then(|r| {
+            checkpoint::SIZES
+                .iter()
+                .position(|&size| checkpoint::is_size(&r.capacities, size))
+        })
+        .unwrap_or(0);
     // Each attempt either finishes, or fails for good, or fills a kernel
     // smaller than the window (then the next size starts again; the
     // progress bar forgets the attempt).
@@ -266,23 +325,28 @@ where
         }
         Ok(())
     };
-    if !options.first_kernel_filled {
+    if !options.first_kernel_filled && first == 0 {
         match replay.on::<QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY, A, F>(&make)? {
             Ok(done) => return Ok(done),
             Err(failed) => retry(failed, QUEUE_CAPACITY.min(RUNNING_CAPACITY))?,
         }
     }
-    match replay
-        .on::<DEEP_QUEUE_CAPACITY, DEEP_RUNNING_CAPACITY, DEEP_STEP_CAPACITY, A, F>(&make)?
-    {
-        Ok(done) => return Ok(done),
-        Err(failed) => retry(failed, DEEP_QUEUE_CAPACITY.min(DEEP_RUNNING_CAPACITY))?,
+    if first <= 1 {
+        match replay
+            .on::<DEEP_QUEUE_CAPACITY, DEEP_RUNNING_CAPACITY, DEEP_STEP_CAPACITY, A, F>(&make)?
+        {
+            Ok(done) => return Ok(done),
+            Err(failed) => retry(failed, DEEP_QUEUE_CAPACITY.min(DEEP_RUNNING_CAPACITY))?,
+        }
     }
-    match replay
-        .on::<MEDIUM_QUEUE_CAPACITY, MEDIUM_RUNNING_CAPACITY, MEDIUM_STEP_CAPACITY, A, F>(&make)?
-    {
-        Ok(done) => return Ok(done),
-        Err(failed) => retry(failed, MEDIUM_QUEUE_CAPACITY.min(MEDIUM_RUNNING_CAPACITY))?,
+    if first <= 2 {
+        match replay
+            .on::<MEDIUM_QUEUE_CAPACITY, MEDIUM_RUNNING_CAPACITY, MEDIUM_STEP_CAPACITY, A, F>(
+                &make,
+            )? {
+            Ok(done) => return Ok(done),
+            Err(failed) => retry(failed, MEDIUM_QUEUE_CAPACITY.min(MEDIUM_RUNNING_CAPACITY))?,
+        }
     }
     replay
         .on::<LARGE_QUEUE_CAPACITY, LARGE_RUNNING_CAPACITY, LARGE_STEP_CAPACITY, A, F>(&make)?
@@ -297,6 +361,7 @@ struct Replay<'a> {
     options: RunOptions,
     progress: Option<&'a indicatif::ProgressBar>,
     cluster: &'a TraceCluster,
+    checkpoints: Option<&'a Checkpointing>,
 }
 
 /// A replay that stopped: the core error, what it means here, and the jobs
@@ -342,6 +407,7 @@ impl Replay<'_> {
             options,
             progress,
             cluster,
+            checkpoints,
         } = *self;
         let stack = stack_for::<Q, R, B>();
         std::thread::scope(|scope| {
@@ -350,31 +416,35 @@ impl Replay<'_> {
                 .stack_size(stack)
                 .spawn_scoped(scope, move || {
                     let mut observer = make(cluster);
-                    let (sim, done) = replay_jobs::<Q, R, B, _, _>(
-                        &Setup {
-                            cluster,
-                            policy,
-                            bounds,
-                            options,
-                            progress,
-                        },
-                        prepared.jobs.len(),
-                        prepared.jobs.iter().copied(),
-                        &mut observer,
-                    );
-                    match done {
+                    let setup = Setup {
+                        cluster,
+                        policy,
+                        bounds,
+                        options,
+                        progress,
+                    };
+                    let (sim, done) = match checkpoints {
+                        None => replay_jobs::<Q, R, B, _, _>(
+                            &setup,
+                            prepared.jobs.len(),
+                            prepared.jobs.iter().copied(),
+                            &mut observer,
+                        ),
+                        Some(c) => replay_checkpointed::<Q, R, B>(&setup, prepared, c)?,
+                    };
+                    Ok(match done {
                         Ok(result) => Ok((result, observer)),
                         Err((error, reported)) => Err(Failed {
                             detail: explain(&error, sim.kernel(), prepared),
                             error,
                             reported,
                         }),
-                    }
+                    })
                 });
             match worker {
                 Ok(handle) => handle
                     .join()
-                    .map_err(|_| CliError::Usage("the replay thread panicked".into())),
+                    .map_err(|_| CliError::Usage("the replay thread panicked".into()))?,
                 Err(e) => Err(CliError::Io("replay thread".into(), e)),
             }
         })
@@ -390,6 +460,11 @@ pub(crate) struct Setup<'a> {
     pub(crate) progress: Option<&'a indicatif::ProgressBar>,
 }
 
+/// A replay's simulator and its result, or its error with the jobs the
+/// progress bar was told of.
+pub(crate) type Replayed<const Q: usize, const R: usize, const B: usize> =
+    (Box<Simulator<Q, R, B>>, Result<RunResult, (SimError, u64)>);
+
 /// Replays `jobs` (about `expected` of them) as `setup` says, on this
 /// thread, on a simulator of `Q` waiting jobs, `R` running jobs and `B`
 /// profile steps (the one [`prebuild`](super::prebuild) built, when it is of that size).
@@ -400,44 +475,40 @@ pub(crate) fn replay_jobs<const Q: usize, const R: usize, const B: usize, I, A>(
     expected: usize,
     jobs: I,
     observer: &mut A,
-) -> (Box<Simulator<Q, R, B>>, Result<RunResult, (SimError, u64)>)
+) -> Replayed<Q, R, B>
 where
     I: Iterator<Item = SimJob>,
     A: ArrivalObserver,
 {
-    let &Setup {
-        cluster,
-        policy,
-        bounds,
-        options,
-        progress,
-    } = setup;
-    let mut sim = simulator_for::<Q, R, B>(cluster, policy);
-    let mut sink = HostSink {
-        metrics: Metrics::new(bounds),
-        records: options.keep_records.then(|| Vec::with_capacity(expected)),
-        rejected: Vec::new(),
-        latency: options
-            .latency
-            .then(|| (Instant::now(), Latency::default())),
-        progress,
-        done: 0,
-        reported: 0,
-    };
+    let mut sim = simulator_for::<Q, R, B>(setup.cluster, setup.policy);
+    let mut sink = HostSink::new(setup, expected);
     let started = Instant::now();
     let outcome = sim.run_with(jobs, &mut sink, |k, job| {
         observer.arriving(k, job);
     });
+    let done = finish(setup, &sim, sink, outcome, started);
+    (sim, done)
+}
+
+/// The result of a replay that ended with `outcome`, begun (or resumed) at
+/// `started`.
+fn finish<const Q: usize, const R: usize, const B: usize>(
+    setup: &Setup<'_>,
+    sim: &Simulator<Q, R, B>,
+    mut sink: HostSink<'_>,
+    outcome: Result<Outcome, SimError>,
+    started: Instant,
+) -> Result<RunResult, (SimError, u64)> {
     let wall = started.elapsed();
     let counters = *sim.kernel().counters();
     sink.report();
-    let done = match outcome {
+    match outcome {
         Ok(outcome) => Ok(RunResult {
-            policy,
-            metrics: sink.metrics,
+            policy: setup.policy,
+            metrics: sink.collected.metrics,
             outcome,
-            records: sink.records,
-            rejected: sink.rejected,
+            records: sink.collected.records,
+            rejected: sink.collected.rejected,
             queue_capacity: Q,
             wall,
             while_reading: false,
@@ -445,8 +516,66 @@ where
             counters,
         }),
         Err(error) => Err((error, sink.reported)),
-    };
-    (sim, done)
+    }
+}
+
+/// [`replay_jobs`] of `prepared`, writing checkpoints as `checkpoints`
+/// says and, when its checkpoint to resume from is of this kernel size,
+/// continuing from it (see [`super::checkpoint`]).
+///
+/// # Errors
+/// [`CliError::Usage`] when the kernel refuses the checkpoint,
+/// [`CliError::Io`] when one cannot be written (the replay stops there).
+fn replay_checkpointed<const Q: usize, const R: usize, const B: usize>(
+    setup: &Setup<'_>,
+    prepared: &Prepared,
+    checkpoints: &Checkpointing,
+) -> Result<Replayed<Q, R, B>, CliError> {
+    let mut sim = simulator_for::<Q, R, B>(setup.cluster, setup.policy);
+    let mut sink = HostSink::new(setup, prepared.jobs.len());
+    let resume = checkpoints.resume.as_ref();
+    if let Some(resumed) = resume.filter(|r| checkpoint::is_size(&r.capacities, (Q, R, B))) {
+        sim.restore(&resumed.simulator).map_err(|e| {
+            CliError::Usage(format!(
+                "{}: cannot resume: the replay's state: {e}",
+                resumed.path.display()
+            ))
+        })?;
+        sink.collected = resumed.collected.clone();
+        let outcome = &sim.progress().outcome;
+        sink.done = outcome.finished.saturating_add(outcome.rejected);
+        sink.report();
+    }
+    let mut last = checkpoint::events(&sim.progress().outcome);
+    let mut failure = None;
+    let started = Instant::now();
+    let ended = sim.resume_with(
+        prepared.jobs.iter().copied(),
+        &mut sink,
+        |_, _| {},
+        |sim, sink| {
+            let now = checkpoint::events(&sim.progress().outcome);
+            if now.saturating_sub(last) < checkpoints.every {
+                return false;
+            }
+            last = now;
+            let mut bytes = vec![0; sim.checkpoint_len()];
+            let written = sim
+                .checkpoint(&mut bytes)
+                .map_err(|e| CliError::Usage(format!("cannot checkpoint the replay: {e}")))
+                .and_then(|len| {
+                    bytes.truncate(len);
+                    checkpoints.write(&bytes, &sink.collected)
+                });
+            written.map_err(|e| failure = Some(e)).is_err()
+        },
+    );
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let outcome = ended.map(|o| o.unwrap_or(sim.progress().outcome));
+    let done = finish(setup, &sim, sink, outcome, started);
+    Ok((sim, done))
 }
 
 /// What a replay error means for the user, from the kernel's state when it

@@ -2,6 +2,8 @@
 //! small inputs written to a scratch directory, and check its exit status,
 //! stdout, stderr and the files it leaves behind.
 //!
+//! * [`checkpoint`]: replays killed at random moments and resumed from
+//!   their checkpoints, and checkpoints refused;
 //! * [`formats`]: CSV, JSON and per-job outputs as other tools read them;
 //! * [`output`]: stdout and output-file failures (closed pipes, full disks,
 //!   bad or clashing paths, runs that fail after some outputs are written);
@@ -9,6 +11,7 @@
 //!   windows, bad headers, times past the replay clock, huge queues) and
 //!   misleading option errors.
 
+mod checkpoint;
 mod formats;
 mod hostile;
 mod output;

@@ -1,0 +1,309 @@
+use super::*;
+use crate::replay::run::{run_checkpointed, RunOptions};
+use crate::replay::{prepare_synthetic, run, RunResult, Shaping, Window};
+use crate::workload::synth::SyntheticSpec;
+use backfill_core::{Cluster, Kernel, Simulator};
+
+fn synthetic(jobs: u32) -> Prepared {
+    let spec = SyntheticSpec {
+        jobs,
+        ..SyntheticSpec::default()
+    };
+    prepare_synthetic(&spec, &Window::WHOLE, Shaping::AS_RECORDED).unwrap()
+}
+
+const OPTIONS: RunOptions = RunOptions {
+    keep_records: true,
+    latency: false,
+    first_kernel_filled: false,
+};
+
+/// What a replay's outputs are made of (its wall time apart).
+fn outputs(r: &RunResult) -> impl PartialEq + std::fmt::Debug {
+    (
+        r.metrics,
+        r.outcome,
+        r.records.clone(),
+        r.rejected.clone(),
+        r.counters,
+        r.queue_capacity,
+    )
+}
+
+/// The checkpoints of a replay of `prepared` under `policy` every `every`
+/// events, written to `path`.
+fn checkpointing(
+    prepared: &Prepared,
+    policy: Policy,
+    every: u64,
+    path: &Path,
+    resume: Option<Resumed>,
+) -> Checkpointing {
+    Checkpointing {
+        path: Some(path.to_path_buf()),
+        every,
+        fingerprint: Fingerprint::of(prepared, policy, CategoryBounds::DEFAULT, true),
+        resume,
+    }
+}
+
+/// A checkpoint file of a replay stopped part way.
+fn a_checkpoint(dir: &Path) -> (Prepared, PathBuf, Vec<u8>) {
+    let prepared = synthetic(300);
+    let path = dir.join("replay.ckpt");
+    let ck = checkpointing(&prepared, Policy::Conservative, 400, &path, None);
+    run_checkpointed(
+        &prepared,
+        Policy::Conservative,
+        CategoryBounds::DEFAULT,
+        OPTIONS,
+        None,
+        &ck,
+    )
+    .unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    (prepared, path, bytes)
+}
+
+/// A replay resumed from the last checkpoint an earlier one wrote ends
+/// exactly as the replay that never stopped, under every policy and
+/// several intervals; the file holds the last checkpoint, and it decodes
+/// to what was written.
+#[test]
+fn a_resumed_replay_ends_as_one_never_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    let prepared = synthetic(400);
+    let bounds = CategoryBounds::DEFAULT;
+    for policy in [
+        Policy::Easy,
+        Policy::Conservative,
+        Policy::ConsRs(Default::default()),
+    ] {
+        let whole = run(&prepared, policy, bounds, true, None).unwrap();
+        for every in [1, 97, 500] {
+            let path = dir.path().join(format!("{policy}-{every}.ckpt"));
+            let writing = checkpointing(&prepared, policy, every, &path, None);
+            let written =
+                run_checkpointed(&prepared, policy, bounds, OPTIONS, None, &writing).unwrap();
+            assert_eq!(outputs(&written), outputs(&whole), "{policy} every {every}");
+            let resumed = read(&path, &writing.fingerprint).unwrap();
+            let taken = decode(&std::fs::read(&path).unwrap()).unwrap();
+            let finished = taken.collected.metrics.overall.count;
+            // Every event has a checkpoint after it, the last one
+            // included; 500 events are about half of the replay's.
+            assert!(finished > 0, "{finished}");
+            if every == 500 {
+                assert!(finished < whole.metrics.overall.count, "{finished}");
+            }
+            let resuming = checkpointing(&prepared, policy, every, &path, Some(resumed));
+            let again =
+                run_checkpointed(&prepared, policy, bounds, OPTIONS, None, &resuming).unwrap();
+            assert_eq!(outputs(&again), outputs(&whole), "{policy} every {every}");
+        }
+    }
+}
+
+/// A file's every field reads back as written.
+#[test]
+fn a_file_decodes_to_what_was_encoded() {
+    let dir = tempfile::tempdir().unwrap();
+    let (prepared, _, bytes) = a_checkpoint(dir.path());
+    let decoded = decode(&bytes).unwrap();
+    let fingerprint = Fingerprint::of(
+        &prepared,
+        Policy::Conservative,
+        CategoryBounds::DEFAULT,
+        true,
+    );
+    assert_eq!(decoded.fingerprint, fingerprint.text());
+    assert_eq!(
+        encode(&fingerprint, &decoded.simulator, &decoded.collected),
+        bytes
+    );
+    let records = decoded.collected.records.as_ref().map_or(0, Vec::len);
+    assert!(records > 0);
+    // The sizes docs/checkpoint-format.md gives, "Replay files of host-cli".
+    let expected = HEADER_LEN
+        + 8
+        + decoded.fingerprint.len()
+        + 8
+        + decoded.simulator.len()
+        + 8
+        + 5 * 130
+        + 8
+        + 5 * decoded.collected.rejected.len()
+        + 1
+        + 8
+        + 55 * records
+        + 4;
+    assert_eq!(bytes.len(), expected);
+    assert_eq!(RECORD_LEN, 55);
+}
+
+/// The message `read` refuses `bytes` with, as the replay of the checkpoint
+/// in `dir` would.
+fn refusal(dir: &Path, prepared: &Prepared, policy: Policy, bytes: &[u8]) -> String {
+    let path = dir.join("damaged.ckpt");
+    std::fs::write(&path, bytes).unwrap();
+    let fingerprint = Fingerprint::of(prepared, policy, CategoryBounds::DEFAULT, true);
+    let error = read(&path, &fingerprint).unwrap_err();
+    assert!(matches!(error, CliError::Usage(_)), "{error:?}");
+    let text = error.to_string();
+    assert!(
+        text.starts_with(&format!("{}: cannot resume: ", path.display())),
+        "{text}"
+    );
+    text
+}
+
+/// `bytes` with the CRC-32 trailer computed again.
+fn resealed(mut bytes: Vec<u8>) -> Vec<u8> {
+    let body = bytes.len() - 4;
+    let crc = crc32(&bytes[..body]);
+    bytes[body..].copy_from_slice(&crc.to_le_bytes());
+    bytes
+}
+
+/// Every damage is refused naming the file and the reason: a flipped bit
+/// anywhere, a truncation, trailing bytes, another magic number, a newer
+/// layout, a field no writer writes.
+#[test]
+fn damaged_files_are_refused_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let (prepared, _, bytes) = a_checkpoint(dir.path());
+    let policy = Policy::Conservative;
+    let why = |b: &[u8]| refusal(dir.path(), &prepared, policy, b);
+    for at in (8..bytes.len()).step_by(37).chain([bytes.len() - 1]) {
+        let mut flipped = bytes.clone();
+        flipped[at] ^= 0x10;
+        let text = why(&flipped);
+        assert!(
+            text.contains("checksum mismatch")
+                || text.contains("truncated")
+                || text.contains("trailing bytes")
+                || text.contains("version"),
+            "byte {at}: {text}"
+        );
+    }
+    for len in [0, 5, 12, 40, bytes.len() / 2, bytes.len() - 1] {
+        let text = why(&bytes[..len]);
+        assert!(
+            text.contains("truncated") || text.contains("wrong magic"),
+            "{len}: {text}"
+        );
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(why(&longer).contains("trailing bytes"));
+    let mut foreign = bytes.clone();
+    foreign[3] = b'C';
+    assert!(why(&foreign).contains("wrong magic number"));
+    assert!(why(b"").contains("wrong magic number"));
+    let mut newer = bytes.clone();
+    newer[8] = 2;
+    assert!(why(&resealed(newer)).contains("layout version 2 is newer"));
+    let mut reserved = bytes.clone();
+    reserved[10] = 1;
+    assert!(why(&resealed(reserved)).contains("reserved field"));
+    // The core checkpoint inside, damaged and the file resealed: core's
+    // own checksum finds it.
+    let decoded = decode(&bytes).unwrap();
+    let mut inner = decoded.simulator.clone();
+    let last = inner.len() - 10;
+    inner[last] ^= 1;
+    let fingerprint = Fingerprint::of(&prepared, policy, CategoryBounds::DEFAULT, true);
+    let rewrapped = encode(&fingerprint, &inner, &decoded.collected);
+    let path = dir.path().join("inner.ckpt");
+    std::fs::write(&path, &rewrapped).unwrap();
+    let resumed = read(&path, &fingerprint).unwrap();
+    let ck = checkpointing(&prepared, policy, 400, &dir.path().join("x"), Some(resumed));
+    let error = run_checkpointed(
+        &prepared,
+        policy,
+        CategoryBounds::DEFAULT,
+        OPTIONS,
+        None,
+        &ck,
+    )
+    .unwrap_err();
+    assert!(matches!(error, CliError::Usage(_)));
+    let text = error.to_string();
+    assert!(
+        text.contains(
+            "inner.ckpt: cannot resume: the replay's state: checkpoint checksum mismatch"
+        ),
+        "{text}"
+    );
+}
+
+/// A checkpoint of another replay is refused naming what differs.
+#[test]
+fn another_replays_checkpoint_is_refused_naming_the_difference() {
+    let dir = tempfile::tempdir().unwrap();
+    let (prepared, _, bytes) = a_checkpoint(dir.path());
+    let text = refusal(dir.path(), &prepared, Policy::Easy, &bytes);
+    assert!(
+        text.contains("another replay: its policy is `Conservative")
+            && text.contains("this replay's is `Easy`"),
+        "{text}"
+    );
+    let other = synthetic(301);
+    let text = refusal(dir.path(), &other, Policy::Conservative, &bytes);
+    assert!(text.contains("its trace is `300 jobs"), "{text}");
+    let fingerprint = Fingerprint::of(
+        &prepared,
+        Policy::Conservative,
+        CategoryBounds::DEFAULT,
+        false,
+    );
+    let path = dir.path().join("records.ckpt");
+    std::fs::write(&path, &bytes).unwrap();
+    let text = read(&path, &fingerprint).unwrap_err().to_string();
+    assert!(text.contains("its per-job records is `kept`"), "{text}");
+}
+
+/// A replay checkpoint of a kernel size the replays do not use is refused
+/// before anything runs.
+#[test]
+fn a_checkpoint_of_another_kernel_size_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (prepared, _, bytes) = a_checkpoint(dir.path());
+    let decoded = decode(&bytes).unwrap();
+    let cluster = Cluster::single(prepared.machine_procs).unwrap();
+    let small: Simulator<64, 64, 256> = Simulator::new(Kernel::new(cluster, Policy::Conservative));
+    let mut inner = vec![0; small.checkpoint_len()];
+    let len = small.checkpoint(&mut inner).unwrap();
+    inner.truncate(len);
+    let fingerprint = Fingerprint::of(
+        &prepared,
+        Policy::Conservative,
+        CategoryBounds::DEFAULT,
+        true,
+    );
+    let text = refusal(
+        dir.path(),
+        &prepared,
+        Policy::Conservative,
+        &encode(&fingerprint, &inner, &decoded.collected),
+    );
+    assert!(
+        text.contains("from a kernel of 64 waiting jobs, 64 running, 256 steps"),
+        "{text}"
+    );
+}
+
+/// Writing replaces the file whole and leaves no temporary file behind.
+#[test]
+fn a_checkpoint_replaces_the_last_one_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, path, bytes) = a_checkpoint(dir.path());
+    std::fs::write(&path, b"an older checkpoint").unwrap();
+    let (_, again, rewritten) = a_checkpoint(dir.path());
+    assert_eq!(again, path);
+    assert_eq!(rewritten, bytes);
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["replay.ckpt"]);
+}
