@@ -151,9 +151,11 @@ impl Policy {
         Self::DPSA_W,
     ];
 
-    /// The variants chosen by an option of a policy in [`Policy::ALL`]
-    /// rather than by name (Conservative's rebuild compression), for tests
-    /// that cover every policy.
+    /// The variants of a policy in [`Policy::ALL`] that an option of that
+    /// policy also chooses (Conservative's rebuild compression, CONS+RS's
+    /// Alea flavour), kept out of `ALL` so that sweeps over it stay as they
+    /// were; [`Policy::from_name`] takes their names, and tests that cover
+    /// every policy take them too.
     pub const OPTION_VARIANTS: [Self; 2] = [
         Self::ConservativeRebuild,
         Self::ConsRsAlea(RandomSearch::DEFAULT),
@@ -203,11 +205,17 @@ impl Policy {
     }
 
     /// The policy with command-line name `name` (Selective variants with
-    /// their example or default thresholds, DPSA with the default budget,
-    /// flexible backfilling with the default [`Heuristics`]).
+    /// their example or default thresholds, CONS+RS of either flavour with
+    /// its default search, DPSA with the default budget, flexible
+    /// backfilling with the default [`Heuristics`]): a policy of
+    /// [`Policy::ALL`] or of [`Policy::OPTION_VARIANTS`], each of which has
+    /// a name of its own as `conservative-no-compression` has.
     #[must_use]
     pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|p| p.name() == name)
+        Self::ALL
+            .into_iter()
+            .chain(Self::OPTION_VARIANTS)
+            .find(|p| p.name() == name)
     }
 
     /// Whether every queued job gets a reservation on arrival.
@@ -614,9 +622,17 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for p in Policy::ALL {
+        for p in Policy::ALL.into_iter().chain(Policy::OPTION_VARIANTS) {
             assert_eq!(Policy::from_name(p.name()), Some(p));
         }
+        assert_eq!(
+            Policy::from_name("conservative-rebuild"),
+            Some(Policy::ConservativeRebuild)
+        );
+        assert_eq!(
+            Policy::from_name("cons-rs-alea"),
+            Some(Policy::ConsRsAlea(RandomSearch::DEFAULT))
+        );
         assert_eq!(Policy::from_name("nope"), None);
     }
 

@@ -243,6 +243,12 @@ fn run_farm_replay(args: &ReplayArgs, farm: &Path) -> Result<String, CliError> {
                 .to_owned(),
         ));
     }
+    if matches!(args.policy.plain(), Some(Policy::ConsRsAlea(_))) {
+        return Err(CliError::Usage(format!(
+            "{} runs on one machine without license pools, not --farm",
+            args.policy
+        )));
+    }
     let options = args.thresholds.options();
     options.check(&[args.policy])?;
     let bounds = args.window.bounds();

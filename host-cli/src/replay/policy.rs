@@ -11,19 +11,24 @@ use backfill_core::policy::{DpsaOrder, Iterations, Threshold};
 use backfill_core::{CategoryBounds, Policy};
 use std::fmt::Write as _;
 
-/// A policy as named on the command line: one of core's [`Policy::ALL`],
-/// parsed and listed by its [`Policy::name`] (this adapter has no names of
-/// its own). A Selective variant stands for its kind of threshold until
+/// A policy as named on the command line: one of core's [`Policy::ALL`]
+/// or [`Policy::OPTION_VARIANTS`], parsed and listed by its
+/// [`Policy::name`] (this adapter has no names of its own). A Selective variant stands for its kind of threshold until
 /// [`ThresholdOptions::resolve`] gives it its thresholds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct PolicyChoice(Policy);
 
-/// Every choice, in the order of [`Policy::ALL`].
-const CHOICES: [PolicyChoice; Policy::ALL.len()] = {
-    let mut out = [PolicyChoice(Policy::Fcfs); Policy::ALL.len()];
+/// Every choice, in the order of [`Policy::ALL`], then the option
+/// variants.
+const CHOICES: [PolicyChoice; Policy::ALL.len() + Policy::OPTION_VARIANTS.len()] = {
+    let mut out = [PolicyChoice(Policy::Fcfs); Policy::ALL.len() + Policy::OPTION_VARIANTS.len()];
     let mut i = 0;
-    while i < out.len() {
+    while i < Policy::ALL.len() {
         out[i] = PolicyChoice(Policy::ALL[i]);
+        i += 1;
+    }
+    while i < out.len() {
+        out[i] = PolicyChoice(Policy::OPTION_VARIANTS[i - Policy::ALL.len()]);
         i += 1;
     }
     out
@@ -120,6 +125,14 @@ const fn summary(policy: Policy) -> &'static str {
         Policy::ConsRs(_) => {
             "CONS+RS: Conservative, then a seeded random search after every early completion \
              (`--seed`, `--rs-iterations`)"
+        }
+        Policy::ConservativeRebuild => {
+            "Conservative compressed by rebuilding the plan after early completions only \
+             (as conservative --compression rebuild)"
+        }
+        Policy::ConsRsAlea(_) => {
+            "CONS+RS by the Alea simulator's rules, one machine only (as cons-rs --flavour alea; \
+             `--seed`, `--rs-iterations`)"
         }
         Policy::BfFcfs => "BF_FCFS: EASY on a farm, machines tried most powerful first",
         Policy::BfUnmod(_) => "BF_UNMOD: flexible backfilling, the head keeps its reservation",
@@ -430,8 +443,12 @@ impl SearchOptions {
         if self.dpsa_nodes.is_some() && !dpsa {
             return unused("--dpsa-nodes", "dpsa-p, dpsa-n and dpsa-w");
         }
-        if self.rs_iterations.is_some() && !matches!(choice.plain(), Some(Policy::ConsRs(_))) {
-            return unused("--rs-iterations", "cons-rs");
+        let cons_rs = matches!(
+            choice.plain(),
+            Some(Policy::ConsRs(_) | Policy::ConsRsAlea(_))
+        );
+        if self.rs_iterations.is_some() && !cons_rs {
+            return unused("--rs-iterations", "cons-rs and cons-rs-alea");
         }
         if self.no_compression && choice != PolicyChoice::CONSERVATIVE {
             return unused("--no-compression", "conservative");
@@ -457,14 +474,14 @@ impl SearchOptions {
             Policy::Dpsa { .. } => self
                 .dpsa_nodes
                 .map_or(policy, |n| policy.with_dpsa_nodes(n)),
-            Policy::ConsRs(mut params) => {
+            Policy::ConsRs(mut params) | Policy::ConsRsAlea(mut params) => {
                 if let Some(seed) = self.rs_seed {
                     params.seed = seed;
                 }
                 if let Some(n) = self.rs_iterations {
                     params.iterations = Iterations::Fixed(n);
                 }
-                if self.flavour == Some(Flavour::Alea) {
+                if self.flavour == Some(Flavour::Alea) || matches!(policy, Policy::ConsRsAlea(_)) {
                     Policy::ConsRsAlea(params)
                 } else {
                     Policy::ConsRs(params)
