@@ -100,14 +100,13 @@ fn every_instant_of_small_replays() {
 /// the real-trace step).
 #[test]
 fn real_traces_prefix_resumes_exactly() {
-    use backfill_cli::replay::{self, Estimates, Shaping, Window};
-    use backfill_cli::swf;
+    use backfill_cli::replay::{Estimates, Shaping};
     const PREFIX: u64 = 3000;
-    let Some(dir) = std::env::var_os("BACKFILL_TRACES_DIR") else {
+    let Some(dir) = backfill_tests::traces::traces_dir() else {
         eprintln!("BACKFILL_TRACES_DIR not set: real-trace checkpoints skipped");
         return;
     };
-    let path = std::path::Path::new(&dir).join("KTH-SP2-1996-2.1-cln.swf.gz");
+    let path = dir.join("KTH-SP2-1996-2.1-cln.swf.gz");
     if !path.exists() {
         eprintln!(
             "{} not found: real-trace checkpoints skipped",
@@ -115,17 +114,11 @@ fn real_traces_prefix_resumes_exactly() {
         );
         return;
     }
-    let loaded = swf::load(&path).unwrap_or_else(|e| panic!("{e}"));
-    let window = Window {
-        skip: 0,
-        first: Some(PREFIX),
-        procs: None,
-    };
     let shaping = Shaping {
         estimates: Estimates::User,
         load: 1.0,
     };
-    let prepared = replay::prepare(&loaded, &window, shaping).unwrap_or_else(|e| panic!("{e}"));
+    let prepared = backfill_tests::traces::prepare(&path, Some(PREFIX), shaping);
     let cluster: Cluster<1, 0> = Cluster::single(prepared.machine_procs).expect("machine size");
     let started = std::time::Instant::now();
     let mut checked = 0;
