@@ -1155,7 +1155,11 @@ bf_status bf_kernel_validate(const struct bf_kernel *k, char *why, size_t cap);
 bf_status bf_kernel_capacity(const struct bf_kernel *k, struct bf_capacity *out);
 
 /**
- * The kernel's policy, with its options.
+ * The kernel's policy, with its options. `BF_ERR_BAD_OPTION` (and
+ * `*out` unchanged) when the policy has no `bf_policy_kind`: a kernel
+ * restored from a checkpoint that a Rust host wrote under one of the
+ * kernel's option variants (Conservative with the rebuild compression,
+ * the Alea flavour of CONS+RS) runs it, but C cannot name it.
  *
  * # Safety
  * `k` is NULL or a handle; `out` is NULL or writable.
@@ -1365,7 +1369,8 @@ bf_status bf_policy_check(const struct bf_policy *policy, const char **why);
  * names `host-cli` takes: `"easy"`, `"conservative"`, `"selective-d"`,
  * `"cons-rs"`, `"dpsa-p"`, ..., and `"conservative-no-compression"`),
  * with its kind's defaults. Returns `BF_ERR_BAD_OPTION` for an unknown
- * name.
+ * name, and for the names of policies without a `bf_policy_kind`
+ * (`"conservative-rebuild"`, `"cons-rs-alea"`).
  *
  * # Safety
  * `name` is NULL or a NUL-terminated string; `out` is NULL or writable.

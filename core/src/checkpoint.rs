@@ -988,7 +988,7 @@ pub(crate) const fn policy_len(policy: Policy) -> usize {
         Policy::Selective(Threshold::Fixed(_)) => 1 + 1 + 4,
         Policy::Selective(Threshold::PerCategory { .. }) => 1 + 1 + 4 * 4 + 4 + 4,
         Policy::Selective(Threshold::Adaptive { .. }) => 1 + 1 + 4 + 1 + 4,
-        Policy::ConsRs(_) => 1 + 8 + 1 + 4,
+        Policy::ConsRs(_) | Policy::ConsRsAlea(_) => 1 + 8 + 1 + 4,
         Policy::BfUnmod(_) | Policy::BfMod(_) => 1 + 9 * 4,
         Policy::Dpsa { .. } => 1 + 1 + 4,
         _ => 1,
@@ -1032,17 +1032,12 @@ pub(crate) fn write_policy(w: &mut Writer<'_>, policy: Policy) {
         Policy::ConservativeNoCompression => w.u8(5),
         Policy::ConsRs(params) => {
             w.u8(6);
-            w.u64(params.seed);
-            match params.iterations {
-                Iterations::PerQueuedJob(k) => {
-                    w.u8(0);
-                    w.u32(k);
-                }
-                Iterations::Fixed(n) => {
-                    w.u8(1);
-                    w.u32(n);
-                }
-            }
+            write_search(w, params);
+        }
+        Policy::ConservativeRebuild => w.u8(11),
+        Policy::ConsRsAlea(params) => {
+            w.u8(12);
+            write_search(w, params);
         }
         Policy::BfFcfs => w.u8(7),
         Policy::BfUnmod(h) => {
@@ -1063,6 +1058,38 @@ pub(crate) fn write_policy(w: &mut Writer<'_>, policy: Policy) {
             w.u32(nodes);
         }
     }
+}
+
+/// A random search's parameters: the seed, the budget's kind and count.
+fn write_search(w: &mut Writer<'_>, params: RandomSearch) {
+    w.u64(params.seed);
+    match params.iterations {
+        Iterations::PerQueuedJob(k) => {
+            w.u8(0);
+            w.u32(k);
+        }
+        Iterations::Fixed(n) => {
+            w.u8(1);
+            w.u32(n);
+        }
+    }
+}
+
+/// Reads what [`write_search`] writes.
+fn read_search(r: &mut Reader<'_>) -> Result<RandomSearch, RestoreError> {
+    let seed = r.u64()?;
+    let budget_at = r.at();
+    let iterations = match r.u8()? {
+        0 => Iterations::PerQueuedJob(r.u32()?),
+        1 => Iterations::Fixed(r.u32()?),
+        _ => {
+            return Err(RestoreError::Malformed {
+                offset: budget_at,
+                what: "unknown iteration budget",
+            })
+        }
+    };
+    Ok(RandomSearch { seed, iterations })
 }
 
 fn write_heuristics(w: &mut Writer<'_>, h: &Heuristics) {
@@ -1136,21 +1163,7 @@ pub(crate) fn read_policy(r: &mut Reader<'_>) -> Result<Policy, RestoreError> {
             })
         }
         5 => Policy::ConservativeNoCompression,
-        6 => {
-            let seed = r.u64()?;
-            let budget_at = r.at();
-            let iterations = match r.u8()? {
-                0 => Iterations::PerQueuedJob(r.u32()?),
-                1 => Iterations::Fixed(r.u32()?),
-                _ => {
-                    return Err(RestoreError::Malformed {
-                        offset: budget_at,
-                        what: "unknown iteration budget",
-                    })
-                }
-            };
-            Policy::ConsRs(RandomSearch { seed, iterations })
-        }
+        6 => Policy::ConsRs(read_search(r)?),
         7 => Policy::BfFcfs,
         8 => Policy::BfUnmod(read_heuristics(r)?),
         9 => Policy::BfMod(read_heuristics(r)?),
@@ -1172,6 +1185,8 @@ pub(crate) fn read_policy(r: &mut Reader<'_>) -> Result<Policy, RestoreError> {
                 nodes: r.u32()?,
             }
         }
+        11 => Policy::ConservativeRebuild,
+        12 => Policy::ConsRsAlea(read_search(r)?),
         _ => return Err(unknown("unknown policy")),
     })
 }
@@ -1180,9 +1195,10 @@ pub(crate) fn read_policy(r: &mut Reader<'_>) -> Result<Policy, RestoreError> {
 pub(crate) const fn saved_len(policy: Policy) -> usize {
     match policy {
         Policy::Easy | Policy::SjfEasy | Policy::Dpsa { .. } => 1 + 32,
-        Policy::Conservative => 1,
+        Policy::Conservative | Policy::ConservativeRebuild => 1,
         Policy::Selective(_) => 1 + 8 + 8,
         Policy::ConsRs(_) => 1 + 1 + 8,
+        Policy::ConsRsAlea(_) => 1 + 1 + 4 + 8,
         Policy::BfFcfs | Policy::BfUnmod(_) | Policy::BfMod(_) => 1 + 4,
         _ => 0,
     }
@@ -1195,7 +1211,7 @@ pub(crate) fn write_saved(w: &mut Writer<'_>, policy: Policy, saved: &Saved) {
             w.flag(saved.reserved_head.is_some());
             write_job(w, &saved.reserved_head.unwrap_or(Job::new(0, 0, 0, 0)));
         }
-        Policy::Conservative => w.flag(saved.compression_due),
+        Policy::Conservative | Policy::ConservativeRebuild => w.flag(saved.compression_due),
         Policy::Selective(_) => {
             w.flag(saved.compression_due);
             w.u64(saved.average.count);
@@ -1204,6 +1220,12 @@ pub(crate) fn write_saved(w: &mut Writer<'_>, policy: Policy, saved: &Saved) {
         Policy::ConsRs(_) => {
             w.flag(saved.compression_due);
             w.flag(saved.search_due);
+            w.u64(saved.rng);
+        }
+        Policy::ConsRsAlea(_) => {
+            w.flag(saved.search_due);
+            w.flag(saved.next_search.is_some());
+            w.u32(saved.next_search.unwrap_or(0));
             w.u64(saved.rng);
         }
         Policy::BfFcfs | Policy::BfUnmod(_) | Policy::BfMod(_) => {
@@ -1233,7 +1255,7 @@ pub(crate) fn read_saved(r: &mut Reader<'_>, policy: Policy) -> Result<Saved, Re
                 });
             }
         }
-        Policy::Conservative => saved.compression_due = r.flag()?,
+        Policy::Conservative | Policy::ConservativeRebuild => saved.compression_due = r.flag()?,
         Policy::Selective(threshold) => {
             saved.compression_due = r.flag()?;
             let at = r.at();
@@ -1253,6 +1275,21 @@ pub(crate) fn read_saved(r: &mut Reader<'_>, policy: Policy) -> Result<Saved, Re
         Policy::ConsRs(_) => {
             saved.compression_due = r.flag()?;
             saved.search_due = r.flag()?;
+            saved.rng = r.u64()?;
+        }
+        Policy::ConsRsAlea(_) => {
+            saved.search_due = r.flag()?;
+            let present = r.flag()?;
+            let at = r.at();
+            let next: Time = r.u32()?;
+            if present {
+                saved.next_search = Some(next);
+            } else if next != 0 {
+                return Err(RestoreError::Malformed {
+                    offset: at,
+                    what: "an absent periodic search time that is not zero",
+                });
+            }
             saved.rng = r.u64()?;
         }
         Policy::BfFcfs | Policy::BfUnmod(_) | Policy::BfMod(_) => {
@@ -1383,8 +1420,16 @@ mod tests {
                 order: DpsaOrder::Wide,
                 nodes: 0,
             },
+            Policy::ConsRsAlea(RandomSearch {
+                seed: 11,
+                iterations: Iterations::Fixed(2),
+            }),
         ];
-        for policy in Policy::ALL.into_iter().chain(more) {
+        for policy in Policy::ALL
+            .into_iter()
+            .chain(Policy::OPTION_VARIANTS)
+            .chain(more)
+        {
             let mut buf = [0u8; POLICY_MAX + SAVED_MAX];
             let mut w = Writer::new(&mut buf);
             write_policy(&mut w, policy);
@@ -1399,6 +1444,7 @@ mod tests {
                 },
                 rng: 42,
                 search_due: true,
+                next_search: Some(300),
                 holder: Some(9),
             };
             let saved = crate::policy::Engine::restored(policy, &saved).saved();

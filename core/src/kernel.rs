@@ -251,7 +251,11 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         let reservation = self.engine.arrival(st, &job, observer)?;
         let mut entry = QueuedJob::new(job);
         entry.set_reservation(reservation);
-        entry.set_guarantee(reservation.map(|slot| slot.start));
+        entry.set_guarantee(
+            reservation
+                .filter(|_| self.policy.reservation_is_guarantee())
+                .map(|slot| slot.start),
+        );
         let at = st.position(&job, self.engine.shortest_first());
         if let Err(entry) = st.queue.insert(at, entry) {
             // Checked above; undo the reservation all the same.

@@ -160,7 +160,7 @@ impl<const B: usize, const M: usize, const L: usize> Plan<B, M, L> {
 
     /// Earliest start at or after `from` on machine `machine` (which must be
     /// eligible for `job`), for `duration` seconds.
-    fn earliest_on(
+    pub(crate) fn earliest_on(
         &self,
         job: &Job,
         machine: usize,

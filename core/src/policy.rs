@@ -10,7 +10,9 @@
 //! | [`Policy::SjfEasy`] | `easy.rs` | EASY with the queue ordered by estimate, shortest first (ties: submit, id); not starvation-free | Srinivasan et al., JSSPP 2002 |
 //! | [`Policy::Conservative`] | `conservative.rs` | every job gets a reservation on arrival at the earliest time it fits the plan; it starts at its reservation; after every instant with a completion the plan is compressed in queue order, never moving a reservation later | Mu'alem & Feitelson (2001) |
 //! | [`Policy::ConservativeNoCompression`] | `conservative.rs` | Conservative whose reservations, made at arrival, are never revisited; a baseline | the CONS+RS paper's CONS |
+//! | [`Policy::ConservativeRebuild`] | `rebuild.rs` | Conservative whose plan is compressed only after an instant with an early completion, by putting every waiting job back in order of its planned start | the Alea simulator's CONS |
 //! | [`Policy::ConsRs`] | `cons_rs.rs` | Conservative, then after every early completion a bounded random search: a random queued job moves into the earliest gap before its reservation, jobs it displaces are re-placed; kept only if no job passes its guarantee and the mean predicted wait and bounded slowdown improve | Klusáček, *Conservative backfilling with random-search gap filling* |
+//! | [`Policy::ConsRsAlea`] | `cons_rs_alea.rs` | Conservative without compression; after every early completion and every 300 s a seeded random search moves a random job to a random place in the plan's list (scheduled as a list schedule) and keeps the move if Alea's objective (response, wait, slowdown) improves; no guarantee | the Alea simulator's CONS+RS |
 //! | [`Policy::BfFcfs`] | `flexible.rs` | EASY on a heterogeneous farm: machines tried most powerful first (ties: index); the head keeps the front until it starts | Baraglia et al., *Backfilling strategies for scheduling streams of jobs on computational farms*, CoreGRID 2007 |
 //! | [`Policy::BfUnmod`] | `flexible.rs` | BF_FCFS with the queue behind the head re-ordered at every pass by the priority of the five [`Heuristics`] (aging, deadline, licenses, wait minimisation; minimal requirements as a filter); the head keeps its reservation until it starts | the same |
 //! | [`Policy::BfMod`] | `flexible.rs` | BF_UNMOD, but the reservation belongs to the highest-priority job at each pass and moves when another overtakes it; not starvation-free for weak aging | the same |
@@ -29,15 +31,18 @@
 //! below it, never on the kernel itself.
 
 mod cons_rs;
+mod cons_rs_alea;
 mod conservative;
 mod dpsa;
 mod easy;
 mod fcfs;
 mod flexible;
+mod rebuild;
 mod saved;
 mod selective;
 
 pub use cons_rs::{Iterations, RandomSearch, MAX_TOUCHED};
+pub use cons_rs_alea::PERIOD as ALEA_SEARCH_PERIOD;
 pub use dpsa::{DpsaOrder, DEFAULT_DPSA_NODES, DPSA_CANDIDATES};
 pub use flexible::{Heuristics, LicenseDemand, Scores};
 pub(crate) use saved::Saved;
@@ -66,6 +71,18 @@ pub enum Policy {
     ConservativeNoCompression,
     /// Conservative with random-search gap filling after early completions.
     ConsRs(RandomSearch),
+    /// Conservative with the "rebuild" compression (the Alea simulator's
+    /// CONS): after an instant with an early completion only, every waiting
+    /// job is put back in order of its planned start. Not in
+    /// [`Policy::ALL`]: a variant of Conservative chosen by option.
+    ConservativeRebuild,
+    /// CONS+RS, Alea flavour (the Alea simulator's CONS+RS): no compression;
+    /// after every early completion and every
+    /// [`ALEA_SEARCH_PERIOD`] seconds a random search moves a random job to
+    /// a random place in the plan's list, keeping moves that improve Alea's
+    /// objective; no guarantee. Not in [`Policy::ALL`]: CONS+RS chosen by
+    /// option. One machine without license pools only.
+    ConsRsAlea(RandomSearch),
     /// BF_FCFS: EASY on a farm (machines tried most powerful first).
     BfFcfs,
     /// BF_UNMOD: flexible backfilling; the head keeps its reservation, the
@@ -134,6 +151,16 @@ impl Policy {
         Self::DPSA_W,
     ];
 
+    /// The variants of a policy in [`Policy::ALL`] that an option of that
+    /// policy also chooses (Conservative's rebuild compression, CONS+RS's
+    /// Alea flavour), kept out of `ALL` so that sweeps over it stay as they
+    /// were; [`Policy::from_name`] takes their names, and tests that cover
+    /// every policy take them too.
+    pub const OPTION_VARIANTS: [Self; 2] = [
+        Self::ConservativeRebuild,
+        Self::ConsRsAlea(RandomSearch::DEFAULT),
+    ];
+
     /// The policy's command-line name.
     #[must_use]
     pub const fn name(self) -> &'static str {
@@ -148,6 +175,8 @@ impl Policy {
             Self::Selective(Threshold::Adaptive { .. }) => "selective-scaled",
             Self::ConservativeNoCompression => "conservative-no-compression",
             Self::ConsRs(_) => "cons-rs",
+            Self::ConservativeRebuild => "conservative-rebuild",
+            Self::ConsRsAlea(_) => "cons-rs-alea",
             Self::BfFcfs => "bf-fcfs",
             Self::BfUnmod(_) => "bf-unmod",
             Self::BfMod(_) => "bf-mod",
@@ -176,11 +205,17 @@ impl Policy {
     }
 
     /// The policy with command-line name `name` (Selective variants with
-    /// their example or default thresholds, DPSA with the default budget,
-    /// flexible backfilling with the default [`Heuristics`]).
+    /// their example or default thresholds, CONS+RS of either flavour with
+    /// its default search, DPSA with the default budget, flexible
+    /// backfilling with the default [`Heuristics`]): a policy of
+    /// [`Policy::ALL`] or of [`Policy::OPTION_VARIANTS`], each of which has
+    /// a name of its own as `conservative-no-compression` has.
     #[must_use]
     pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|p| p.name() == name)
+        Self::ALL
+            .into_iter()
+            .chain(Self::OPTION_VARIANTS)
+            .find(|p| p.name() == name)
     }
 
     /// Whether every queued job gets a reservation on arrival.
@@ -188,7 +223,11 @@ impl Policy {
     pub const fn reserves_all(self) -> bool {
         matches!(
             self,
-            Self::Conservative | Self::ConservativeNoCompression | Self::ConsRs(_)
+            Self::Conservative
+                | Self::ConservativeNoCompression
+                | Self::ConservativeRebuild
+                | Self::ConsRs(_)
+                | Self::ConsRsAlea(_)
         )
     }
 
@@ -204,7 +243,9 @@ impl Policy {
             Self::Conservative
                 | Self::Selective(_)
                 | Self::ConservativeNoCompression
+                | Self::ConservativeRebuild
                 | Self::ConsRs(_)
+                | Self::ConsRsAlea(_)
         )
     }
 
@@ -213,7 +254,29 @@ impl Policy {
     /// displaced jobs.
     #[must_use]
     pub const fn reservations_may_move_later(self) -> bool {
-        matches!(self, Self::ConsRs(_))
+        matches!(self, Self::ConsRs(_) | Self::ConsRsAlea(_))
+    }
+
+    /// Whether the policy can run on `cluster`: every policy can, except
+    /// CONS+RS's Alea flavour, which needs one machine without license
+    /// pools (its searches fail with
+    /// [`KernelError::Unsupported`]
+    /// elsewhere).
+    #[must_use]
+    pub fn runs_on<const M: usize, const L: usize>(
+        self,
+        cluster: &crate::types::Cluster<M, L>,
+    ) -> bool {
+        !matches!(self, Self::ConsRsAlea(_))
+            || (cluster.machines().len() == 1 && cluster.pools().is_empty())
+    }
+
+    /// Whether a job's reservation at arrival is its guarantee (it starts
+    /// no later): every policy that keeps reservations except CONS+RS's
+    /// Alea flavour, whose moves may delay any job.
+    #[must_use]
+    pub const fn reservation_is_guarantee(self) -> bool {
+        self.keeps_reservations() && !matches!(self, Self::ConsRsAlea(_))
     }
 
     /// Whether the policy reserves for the head of its queue only, EASY
@@ -343,6 +406,8 @@ pub(crate) enum Engine {
     Selective(selective::Selective),
     /// CONS+RS.
     ConsRs(cons_rs::ConsRs),
+    /// CONS+RS, Alea flavour.
+    ConsRsAlea(cons_rs_alea::ConsRsAlea),
     /// BF_FCFS, BF_UNMOD and BF_MOD.
     Flexible(flexible::Flexible),
 }
@@ -360,7 +425,12 @@ impl Engine {
                 static_plan: true,
                 ..conservative::Conservative::default()
             }),
+            Policy::ConservativeRebuild => Self::Conservative(conservative::Conservative {
+                rebuild: Some(rebuild::Rebuild::default()),
+                ..conservative::Conservative::default()
+            }),
             Policy::ConsRs(params) => Self::ConsRs(cons_rs::ConsRs::new(params)),
+            Policy::ConsRsAlea(params) => Self::ConsRsAlea(cons_rs_alea::ConsRsAlea::new(params)),
             Policy::BfFcfs => Self::Flexible(flexible::Flexible::new(
                 flexible::Mode::Fcfs,
                 Heuristics::DEFAULT,
@@ -408,6 +478,7 @@ impl Engine {
             Self::Conservative(c) => c.arrival(st, job, observer),
             Self::Selective(s) => s.arrival(st, observer),
             Self::ConsRs(c) => c.arrival(st, job, observer),
+            Self::ConsRsAlea(c) => c.arrival(st, job, observer),
         }
     }
 
@@ -446,6 +517,7 @@ impl Engine {
             Self::Conservative(c) => c.completed(plan, &done.slot, now),
             Self::Selective(s) => s.completed(plan, done, now),
             Self::ConsRs(c) => c.completed(plan, done, now),
+            Self::ConsRsAlea(c) => c.completed(done, now),
         }
     }
 
@@ -468,6 +540,7 @@ impl Engine {
             Self::Conservative(c) => c.pass(st, observer),
             Self::Selective(s) => s.pass(st, observer),
             Self::ConsRs(c) => c.pass(st, observer),
+            Self::ConsRsAlea(c) => c.pass(st, observer),
             Self::Flexible(f) => f.pass(st, observer),
             Self::Dpsa(d) => d.pass(st, observer),
         }
@@ -491,6 +564,7 @@ impl Engine {
             Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) | Self::Flexible(_) => None,
             Self::Conservative(c) => c.compression.next_reservation(&st.queue, st.now),
             Self::ConsRs(c) => c.cons.compression.next_reservation(&st.queue, st.now),
+            Self::ConsRsAlea(c) => c.next_wakeup(st),
             Self::Selective(s) => s.next_wakeup(st),
         }
     }
@@ -509,6 +583,7 @@ impl Engine {
         match self {
             Self::Conservative(c) => Some(&c.compression),
             Self::ConsRs(c) => Some(&c.cons.compression),
+            Self::ConsRsAlea(c) => Some(&c.cons.compression),
             Self::Selective(s) => Some(&s.compression),
             Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) | Self::Flexible(_) => None,
         }
@@ -519,6 +594,7 @@ impl Engine {
         match self {
             Self::Conservative(c) => Some(&mut c.compression),
             Self::ConsRs(c) => Some(&mut c.cons.compression),
+            Self::ConsRsAlea(c) => Some(&mut c.cons.compression),
             Self::Selective(s) => Some(&mut s.compression),
             Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) | Self::Flexible(_) => None,
         }
@@ -549,9 +625,17 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for p in Policy::ALL {
+        for p in Policy::ALL.into_iter().chain(Policy::OPTION_VARIANTS) {
             assert_eq!(Policy::from_name(p.name()), Some(p));
         }
+        assert_eq!(
+            Policy::from_name("conservative-rebuild"),
+            Some(Policy::ConservativeRebuild)
+        );
+        assert_eq!(
+            Policy::from_name("cons-rs-alea"),
+            Some(Policy::ConsRsAlea(RandomSearch::DEFAULT))
+        );
         assert_eq!(Policy::from_name("nope"), None);
     }
 

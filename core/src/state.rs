@@ -50,6 +50,8 @@ pub enum KernelError {
     Overdue(JobId),
     /// The kernel's own bookkeeping is inconsistent (a bug): what broke.
     Internal(&'static str),
+    /// The policy cannot run on this cluster: why.
+    Unsupported(&'static str),
 }
 
 impl core::fmt::Display for KernelError {
@@ -69,6 +71,7 @@ impl core::fmt::Display for KernelError {
             Self::TimeOverflow => f.write_str("time overflow"),
             Self::Overdue(id) => write!(f, "job {id} is past its estimate and still running"),
             Self::Internal(what) => write!(f, "internal inconsistency: {what}"),
+            Self::Unsupported(why) => write!(f, "unsupported: {why}"),
         }
     }
 }

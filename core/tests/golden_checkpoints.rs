@@ -174,6 +174,25 @@ fn scenarios() -> Vec<(&'static str, Cluster<4, 2>, Policy, u64, usize, Kind)> {
             Kind::Simulator,
         ),
         (
+            "conservative-rebuild",
+            machine(),
+            Policy::ConservativeRebuild,
+            9,
+            40,
+            Kind::Simulator,
+        ),
+        (
+            "cons-rs-alea-seed-7",
+            machine(),
+            Policy::ConsRsAlea(RandomSearch {
+                seed: 7,
+                iterations: Iterations::PerQueuedJob(4),
+            }),
+            4,
+            50,
+            Kind::Simulator,
+        ),
+        (
             "conservative-farm-kernel",
             farm(),
             Policy::Conservative,

@@ -11,13 +11,15 @@
 //! 2. counts the allocation calls of that thread during a whole
 //!    [`Simulator::run`] into a [`Metrics`] sink, or during a loop of direct
 //!    kernel calls (`submit`, `complete`, `schedule`, `next_wakeup`,
-//!    `validate`), for every policy in [`Policy::ALL`];
+//!    `validate`), for every policy in [`Policy::ALL`] and
+//!    [`Policy::OPTION_VARIANTS`];
 //! 3. asserts the count is zero.
 //!
 //! `counter_sees_allocations` checks the instrument itself: an allocation
 //! inside a counted region is seen, so a zero above is not vacuous.
 
 use backfill_alloc_counter::{allocations, Counting};
+use backfill_core::policy::{Iterations, RandomSearch};
 use backfill_core::rng::SplitMix64;
 use backfill_core::{
     CategoryBounds, Cluster, Job, Kernel, KernelError, Metrics, Policy, RunningJob, SimJob,
@@ -40,6 +42,23 @@ const R: usize = 128;
 const B: usize = 2 * Q + R + 1;
 
 type TestKernel = Kernel<Q, R, B>;
+
+/// Every policy of [`Policy::ALL`] and [`Policy::OPTION_VARIANTS`]; the
+/// Alea flavour of CONS+RS with two iterations per search (its searches
+/// schedule the whole list per iteration, slow in a debug build on this
+/// workload's long queues; two reach every code path).
+fn policies() -> impl Iterator<Item = Policy> {
+    Policy::ALL
+        .into_iter()
+        .chain(Policy::OPTION_VARIANTS)
+        .map(|policy| match policy {
+            Policy::ConsRsAlea(params) => Policy::ConsRsAlea(RandomSearch {
+                iterations: Iterations::Fixed(2),
+                ..params
+            }),
+            other => other,
+        })
+}
 
 /// `JOBS` jobs sorted by submit time: mostly narrow, some machine-wide,
 /// estimates from a minute to four hours, run times at, below and (killed)
@@ -170,8 +189,8 @@ fn counter_sees_allocations() {
 fn simulator_replay_does_not_allocate() {
     let jobs = workload(0x5EED_0001);
     let results = on_big_stack(move || {
-        let mut results = Vec::with_capacity(Policy::ALL.len());
-        for policy in Policy::ALL {
+        let mut results = Vec::with_capacity(Policy::ALL.len() + Policy::OPTION_VARIANTS.len());
+        for policy in policies() {
             // Everything is built before counting starts.
             let cluster = Cluster::single(PROCS).unwrap();
             let mut sim = Simulator::new(TestKernel::new(cluster, policy));
@@ -186,7 +205,10 @@ fn simulator_replay_does_not_allocate() {
         }
         results
     });
-    assert_eq!(results.len(), Policy::ALL.len());
+    assert_eq!(
+        results.len(),
+        Policy::ALL.len() + Policy::OPTION_VARIANTS.len()
+    );
     for (policy, counted, outcome, validated, finished) in results {
         let outcome = outcome.unwrap_or_else(|e| panic!("{policy}: replay failed: {e}"));
         assert_eq!(
@@ -206,8 +228,8 @@ fn simulator_replay_does_not_allocate() {
 fn direct_kernel_calls_do_not_allocate() {
     let jobs = workload(0x5EED_0002);
     let results = on_big_stack(move || {
-        let mut results = Vec::with_capacity(Policy::ALL.len());
-        for policy in Policy::ALL {
+        let mut results = Vec::with_capacity(Policy::ALL.len() + Policy::OPTION_VARIANTS.len());
+        for policy in policies() {
             let mut kernel = TestKernel::new(Cluster::single(PROCS).unwrap(), policy);
             let before = allocations();
             let driven = drive(&mut kernel, &jobs);
@@ -216,7 +238,10 @@ fn direct_kernel_calls_do_not_allocate() {
         }
         results
     });
-    assert_eq!(results.len(), Policy::ALL.len());
+    assert_eq!(
+        results.len(),
+        Policy::ALL.len() + Policy::OPTION_VARIANTS.len()
+    );
     for (policy, counted, driven) in results {
         let driven = driven.unwrap_or_else(|e| panic!("{policy}: kernel call failed: {e}"));
         assert_eq!(

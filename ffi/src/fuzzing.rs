@@ -201,7 +201,8 @@ fn policy(b: &mut Bytes<'_>) -> bf_policy {
 }
 
 fn bf_policy_zero() -> bf_policy {
-    crate::model::policy::to_c(backfill_core::Policy::Fcfs)
+    // FCFS (kind 0) with every option at its default.
+    crate::model::policy::BASE
 }
 
 /// A job: mostly a fresh id that fits, now and then a duplicate id, too

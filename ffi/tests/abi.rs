@@ -70,7 +70,7 @@ fn c_cluster(machines: &[bf_machine], pools: &[bf_license_pool]) -> bf_cluster {
 /// A kernel of the small tier on `machines`, under `policy`.
 fn small(mem: &mut Mem, machines: &[bf_machine], policy: Policy) -> *mut bf_kernel {
     let cluster = c_cluster(machines, &[]);
-    let policy = to_c(policy);
+    let policy = to_c(policy).unwrap();
     let mut k = null_mut();
     let s = unsafe { bf_kernel_s_init(mem.ptr(), mem.bytes(), &cluster, &policy, &mut k) };
     assert_eq!(s, BF_OK);
@@ -311,7 +311,7 @@ fn replays_through_c_equal_the_simulator() {
             })
             .collect();
         let cluster = c_cluster(&c_machines, &c_pools);
-        let c_policy = to_c(policy);
+        let c_policy = to_c(policy).unwrap();
         let mut k = null_mut();
         let s = unsafe { bf_kernel_s_init(mem.ptr(), mem.bytes(), &cluster, &c_policy, &mut k) };
         assert_eq!(s, BF_OK);
@@ -492,7 +492,7 @@ fn misuse_is_a_status() {
 }
 
 fn bf_policy_zeroed() -> bf_policy {
-    let mut p = to_c(Policy::Fcfs);
+    let mut p = to_c(Policy::Fcfs).unwrap();
     p.kind = 0;
     p
 }
@@ -512,7 +512,7 @@ fn callbacks_cannot_reenter_their_kernel() {
         let p = unsafe { &mut *user.cast::<Probe>() };
         let mut n = 0;
         let j = job(99, 0, 1, 1);
-        let policy = to_c(Policy::Easy);
+        let policy = to_c(Policy::Easy).unwrap();
         let machines = [bf_machine {
             cpus: 4,
             speed: 1000,
@@ -720,7 +720,7 @@ fn queries_read_the_kernel() {
     assert_eq!(counters, bf_counters::default());
     // A reset empties it in place and restores the capacity as the limit.
     let cluster = c_cluster(&machines, &[]);
-    let easy = to_c(Policy::Easy);
+    let easy = to_c(Policy::Easy).unwrap();
     assert_eq!(unsafe { bf_kernel_reset(k, &cluster, &easy) }, BF_OK);
     assert_eq!(unsafe { bf_kernel_capacity(k, &mut cap) }, BF_OK);
     assert_eq!(cap.queue_limit, 64);
@@ -801,7 +801,7 @@ fn policies_by_name_kind_and_check() {
     for policy in Policy::ALL {
         let name = std::ffi::CString::new(policy.name()).unwrap();
         assert_eq!(unsafe { bf_policy_from_name(name.as_ptr(), &mut p) }, BF_OK);
-        assert_eq!(p, to_c(policy));
+        assert_eq!(p, to_c(policy).unwrap());
         let kind_name = unsafe { CStr::from_ptr(bf_policy_kind_name(p.kind)) };
         assert_eq!(kind_name.to_str().unwrap(), policy.name());
         let mut why = null();

@@ -59,7 +59,7 @@ fn kernel(mem: &mut Mem, init: Init, policy: Policy) -> *mut bf_kernel {
         pools: null(),
         pool_count: 0,
     };
-    let policy = to_c(policy);
+    let policy = to_c(policy).unwrap();
     let mut k = null_mut();
     let s = unsafe { init(mem.ptr(), mem.bytes(), &cluster, &policy, &mut k) };
     assert_eq!(s, BF_OK);
@@ -181,6 +181,23 @@ fn a_kernel_restored_in_any_larger_tier_goes_on_as_the_original() {
     }
 }
 
+/// The Rust kernel of the S tier's capacities on `cluster` under `policy`
+/// after ten arrivals, and its checkpoint.
+fn rust_kernel(
+    cluster: Cluster<16, 8>,
+    policy: Policy,
+) -> (Box<Kernel<64, 64, 193, 16, 8>>, Vec<u8>) {
+    let mut rust: Box<Kernel<64, 64, 193, 16, 8>> = Box::new(Kernel::new(cluster, policy));
+    for id in 0..10 {
+        rust.submit(id, Job::new(id, id, 4, 100), &mut ()).unwrap();
+        rust.schedule(id, &mut ()).unwrap();
+    }
+    let mut buf = vec![0_u8; Kernel::<64, 64, 193, 16, 8>::checkpoint_size()];
+    let len = rust.checkpoint(&mut buf).unwrap();
+    buf.truncate(len);
+    (rust, buf)
+}
+
 /// The Rust kernel's checkpoint restores through C, and C's into the Rust
 /// kernel of the tier's capacities.
 #[test]
@@ -196,22 +213,56 @@ fn rust_and_c_read_each_others_checkpoints() {
         &[],
     )
     .unwrap();
-    let mut rust: Box<Kernel<64, 64, 193, 16, 8>> =
-        Box::new(Kernel::new(cluster, Policy::Conservative));
-    for id in 0..10 {
-        rust.submit(id, Job::new(id, id, 4, 100), &mut ()).unwrap();
-        rust.schedule(id, &mut ()).unwrap();
-    }
-    let mut buf = vec![0_u8; Kernel::<64, 64, 193, 16, 8>::checkpoint_size()];
-    let len = rust.checkpoint(&mut buf).unwrap();
+    let (mut rust, bytes) = rust_kernel(cluster, Policy::Conservative);
     let mut mem = Mem::new(bf_kernel_s_size());
     let k = kernel(&mut mem, bf_kernel_s_init, Policy::Easy);
-    assert_eq!(unsafe { bf_kernel_restore(k, buf.as_ptr(), len) }, BF_OK);
-    assert_eq!(checkpoint(k), buf[..len]);
+    assert_eq!(
+        unsafe { bf_kernel_restore(k, bytes.as_ptr(), bytes.len()) },
+        BF_OK
+    );
+    assert_eq!(checkpoint(k), bytes);
     drive(k, 10, 5);
     let from_c = checkpoint(k);
     rust.restore(&from_c).unwrap();
     rust.validate().unwrap();
+}
+
+/// A Rust host's checkpoint under one of the kernel's option variants
+/// (Conservative with the rebuild compression, the Alea flavour of
+/// CONS+RS) restores through C and runs, but C has no kind for its
+/// policy: `bf_kernel_policy` says so with `BF_ERR_BAD_OPTION` and leaves
+/// its output alone (never another policy's form), and
+/// `bf_policy_from_name` refuses the variants' names.
+#[test]
+fn option_variants_restore_but_have_no_c_policy() {
+    for policy in Policy::OPTION_VARIANTS {
+        let (mut rust, bytes) = rust_kernel(Cluster::single(8).unwrap(), policy);
+        let mut mem = Mem::new(bf_kernel_s_size());
+        let k = kernel(&mut mem, bf_kernel_s_init, Policy::Easy);
+        assert_eq!(
+            unsafe { bf_kernel_restore(k, bytes.as_ptr(), bytes.len()) },
+            BF_OK
+        );
+        assert_eq!(checkpoint(k), bytes, "{policy}");
+        let mut out = to_c(Policy::Easy).unwrap();
+        let before = out;
+        assert_eq!(
+            unsafe { bf_kernel_policy(k, &mut out) },
+            BF_ERR_BAD_OPTION,
+            "{policy}"
+        );
+        assert_eq!(out, before, "{policy}: the output changed");
+        let name = std::ffi::CString::new(policy.name()).unwrap();
+        assert_eq!(
+            unsafe { backfill_ffi::abi::policy::bf_policy_from_name(name.as_ptr(), &mut out) },
+            BF_ERR_BAD_OPTION,
+            "{policy}"
+        );
+        assert_eq!(out, before);
+        drive(k, 10, 5);
+        rust.restore(&checkpoint(k)).unwrap();
+        rust.validate().unwrap();
+    }
 }
 
 /// Misuse and damage are statuses; a refused restore leaves the kernel and

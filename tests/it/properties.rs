@@ -180,7 +180,7 @@ proptest! {
     #[test]
     fn conservative_reservations_never_move_later(spec in scenario()) {
         let s = spec.build();
-        for policy in Policy::ALL.into_iter().filter(|p| p.reserves_all()) {
+        for policy in Policy::ALL.into_iter().chain(Policy::OPTION_VARIANTS).filter(|p| p.reserves_all() && p.reservation_is_guarantee()) {
             let log = s.replay_log(policy);
             let by_job = reservations(&log);
             for r in &log.finished {

@@ -59,6 +59,18 @@ fn policies() -> Vec<Policy> {
         // (the defaults' aging is negligible at these time scales).
         Policy::BfUnmod(STRONG_AGING),
         Policy::BfMod(STRONG_AGING),
+        // Conservative with the rebuild compression and CONS+RS's Alea
+        // flavour (not in `Policy::ALL`), the latter with several seeds.
+        Policy::ConservativeRebuild,
+        Policy::ConsRsAlea(RandomSearch::DEFAULT),
+        Policy::ConsRsAlea(RandomSearch {
+            seed: 7,
+            iterations: Iterations::PerQueuedJob(4),
+        }),
+        Policy::ConsRsAlea(RandomSearch {
+            seed: 3,
+            iterations: Iterations::Fixed(0),
+        }),
         // CONS+RS without search iterations is Conservative.
         Policy::ConsRs(RandomSearch {
             seed: 1,
@@ -209,6 +221,21 @@ proptest! {
     #[test]
     fn kernel_matches_the_naive_reference(w in workload()) {
         for policy in policies() {
+            let compared = agree(&w, policy);
+            prop_assert!(compared.is_ok(), "{}", compared.unwrap_err());
+            prop_assert_eq!(compared.ok(), Some(w.jobs.len()));
+        }
+    }
+
+    /// CONS+RS's Alea flavour on workloads long enough (jobs of up to
+    /// 600 s, gaps up to 800 s) for its periodic searches (every 300 s) to
+    /// fall between, and at, the other events.
+    #[test]
+    fn alea_flavour_matches_the_naive_reference(w in scaled_workload(40)) {
+        for policy in [
+            Policy::ConsRsAlea(RandomSearch::DEFAULT),
+            Policy::ConsRsAlea(RandomSearch { seed: 11, iterations: Iterations::Fixed(5) }),
+        ] {
             let compared = agree(&w, policy);
             prop_assert!(compared.is_ok(), "{}", compared.unwrap_err());
             prop_assert_eq!(compared.ok(), Some(w.jobs.len()));

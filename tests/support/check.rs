@@ -1132,7 +1132,7 @@ fn check_reservations(
                 at: job.submit,
             });
         }
-        let must_record = policy.keeps_reservations() || easy || r.guarantee.is_some();
+        let must_record = policy.reservation_is_guarantee() || easy || r.guarantee.is_some();
         if must_record && r.guarantee != first {
             return Err(Violation::GuaranteeMismatch {
                 job: job.id,
@@ -1141,7 +1141,7 @@ fn check_reservations(
                 first_reservation: first,
             });
         }
-        let promised = policy.keeps_reservations() || easy || r.guarantee.is_some();
+        let promised = policy.reservation_is_guarantee() || easy || r.guarantee.is_some();
         if promised {
             if let Some((at, from, to)) = s.moved_later {
                 return Err(Violation::ReservationMovedLater {

@@ -18,11 +18,18 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 /// Every policy of [`Policy::ALL`] (Conservative without compression among
-/// them), and the variants whose own state a checkpoint carries: CONS+RS
-/// with other seeds and budgets, DPSA with small node budgets.
+/// them) and of [`Policy::OPTION_VARIANTS`] (Conservative's rebuild, the
+/// Alea flavour of CONS+RS), and the variants whose own state a checkpoint
+/// carries: CONS+RS (both flavours) with other seeds and budgets, DPSA
+/// with small node budgets.
 #[must_use]
 pub fn checkpoint_policies() -> Vec<Policy> {
     let mut all = Policy::ALL.to_vec();
+    all.extend(Policy::OPTION_VARIANTS);
+    all.push(Policy::ConsRsAlea(RandomSearch {
+        seed: 42,
+        iterations: Iterations::Fixed(3),
+    }));
     for seed in [1, 42, u64::MAX] {
         all.push(Policy::ConsRs(RandomSearch {
             seed,
@@ -42,6 +49,25 @@ pub fn checkpoint_policies() -> Vec<Policy> {
         all.push(Policy::Dpsa { order, nodes });
     }
     all
+}
+
+/// `cluster`, or for a policy that cannot run on it (the Alea flavour of
+/// CONS+RS needs one machine without license pools) its first machine
+/// alone: the jobs that machine cannot run are refused, which a replay
+/// reports like any other event.
+#[must_use]
+pub fn cluster_for<const M: usize, const L: usize>(
+    policy: Policy,
+    cluster: &Cluster<M, L>,
+) -> Cluster<M, L> {
+    if policy.runs_on(cluster) {
+        return cluster.clone();
+    }
+    cluster
+        .machines()
+        .first()
+        .and_then(|m| Cluster::new(&[*m], &[]).ok())
+        .unwrap_or_else(|| cluster.clone())
 }
 
 /// A sink that writes down everything it hears, in order (the lines are

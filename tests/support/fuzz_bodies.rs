@@ -969,7 +969,7 @@ pub use checkpoint_body::{checkpoint_restore, checkpoint_restore_seeds};
 /// The `checkpoint_restore` body and what it needs (kept in its own module,
 /// with its own imports).
 mod checkpoint_body {
-    use crate::checkpoints::{checkpoint_policies, reseal, Recorder};
+    use crate::checkpoints::{checkpoint_policies, cluster_for, reseal, Recorder};
     use crate::rng::SplitMix64;
     use crate::scenario::{
         ScenarioSpec, SmallCluster, MAX_MACHINES, MAX_POOLS, VERIFY_B, VERIFY_Q, VERIFY_R,
@@ -1242,7 +1242,8 @@ mod checkpoint_body {
         jobs: &[SimJob],
         stop: u8,
     ) -> (Box<CkSim>, bool, Vec<SimJob>) {
-        let mut sim = Box::new(CkSim::new(CkKernel::new(cluster.clone(), policy)));
+        let cluster = cluster_for(policy, cluster);
+        let mut sim = Box::new(CkSim::new(CkKernel::new(cluster, policy)));
         let mut n = 0u8;
         let ended = sim.resume_with(
             jobs.iter().copied(),
@@ -1294,6 +1295,11 @@ mod checkpoint_body {
             ),
             (5, Policy::BfMod(backfill_core::policy::Heuristics::DEFAULT)),
             (6, Policy::DPSA_N),
+            (7, Policy::ConservativeRebuild),
+            (
+                8,
+                Policy::ConsRsAlea(backfill_core::policy::RandomSearch::DEFAULT),
+            ),
         ] {
             let scenario = ScenarioSpec::random(&mut SplitMix64::new(seed), 40).build();
             // The instant with the most jobs queued and running.

@@ -197,8 +197,9 @@ pub fn simulate(procs: u32, policy: Policy, jobs: &[SimJob]) -> Vec<Option<Naive
         running: Vec::new(),
         completed: (0, 0),
         holder: None,
+        next_periodic: None,
         rng: SplitMix64::new(match policy {
-            Policy::ConsRs(params) => params.seed,
+            Policy::ConsRs(params) | Policy::ConsRsAlea(params) => params.seed,
             _ => 0,
         }),
         records: vec![None; jobs.len()],
@@ -215,13 +216,21 @@ enum Rules {
         backfill: bool,
         shortest_first: bool,
     },
-    /// Conservative; `compress: false` never moves a reservation.
+    /// Conservative; `compress: false` and `rebuild: false` never moves a
+    /// reservation.
     Conservative {
         /// Whether a compression pass follows an instant with a completion.
         compress: bool,
+        /// The "rebuild" compression instead: after an instant with an
+        /// early completion only, every reserved job is put back in order
+        /// of its planned start.
+        rebuild: bool,
         /// CONS+RS: the random search after an instant with an early
         /// completion.
         search: Option<RandomSearch>,
+        /// CONS+RS, Alea flavour: list searches after an instant with an
+        /// early completion and every 300 s; no compression, no guarantee.
+        alea: Option<RandomSearch>,
     },
     Selective(Threshold),
     /// BF_UNMOD (`keeps_head`) and BF_MOD.
@@ -248,15 +257,33 @@ impl Rules {
             },
             Policy::Conservative => Self::Conservative {
                 compress: true,
+                rebuild: false,
                 search: None,
+                alea: None,
             },
             Policy::ConservativeNoCompression => Self::Conservative {
                 compress: false,
+                rebuild: false,
                 search: None,
+                alea: None,
+            },
+            Policy::ConservativeRebuild => Self::Conservative {
+                compress: false,
+                rebuild: true,
+                search: None,
+                alea: None,
             },
             Policy::ConsRs(params) => Self::Conservative {
                 compress: true,
+                rebuild: false,
                 search: Some(params),
+                alea: None,
+            },
+            Policy::ConsRsAlea(params) => Self::Conservative {
+                compress: false,
+                rebuild: false,
+                search: None,
+                alea: Some(params),
             },
             Policy::Selective(threshold) => Self::Selective(threshold),
             Policy::BfFcfs => Self::Queue {
@@ -402,6 +429,8 @@ struct Naive<'a> {
     completed: (u64, u64),
     /// Flexible backfilling: the job that was the head at the last pass.
     holder: Option<usize>,
+    /// The Alea flavour: when the next periodic search is due.
+    next_periodic: Option<u64>,
     /// CONS+RS's generator.
     rng: SplitMix64,
     records: Vec<Option<NaiveRecord>>,
@@ -498,6 +527,21 @@ impl Naive<'_> {
             {
                 self.compress();
             }
+            if early && matches!(self.rules, Rules::Conservative { rebuild: true, .. }) {
+                self.rebuild();
+            }
+            if let Rules::Conservative {
+                alea: Some(params), ..
+            } = self.rules
+            {
+                if early {
+                    self.alea_search(params);
+                }
+                if let Some(due) = self.next_periodic.filter(|&d| d <= t) {
+                    self.next_periodic = Some(due + ((t - due) / 300 + 1) * 300);
+                    self.alea_search(params);
+                }
+            }
             if let (
                 true,
                 Rules::Conservative {
@@ -512,6 +556,9 @@ impl Naive<'_> {
             while self.next_arrival < self.jobs.len() && self.submit(self.next_arrival) <= t {
                 let job = self.next_arrival;
                 self.next_arrival += 1;
+                if matches!(self.rules, Rules::Conservative { alea: Some(_), .. }) {
+                    self.next_periodic.get_or_insert(t + 300);
+                }
                 self.arrive(job);
             }
             // 4. One scheduling pass.
@@ -537,11 +584,13 @@ impl Naive<'_> {
             .iter()
             .filter(|w| w.reservation.is_none())
             .filter_map(|w| self.promotion_instant(w.job));
+        let periodic = self.next_periodic.filter(|_| self.waiting.len() >= 2);
         let next = arrival
             .into_iter()
             .chain(ends)
             .chain(reservations)
             .chain(promotions)
+            .chain(periodic)
             .min();
         if let Some(t) = next {
             assert!(
@@ -598,6 +647,110 @@ impl Naive<'_> {
                 self.waiting[n].reservation = Some(earliest);
             }
         }
+    }
+
+    /// The "rebuild" compression: every reservation is dropped, then the
+    /// jobs take new ones one by one in order of their old start (ties:
+    /// queue order), each at its earliest start among the running jobs and
+    /// the jobs placed before it.
+    fn rebuild(&mut self) {
+        let mut order = self.in_order(|w| w.reservation.is_some());
+        order.sort_by_key(|&n| self.waiting[n].reservation);
+        for &n in &order {
+            self.waiting[n].reservation = None;
+        }
+        for n in order {
+            let job = self.waiting[n].job;
+            self.waiting[n].reservation = Some(self.earliest_start(job, None));
+        }
+    }
+
+    /// The Alea flavour's search: schedule the list (waiting jobs by
+    /// reservation start, ties queue order), then per iteration move a
+    /// random list entry to a random position, schedule, and keep the new
+    /// list (re-sorted by start) if the objective improves; finally every
+    /// job takes its start in the list's schedule.
+    fn alea_search(&mut self, params: RandomSearch) {
+        let n = self.waiting.len();
+        if n < 2 {
+            return;
+        }
+        let mut list = self.in_order(|_| true);
+        list.sort_by_key(|&w| self.waiting[w].reservation);
+        let mut starts = self.list_schedule(&list);
+        list.sort_by_key(|&w| starts[w]);
+        let mut score = self.alea_objective(&starts);
+        let budget = match params.iterations {
+            Iterations::PerQueuedJob(k) => n as u64 * u64::from(k),
+            Iterations::Fixed(k) => u64::from(k),
+        };
+        for _ in 0..budget {
+            let pick = self.rng.below(n as u64) as usize;
+            let to = self.rng.below(n as u64) as usize;
+            let mut candidate = list.clone();
+            let moved = candidate.remove(pick);
+            candidate.insert(to, moved);
+            let new_starts = self.list_schedule(&candidate);
+            let new = self.alea_objective(&new_starts);
+            let gain = |old: f64, new: f64, floor: f64| (old - new) / old.max(floor);
+            let decision = gain(score.0, new.0, 1e-13)
+                + gain(score.1, new.1, 1e-13)
+                + gain(score.2, new.2, 1.0);
+            if decision > 0.0 {
+                candidate.sort_by_key(|&w| new_starts[w]);
+                list = candidate;
+                starts = new_starts;
+                score = new;
+            }
+        }
+        for (w, start) in starts.into_iter().enumerate() {
+            self.waiting[w].reservation = Some(start);
+        }
+    }
+
+    /// Each waiting entry's start (by position in `waiting`) when the
+    /// entries of `list` take, in turn, the processors that come free
+    /// earliest: one availability per processor.
+    fn list_schedule(&self, list: &[usize]) -> Vec<u64> {
+        let mut free: Vec<u64> = Vec::new();
+        for r in &self.running {
+            let end = r.estimated_end.max(self.now);
+            free.extend(std::iter::repeat_n(end, self.procs(r.job) as usize));
+        }
+        free.resize(self.capacity as usize, self.now);
+        let mut starts = vec![0; self.waiting.len()];
+        for &w in list {
+            let job = self.waiting[w].job;
+            let p = self.procs(job) as usize;
+            free.sort_unstable();
+            let start = free[p - 1];
+            for f in &mut free[..p] {
+                *f = start + self.estimate(job);
+            }
+            starts[w] = start;
+        }
+        starts
+    }
+
+    /// Alea's objective terms (mean response, mean wait, mean slowdown at
+    /// least 1) of the waiting jobs starting at `starts`, summed in queue
+    /// order.
+    fn alea_objective(&self, starts: &[u64]) -> (f64, f64, f64) {
+        let (mut r, mut w, mut s) = (0.0, 0.0, 0.0);
+        let order = self.in_order(|_| true);
+        for &n in &order {
+            let job = self.waiting[n].job;
+            let (start, d, submit) = (
+                starts[n] as f64,
+                self.estimate(job) as f64,
+                self.submit(job) as f64,
+            );
+            r += (start + d - submit).max(0.0);
+            w += (start - submit).max(0.0);
+            s += (start + d - submit).max(1.0) / (d + 1.0).max(1.0);
+        }
+        let n = order.len().max(1) as f64;
+        (r / n, w / n, (s / n).max(1.0))
     }
 
     /// CONS+RS's random search (`docs/design.md`, "CONS+RS", and the readings in
@@ -800,10 +953,11 @@ impl Naive<'_> {
             Rules::Conservative { .. } => Some(self.earliest_start(job, None)),
             _ => None,
         };
+        let guaranteed = !matches!(self.rules, Rules::Conservative { alea: Some(_), .. });
         self.waiting.push(Waiting {
             job,
             reservation,
-            guarantee: reservation,
+            guarantee: reservation.filter(|_| guaranteed),
         });
     }
 

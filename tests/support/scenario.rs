@@ -346,7 +346,8 @@ impl Scenario {
         r.log
     }
 
-    /// Replays the scenario under every policy in [`Policy::ALL`] and checks
+    /// Replays the scenario under every policy in [`Policy::ALL`] and
+    /// [`Policy::OPTION_VARIANTS`] (those that run on its cluster) and checks
     /// everything: the replay completes, [`Kernel::validate`] holds after
     /// it and nothing is left in the kernel, the outcome's counts match the
     /// log, the [`check`] invariants hold, and a second replay gives the
@@ -357,7 +358,11 @@ impl Scenario {
     /// # Errors
     /// A message naming the policy and what failed.
     pub fn verify(&self) -> Result<(), String> {
-        for policy in Policy::ALL {
+        for policy in Policy::ALL
+            .into_iter()
+            .chain(Policy::OPTION_VARIANTS)
+            .filter(|p| p.runs_on(&self.cluster))
+        {
             self.verify_policy(policy)
                 .map_err(|e| format!("policy {policy}: {e}"))?;
         }

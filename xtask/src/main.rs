@@ -3,6 +3,7 @@
 //! ```text
 //! cargo xtask study selective|cons-rs|dpsa|farm|policies [--traces DIR] [--jobs N] [--out DIR]
 //! cargo xtask docs [--check]
+//! cargo xtask alea --checkout PATH [--first N] [--rs-seeds K] [--traces DIR]
 //! cargo xtask snapshot BIN DIR [POLICY...] [--traces DIR]
 //! cargo xtask snapshot --compare DIR1 DIR2
 //! cargo xtask dpsa-nodes TRACE --policy dpsa-p --nodes N
@@ -27,6 +28,7 @@
 //! `../shared/traces` beside the repository; a relative path is taken from
 //! the current directory.
 
+mod alea;
 mod bench;
 mod docs;
 mod dpsa_nodes;
@@ -51,6 +53,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Task {
+    /// Alea (built from a checkout) beside our Alea-flavoured variants.
+    Alea(alea::Args),
     /// Run a study: replay, then write docs/studies/NAME/.
     Study {
         #[command(subcommand)]
@@ -169,6 +173,7 @@ fn run(cli: Cli) -> Result<(), String> {
             } => study::policies::run(&common, &reports, &options),
         },
         Task::Docs { check } => docs::run(check),
+        Task::Alea(args) => alea::run(&args),
         Task::Snapshot(args) => match (args.compare, args.bin, args.dir) {
             (Some(dirs), _, _) => match dirs.as_slice() {
                 [a, b] => snapshot::compare(a, b),

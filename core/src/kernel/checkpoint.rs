@@ -97,6 +97,15 @@ fn require(ok: bool, what: &'static str) -> Result<(), RestoreError> {
     }
 }
 
+/// A job's guarantee is one `policy` records: none under a policy that
+/// keeps reservations without promising them (CONS+RS's Alea flavour).
+fn check_guarantee(policy: Policy, guarantee: Option<Time>) -> Result<(), RestoreError> {
+    require(
+        guarantee.is_none() || policy.reservation_is_guarantee() || !policy.keeps_reservations(),
+        "a guarantee under a policy whose reservations promise nothing",
+    )
+}
+
 /// What every job in a checkpoint must be: one [`Kernel::submit`] accepts
 /// at the checkpoint's time `now`, on `cluster`, with an id the kernel has
 /// seen.
@@ -396,12 +405,14 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     /// as [`Slot::NOTHING`]; the policy's order; a reservation under every
     /// job where the policy reserves for all, and at most one where it
     /// keeps none between passes; no reservation after its guarantee
-    /// unless a late host had one re-planned (as [`Kernel::validate`]).
+    /// unless a late host had one re-planned (as [`Kernel::validate`]), and
+    /// no guarantee under a policy whose reservations promise nothing.
     fn check_queue(d: &Decoded<'_, M, L>) -> Result<(), RestoreError> {
         let mut previous = None;
         let mut reserved = 0usize;
         for (i, q) in d.queue.iter().enumerate() {
             check_job(&d.cluster, &q.job, d.now, d.max_id)?;
+            check_guarantee(d.policy, q.guarantee())?;
             if q.slot.start == Time::MAX && q.slot != Slot::NOTHING {
                 return Err(RestoreError::Malformed {
                     offset: d.queue.offset(i),
@@ -444,6 +455,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         let mut held = 0u64;
         for r in d.running.iter() {
             check_job(&d.cluster, &r.job, d.now, d.max_id)?;
+            check_guarantee(d.policy, r.guarantee())?;
             check_slot(&d.cluster, &r.job, &r.slot)?;
             require(
                 r.job.submit <= r.slot.start && r.slot.start <= d.now,

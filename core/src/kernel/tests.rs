@@ -116,6 +116,20 @@ const GAP_FILL: &[TestJob] = &[
     job(4).submit(2).procs(6).estimate(100),
 ];
 
+/// Compression order. On 10 processors: R1 (1 proc, 50 s) runs on time,
+/// R2 (9 procs, estimate 100) ends early at 10. A (9 procs, 100 s) was
+/// reserved at [100, 200) on arrival; B (1 proc, 40 s), younger, at [50, 90)
+/// beside R2. Conservative's pass at 10 takes A first (in queue order): 9
+/// processors are free from 10 on, so A starts at 10 and B keeps 50. The
+/// rebuild puts B back first (its planned start, 50, is earlier): B takes
+/// one of the 9 free processors at 10, and A waits for R1 and B to end at 50.
+const ORDER: &[TestJob] = &[
+    job(1).procs(1).estimate(50),
+    job(2).procs(9).estimate(100).runs(10),
+    job(3).submit(1).procs(9).estimate(100),
+    job(4).submit(2).procs(1).estimate(40),
+];
+
 /// Threshold 2.0: a job waits as long as its estimate before it is promoted.
 /// J1 holds the machine until 1000. J2 (estimate 100, submitted at 0) is
 /// promoted at 100 and J3 (estimate 10, submitted at 50) at 60: both instants
@@ -298,6 +312,52 @@ const SCHEDULES: &[Schedule] = &[
         jobs: BETWEEN_EVENTS,
         starts: &[(1, 0), (2, 1000), (3, 1100)],
         reservations: None,
+        guarantees: &[],
+    },
+    // ORDER: queue order under Conservative.
+    Schedule {
+        name: "Conservative compresses in queue order",
+        policy: Policy::Conservative,
+        cpus: 10,
+        jobs: ORDER,
+        starts: &[(1, 0), (2, 0), (3, 10), (4, 50)],
+        reservations: Some(&[(0, 1, 0), (0, 2, 0), (1, 3, 100), (2, 4, 50), (10, 3, 10)]),
+        guarantees: &[],
+    },
+    // ORDER: planned-start order under the rebuild.
+    Schedule {
+        name: "the rebuild puts jobs back in planned-start order",
+        policy: Policy::ConservativeRebuild,
+        cpus: 10,
+        jobs: ORDER,
+        starts: &[(1, 0), (2, 0), (3, 50), (4, 10)],
+        reservations: Some(&[
+            (0, 1, 0),
+            (0, 2, 0),
+            (1, 3, 100),
+            (2, 4, 50),
+            (10, 4, 10),
+            (10, 3, 50),
+        ]),
+        guarantees: &[],
+    },
+    // ON_TIME under the rebuild: one rebuild at R1's early end puts B (its
+    // planned start 40 is earlier than A's 100) at [10, 70) first, then A at
+    // 70; R2's on-time end at 40 changes nothing.
+    Schedule {
+        name: "the rebuild runs after early completions only",
+        policy: Policy::ConservativeRebuild,
+        cpus: 10,
+        jobs: ON_TIME,
+        starts: &[(1, 0), (2, 0), (3, 70), (4, 10)],
+        reservations: Some(&[
+            (0, 1, 0),
+            (0, 2, 0),
+            (1, 3, 100),
+            (2, 4, 40),
+            (10, 4, 10),
+            (10, 3, 70),
+        ]),
         guarantees: &[],
     },
     // Entry-queue jobs backfill only where they delay no reservation. J2
@@ -1345,4 +1405,72 @@ fn next_wakeup_scans_the_queue_before_the_first_pass() {
         k.schedule(0, &mut ()).unwrap();
         assert_eq!(k.next_wakeup(), Some(100), "{policy}");
     }
+}
+
+/// CONS+RS, Alea flavour, on 10 processors. R1 (all 10, estimate 100)
+/// ends early at 10; A (10 procs, 50 s) was reserved at [100, 150), B (5
+/// procs, 10 s) at [150, 160). The search at 10 first schedules the list
+/// (A, B): A at 10, B at 60. Moving B before A gives B [10, 20) and A 20:
+/// mean response 63.5 -> 43.5, wait 33.5 -> 13.5, slowdown 3.67 -> 1.49,
+/// all better, so the move is kept as soon as a draw proposes it (each of
+/// the 8 draws does with probability 1/2).
+#[test]
+fn alea_search_reorders_the_list_after_an_early_end() {
+    let jobs = [
+        job(1).procs(10).estimate(100).runs(10),
+        job(2).submit(1).procs(10).estimate(50),
+        job(3).submit(2).procs(5).estimate(10),
+    ];
+    let (c, counters) = run_with_counters(Policy::ConsRsAlea(RandomSearch::DEFAULT), 10, &jobs);
+    assert_eq!(c.starts(), [(1, 0), (2, 20), (3, 10)]);
+    assert_eq!(counters.rs_accepted, 1, "{counters:?}");
+    assert!(counters.rs_searches >= 1, "{counters:?}");
+    // Without iterations the search only schedules the list: A at 10, B at 60.
+    let none = Policy::ConsRsAlea(RandomSearch {
+        seed: 0,
+        iterations: Iterations::Fixed(0),
+    });
+    assert_eq!(run(none, 10, &jobs).starts(), [(1, 0), (2, 10), (3, 60)]);
+}
+
+/// The periodic search, with no early completion at all: R1 holds all 10
+/// processors until 1000; A (10 procs, 500 s) is reserved at 1000, B (1
+/// proc, 10 s) at 1500. The search at 300 (the first period after the first
+/// arrival at 0, a wake-up of its own) moves B before A: B at 1000, A at
+/// 1010, later than A's reservation at arrival (there is no guarantee), as
+/// the mean response (1503.5 -> 1258.5), wait and slowdown all fall.
+#[test]
+fn alea_search_runs_periodically_and_may_delay_a_job() {
+    let jobs = [
+        job(1).procs(10).estimate(1000),
+        job(2).submit(1).procs(10).estimate(500),
+        job(3).submit(2).procs(1).estimate(10),
+    ];
+    let (c, counters) = run_with_counters(Policy::ConsRsAlea(RandomSearch::DEFAULT), 10, &jobs);
+    assert_eq!(c.starts(), [(1, 0), (2, 1010), (3, 1000)]);
+    assert!(
+        c.reservations.contains(&(300, 3, 1000)),
+        "{:?}",
+        c.reservations
+    );
+    assert_eq!(c.record(2).guarantee, None);
+    assert_eq!(counters.rs_accepted, 1, "{counters:?}");
+}
+
+/// The Alea flavour refuses a cluster of several machines.
+#[test]
+fn alea_search_needs_one_machine() {
+    let policy = Policy::ConsRsAlea(RandomSearch::DEFAULT);
+    let two = Cluster::<2, 0>::new(&[Machine::new(4), Machine::new(4)], &[]).unwrap();
+    assert!(!policy.runs_on(&two));
+    assert!(policy.runs_on(&Cluster::<1, 0>::single(4).unwrap()));
+    let jobs = [
+        job(1).procs(4).estimate(100).runs(10),
+        job(2).submit(1).procs(4).estimate(100),
+        job(3).submit(1).procs(4).estimate(100),
+        job(4).submit(1).procs(4).estimate(100),
+    ];
+    let mut sim = Simulator::new(Kernel::<8, 8, 64, 2, 0>::new(two, policy));
+    let err = sim.run(sims(&jobs), &mut Collect::default()).unwrap_err();
+    assert!(format!("{err}").contains("unsupported"), "{err}");
 }

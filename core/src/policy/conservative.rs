@@ -48,6 +48,9 @@ pub(crate) struct Conservative {
     /// The baseline without compression: reservations made at arrival are
     /// never revisited.
     pub(crate) static_plan: bool,
+    /// The "rebuild" compression ([`super::rebuild`]) in place of the
+    /// queue-order pass.
+    pub(crate) rebuild: Option<super::rebuild::Rebuild>,
 }
 
 impl Conservative {
@@ -59,7 +62,9 @@ impl Conservative {
         slot: &Slot,
         now: Time,
     ) {
-        if !self.static_plan {
+        if let Some(rebuild) = &mut self.rebuild {
+            rebuild.completed(slot, now);
+        } else if !self.static_plan {
             self.compression.completed(plan, slot, now);
         }
     }
@@ -78,7 +83,7 @@ impl Conservative {
         job: &Job,
         observer: &mut impl Observer,
     ) -> Result<Option<Slot>, KernelError> {
-        self.compression.settle(st, observer)?;
+        self.settle(st, observer)?;
         reserve_on_arrival(st, job, observer).map(Some)
     }
 
@@ -95,8 +100,21 @@ impl Conservative {
         st: &mut State<Q, R, B, M, L>,
         observer: &mut impl Observer,
     ) -> Result<Pass, KernelError> {
-        self.compression.settle(st, observer)?;
+        self.settle(st, observer)?;
         pass_reserved(&mut self.compression, st, observer)
+    }
+
+    /// The compression due after completions: the queue-order pass, or the
+    /// rebuild.
+    fn settle<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
+        &mut self,
+        st: &mut State<Q, R, B, M, L>,
+        observer: &mut impl Observer,
+    ) -> Result<(), KernelError> {
+        match &mut self.rebuild {
+            Some(rebuild) => rebuild.settle(st, &mut self.compression.earliest, observer),
+            None => self.compression.settle(st, observer),
+        }
     }
 }
 

@@ -19,7 +19,7 @@
 //! the kernels that never stopped.
 
 use super::{Engine, Policy, SlowdownAverage};
-use crate::types::{Job, JobId};
+use crate::types::{Job, JobId, Time};
 
 /// A policy's decision state: each field is read by the policies named on
 /// it and is at its default for the others.
@@ -27,15 +27,20 @@ use crate::types::{Job, JobId};
 pub(crate) struct Saved {
     /// EASY, SJF-EASY, DPSA: the job holding the head reservation.
     pub(crate) reserved_head: Option<Job>,
-    /// Conservative, Selective, CONS+RS: a compression pass is due.
+    /// Conservative, Selective, CONS+RS: a compression pass is due;
+    /// Conservative's rebuild variant: a rebuild is due.
     pub(crate) compression_due: bool,
     /// Selective: the completed jobs' bounded slowdowns (adaptive
     /// thresholds read them).
     pub(crate) average: SlowdownAverage,
-    /// CONS+RS: the random generator's state.
+    /// CONS+RS and its Alea flavour: the random generator's state.
     pub(crate) rng: u64,
-    /// CONS+RS: an early completion calls for a search.
+    /// CONS+RS and its Alea flavour: an early completion calls for a
+    /// search.
     pub(crate) search_due: bool,
+    /// CONS+RS, Alea flavour: when the next periodic search is due (none
+    /// before the first arrival).
+    pub(crate) next_search: Option<Time>,
     /// BF_FCFS, BF_UNMOD, BF_MOD: the job that held the reservation after
     /// the last pass.
     pub(crate) holder: Option<JobId>,
@@ -49,7 +54,12 @@ impl Engine {
             Self::Fcfs => {}
             Self::Easy(e) => saved.reserved_head = e.reserved_head(),
             Self::Dpsa(d) => saved.reserved_head = d.reserved_head(),
-            Self::Conservative(c) => saved.compression_due = c.compression.is_due(),
+            Self::Conservative(c) => {
+                saved.compression_due = match &c.rebuild {
+                    Some(rebuild) => rebuild.is_due(),
+                    None => c.compression.is_due(),
+                };
+            }
             Self::Selective(s) => {
                 saved.compression_due = s.compression.is_due();
                 saved.average = s.average;
@@ -57,6 +67,9 @@ impl Engine {
             Self::ConsRs(c) => {
                 saved.compression_due = c.cons.compression.is_due();
                 (saved.rng, saved.search_due) = c.search_state();
+            }
+            Self::ConsRsAlea(c) => {
+                (saved.rng, saved.search_due, saved.next_search) = c.search_state();
             }
             Self::Flexible(f) => saved.holder = f.holder(),
         }
@@ -73,7 +86,13 @@ impl Engine {
             Self::Dpsa(d) => d.restore(saved.reserved_head),
             Self::Conservative(c) => {
                 let due = saved.compression_due && !c.static_plan;
-                c.compression = super::conservative::Compression::restored(due);
+                match &mut c.rebuild {
+                    Some(rebuild) => {
+                        *rebuild = super::rebuild::Rebuild::restored(due);
+                        c.compression = super::conservative::Compression::restored(false);
+                    }
+                    None => c.compression = super::conservative::Compression::restored(due),
+                }
             }
             Self::Selective(s) => {
                 s.compression = super::conservative::Compression::restored(saved.compression_due);
@@ -86,6 +105,10 @@ impl Engine {
                 c.cons.compression =
                     super::conservative::Compression::restored(saved.compression_due);
                 c.restore(saved.rng, saved.search_due);
+            }
+            Self::ConsRsAlea(c) => {
+                c.cons.compression = super::conservative::Compression::restored(false);
+                c.restore(saved.rng, saved.search_due, saved.next_search);
             }
             Self::Flexible(f) => f.restore(saved.holder),
         }
@@ -108,10 +131,10 @@ mod tests {
             count: 3,
             sum: 7500,
         };
-        for policy in Policy::ALL {
+        for policy in Policy::ALL.into_iter().chain(Policy::OPTION_VARIANTS) {
             let fresh = Engine::new(policy).saved();
             let seed = match policy {
-                Policy::ConsRs(p) => p.seed,
+                Policy::ConsRs(p) | Policy::ConsRsAlea(p) => p.seed,
                 _ => 0,
             };
             assert_eq!(
@@ -128,6 +151,7 @@ mod tests {
                 average,
                 rng: 99,
                 search_due: true,
+                next_search: Some(600),
                 holder: Some(12),
             };
             let kept = Engine::restored(policy, &given).saved();
@@ -137,7 +161,7 @@ mod tests {
                     reserved_head: Some(job),
                     ..Saved::default()
                 },
-                Policy::Conservative => Saved {
+                Policy::Conservative | Policy::ConservativeRebuild => Saved {
                     compression_due: true,
                     ..Saved::default()
                 },
@@ -154,6 +178,12 @@ mod tests {
                     compression_due: true,
                     rng: 99,
                     search_due: true,
+                    ..Saved::default()
+                },
+                Policy::ConsRsAlea(_) => Saved {
+                    rng: 99,
+                    search_due: true,
+                    next_search: Some(600),
                     ..Saved::default()
                 },
                 _ => Saved {

@@ -246,10 +246,19 @@ mod tests {
     /// A replay paused after any instant, checkpointed, restored into
     /// another simulator and resumed reports, from the pause on, what the
     /// replay that never stopped reports, and ends with the same outcome;
-    /// under every policy.
+    /// under every policy and option variant.
     #[test]
     fn a_restored_replay_resumes_exactly() {
-        for policy in Policy::ALL {
+        for policy in Policy::ALL.into_iter().chain(Policy::OPTION_VARIANTS) {
+            // The Alea flavour of CONS+RS runs on one machine only.
+            let cluster = || {
+                let two = cluster();
+                if policy.runs_on(&two) {
+                    two
+                } else {
+                    Cluster::new(&[Machine::new(8)], &[]).unwrap()
+                }
+            };
             let input = jobs(3);
             let mut whole = Sim::new(Kernel::new(cluster(), policy));
             let mut heard = Heard::default();

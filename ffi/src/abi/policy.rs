@@ -60,7 +60,8 @@ pub unsafe extern "C" fn bf_policy_check(
 /// names `host-cli` takes: `"easy"`, `"conservative"`, `"selective-d"`,
 /// `"cons-rs"`, `"dpsa-p"`, ..., and `"conservative-no-compression"`),
 /// with its kind's defaults. Returns `BF_ERR_BAD_OPTION` for an unknown
-/// name.
+/// name, and for the names of policies without a `bf_policy_kind`
+/// (`"conservative-rebuild"`, `"cons-rs-alea"`).
 ///
 /// # Safety
 /// `name` is NULL or a NUL-terminated string; `out` is NULL or writable.
@@ -81,7 +82,9 @@ pub unsafe extern "C" fn bf_policy_from_name(
             .and_then(Policy::from_name)
             .ok_or(bf_status::BF_ERR_BAD_OPTION)?;
         // SAFETY: the caller's promise.
-        unsafe { handle::output(out, to_c(policy)) }
+        let c = to_c(policy).ok_or(bf_status::BF_ERR_BAD_OPTION)?;
+        // SAFETY: the caller's promise.
+        unsafe { handle::output(out, c) }
     };
     code(run())
 }

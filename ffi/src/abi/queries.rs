@@ -186,14 +186,24 @@ pub unsafe extern "C" fn bf_kernel_capacity(
     }
 }
 
-/// The kernel's policy, with its options.
+/// The kernel's policy, with its options. `BF_ERR_BAD_OPTION` (and
+/// `*out` unchanged) when the policy has no `bf_policy_kind`: a kernel
+/// restored from a checkpoint that a Rust host wrote under one of the
+/// kernel's option variants (Conservative with the rebuild compression,
+/// the Alea flavour of CONS+RS) runs it, but C cannot name it.
 ///
 /// # Safety
 /// `k` is NULL or a handle; `out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn bf_kernel_policy(k: *const bf_kernel, out: *mut bf_policy) -> bf_status {
     // SAFETY: the caller's promise.
-    unsafe { read_into(k, out, |kernel| to_c(kernel.policy())) }
+    let policy = unsafe { inspect(k, |kernel, _| to_c(kernel.policy())) };
+    let run = || {
+        let c = policy?.ok_or(bf_status::BF_ERR_BAD_OPTION)?;
+        // SAFETY: the caller's promise.
+        unsafe { handle::output(out, c) }
+    };
+    ok_or(run())
 }
 
 /// Whether the kernel keeps its plan (`bf_kernel_plan_steps`) up to date:

@@ -196,7 +196,7 @@ const fn heuristics_of(h: &bf_heuristics) -> Heuristics {
 
 /// Every option at the default of the kernel's examples (`Policy::ALL`):
 /// what a kind that does not read an option leaves in it.
-const BASE: bf_policy = bf_policy {
+pub(crate) const BASE: bf_policy = bf_policy {
     kind: 0,
     selective: bf_selective_options {
         threshold: 2000,
@@ -224,19 +224,20 @@ const BASE: bf_policy = bf_policy {
 /// default heuristics).
 #[must_use]
 pub fn default_of(kind: u32) -> Option<bf_policy> {
-    let policy = *KINDS.get(usize::try_from(kind).ok()?)?;
-    Some(to_c(policy))
+    to_c(*KINDS.get(usize::try_from(kind).ok()?)?)
 }
 
-/// The C form of `policy`.
+/// The C form of `policy`; `None` for a policy without a
+/// [`bf_policy_kind`] (the kernel's option variants, Conservative with the
+/// rebuild compression and the Alea flavour of CONS+RS, which a checkpoint
+/// written by a Rust host can bring into a C kernel).
 #[must_use]
-pub fn to_c(policy: Policy) -> bf_policy {
+pub fn to_c(policy: Policy) -> Option<bf_policy> {
     let mut c = BASE;
     c.kind = KINDS
         .iter()
         .position(|p| p.name() == policy.name())
-        .and_then(|i| u32::try_from(i).ok())
-        .unwrap_or(0);
+        .and_then(|i| u32::try_from(i).ok())?;
     match policy {
         Policy::Selective(Threshold::Fixed(t)) => c.selective.threshold = t,
         Policy::Selective(Threshold::PerCategory { thresholds, bounds }) => {
@@ -264,7 +265,7 @@ pub fn to_c(policy: Policy) -> bf_policy {
         Policy::BfUnmod(h) | Policy::BfMod(h) => c.heuristics = heuristics_c(&h),
         _ => {}
     }
-    c
+    Some(c)
 }
 
 /// The option groups a kind reads.
@@ -300,10 +301,9 @@ const fn reads(policy: Policy) -> Reads {
 /// read that differs from the kind's default.
 pub fn of_c(c: &bf_policy) -> Result<Policy, &'static CStr> {
     let kind = usize::try_from(c.kind).unwrap_or(usize::MAX);
-    let base = *KINDS
-        .get(kind)
-        .ok_or(c"kind: not a bf_policy_kind (0 to 15)")?;
-    let defaults = to_c(base);
+    let not_a_kind = c"kind: not a bf_policy_kind (0 to 15)";
+    let base = *KINDS.get(kind).ok_or(not_a_kind)?;
+    let defaults = to_c(base).ok_or(not_a_kind)?;
     let reads = reads(base);
     let (s, d) = (&c.selective, &defaults.selective);
     let unused = |group: Reads, same: bool, why: &'static CStr| {
@@ -451,7 +451,7 @@ mod tests {
             let c = default_of(kind).unwrap();
             assert_eq!(c.kind, kind);
             assert_eq!(of_c(&c), Ok(policy), "{policy}");
-            assert_eq!(to_c(policy), c);
+            assert_eq!(to_c(policy), Some(c));
             assert_eq!(
                 name_of(kind).map(|n| n.to_str().unwrap()),
                 Some(policy.name())
@@ -467,6 +467,15 @@ mod tests {
             bf_policy_kind::BF_POLICY_DPSA_W as usize,
             Policy::ALL.len() - 1
         );
+    }
+
+    /// The kernel's option variants have no kind: they have no C form,
+    /// rather than the form of another policy.
+    #[test]
+    fn option_variants_have_no_c_form() {
+        for policy in Policy::OPTION_VARIANTS {
+            assert_eq!(to_c(policy), None, "{policy}");
+        }
     }
 
     /// Options take effect on their kind.

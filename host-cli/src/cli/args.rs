@@ -7,7 +7,9 @@ pub(crate) mod plan;
 
 use crate::error::CliError;
 use crate::output::groups::GroupBy;
-use crate::replay::policy::{PolicyChoice, ThresholdFrom, ThresholdOptions};
+use crate::replay::policy::{
+    CompressionMode, Flavour, PolicyChoice, ThresholdFrom, ThresholdOptions,
+};
 use crate::replay::steady::{parse_edge, Edge};
 use crate::replay::thresholds::{parse_scale, parse_threshold, parse_thresholds};
 use crate::replay::{Estimates, Shaping, Window};
@@ -375,6 +377,30 @@ pub(crate) struct ReplayArgs {
     /// stay where they are: the CONS+RS paper's baseline).
     #[arg(long, help_heading = "Search policies (DPSA, CONS+RS, Conservative)")]
     pub(crate) no_compression: bool,
+    /// conservative: how the plan is compressed [default: queue]. queue:
+    /// after every instant with a completion, each waiting job in queue
+    /// order moves to its earliest start if earlier; rebuild: after an
+    /// early completion only, every waiting job is put back in order of its
+    /// planned start (the Alea simulator's CONS; `docs/design.md`,
+    /// "Conservative").
+    #[arg(
+        long,
+        value_enum,
+        value_name = "MODE",
+        help_heading = "Search policies (DPSA, CONS+RS, Conservative)"
+    )]
+    pub(crate) compression: Option<CompressionMode>,
+    /// cons-rs: whose rules the random search follows [default: ours].
+    /// alea: the Alea simulator's CONS+RS (no compression; searches after
+    /// early completions and every 300 s; a random job to a random place
+    /// in the plan's list; Alea's objective; no guarantee; one machine
+    /// only; `docs/design.md`, "CONS+RS").
+    #[arg(
+        long,
+        value_enum,
+        help_heading = "Search policies (DPSA, CONS+RS, Conservative)"
+    )]
+    pub(crate) flavour: Option<Flavour>,
     /// Window and categories.
     #[command(flatten)]
     pub(crate) window: WindowArgs,

@@ -68,6 +68,11 @@ pub(crate) fn run_study(args: &FarmStudyArgs) -> Result<String, CliError> {
     for name in &args.policies {
         let policy = Policy::from_name(name.trim())
             .ok_or_else(|| CliError::Usage(format!("--policies: unknown policy '{name}'")))?;
+        if matches!(policy, Policy::ConsRsAlea(_)) {
+            return Err(CliError::Usage(format!(
+                "--policies: {policy} runs on one machine without license pools, not on a farm"
+            )));
+        }
         let policy = args.heuristics.apply(policy);
         if !policies.contains(&policy) {
             policies.push(policy);

@@ -143,3 +143,38 @@ fn a_small_farm_study_writes_its_files() {
     // Header + 2 means x 2 repetitions x 4 policies.
     assert_eq!(grid.lines().count(), 1 + 2 * 2 * 4);
 }
+
+/// The Alea flavour of CONS+RS runs on one machine without license pools:
+/// a farm replay or study naming it is refused before anything runs.
+#[test]
+fn the_alea_flavour_is_refused_on_farms() {
+    let dir = scratch("alea-farm");
+    let (farm, jobs) = generate(&dir, "3");
+    let err = cli(&[
+        "replay",
+        "--farm",
+        s(&farm),
+        s(&jobs),
+        "--policy",
+        "cons-rs-alea",
+    ])
+    .unwrap_err();
+    assert!(
+        err.contains("cons-rs-alea runs on one machine without license pools, not --farm"),
+        "{err}"
+    );
+    let err = cli(&[
+        "farm-study",
+        "--jobs",
+        "20",
+        "--policies",
+        "bf-fcfs,cons-rs-alea",
+        "--data-dir",
+        s(&dir),
+    ])
+    .unwrap_err();
+    assert!(
+        err.contains("--policies: cons-rs-alea runs on one machine"),
+        "{err}"
+    );
+}

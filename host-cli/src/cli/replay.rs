@@ -67,6 +67,8 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
         rs_seed: args.seed,
         rs_iterations: args.rs_iterations,
         no_compression: args.no_compression,
+        compression: args.compression,
+        flavour: args.flavour,
     };
     search.check(args.policy)?;
     let mut files = output_files(
@@ -306,6 +308,18 @@ fn start_early(
 /// # Errors
 /// Any [`CliError`].
 fn run_farm_replay(args: &ReplayArgs, farm: &Path) -> Result<String, CliError> {
+    if args.compression.is_some() || args.flavour.is_some() {
+        return Err(CliError::Usage(
+            "--compression and --flavour apply to SWF replays on one machine, not --farm"
+                .to_owned(),
+        ));
+    }
+    if matches!(args.policy.plain(), Some(Policy::ConsRsAlea(_))) {
+        return Err(CliError::Usage(format!(
+            "{} runs on one machine without license pools, not --farm",
+            args.policy
+        )));
+    }
     let options = args.thresholds.options();
     options.check(&[args.policy])?;
     if options.needs_conservative(&[args.policy]) {

@@ -537,11 +537,53 @@ fn no_compression_is_conservatives_baseline() {
 }
 
 #[test]
+fn compression_and_flavour_choose_the_alea_variants() {
+    let rebuild = replay_json(&["--policy", "conservative", "--compression", "rebuild"]);
+    assert_eq!(rebuild["policy"], "conservative-rebuild");
+    let queue = replay_json(&["--policy", "conservative", "--compression", "queue"]);
+    assert_eq!(queue["policy"], "conservative");
+    assert_eq!(
+        queue["metrics"],
+        replay_json(&["--policy", "conservative"])["metrics"]
+    );
+    let alea = replay_json(&["--policy", "cons-rs", "--flavour", "alea", "--seed", "3"]);
+    assert_eq!(alea["policy"], "cons-rs-alea");
+    assert_eq!(alea["cons_rs"]["seed"], 3);
+    assert!(
+        alea["cons_rs"]["searches"].as_u64() > Some(0),
+        "{}",
+        alea["cons_rs"]
+    );
+    let ours = replay_json(&["--policy", "cons-rs", "--flavour", "ours", "--seed", "3"]);
+    assert_eq!(ours["policy"], "cons-rs");
+    assert_ne!(alea["metrics"], ours["metrics"]);
+}
+
+/// The option variants have names of their own, as
+/// `conservative-no-compression` has: the name runs what the option runs,
+/// with the same search options.
+#[test]
+fn option_variants_are_named_policies_too() {
+    let by_option = replay_json(&["--policy", "conservative", "--compression", "rebuild"]);
+    let by_name = replay_json(&["--policy", "conservative-rebuild"]);
+    assert_eq!(by_name["policy"], "conservative-rebuild");
+    assert_eq!(by_name["metrics"], by_option["metrics"]);
+    let alea = ["--seed", "5", "--rs-iterations", "3"];
+    let by_option =
+        replay_json(&[&["--policy", "cons-rs", "--flavour", "alea"][..], &alea].concat());
+    let by_name = replay_json(&[&["--policy", "cons-rs-alea"][..], &alea].concat());
+    assert_eq!(by_name["policy"], "cons-rs-alea");
+    assert_eq!(by_name["cons_rs"]["seed"], 5);
+    assert_eq!(by_name["cons_rs"], by_option["cons_rs"]);
+    assert_eq!(by_name["metrics"], by_option["metrics"]);
+}
+
+#[test]
 fn search_options_are_refused_for_other_policies() {
     for (args, message) in [
         (
             &["--policy", "easy", "--rs-iterations", "3"][..],
-            "--rs-iterations applies to cons-rs, not easy",
+            "--rs-iterations applies to cons-rs and cons-rs-alea, not easy",
         ),
         (
             &["--policy", "cons-rs", "--no-compression"][..],
@@ -550,6 +592,32 @@ fn search_options_are_refused_for_other_policies() {
         (
             &["--policy", "cons-rs", "--dpsa-nodes", "9"][..],
             "--dpsa-nodes applies to dpsa-p, dpsa-n and dpsa-w, not cons-rs",
+        ),
+        (
+            &["--policy", "cons-rs", "--compression", "rebuild"][..],
+            "--compression applies to conservative, not cons-rs",
+        ),
+        (
+            &["--policy", "conservative", "--flavour", "alea"][..],
+            "--flavour applies to cons-rs, not conservative",
+        ),
+        (
+            &[
+                "--policy",
+                "conservative",
+                "--no-compression",
+                "--compression",
+                "queue",
+            ][..],
+            "--no-compression and --compression exclude each other",
+        ),
+        (
+            &["--policy", "conservative-rebuild", "--compression", "queue"][..],
+            "--compression applies to conservative, not conservative-rebuild",
+        ),
+        (
+            &["--policy", "cons-rs-alea", "--flavour", "ours"][..],
+            "--flavour applies to cons-rs, not cons-rs-alea",
         ),
     ] {
         let err = cli(&[&["replay"][..], args].concat()).unwrap_err();

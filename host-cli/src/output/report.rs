@@ -551,7 +551,9 @@ impl ConsRsStats {
     /// The statistics of a CONS+RS run; `None` for other policies.
     #[must_use]
     pub(crate) fn of(result: &RunResult) -> Option<Self> {
-        let backfill_core::Policy::ConsRs(params) = result.policy else {
+        let (backfill_core::Policy::ConsRs(params) | backfill_core::Policy::ConsRsAlea(params)) =
+            result.policy
+        else {
             return None;
         };
         let c = &result.counters;

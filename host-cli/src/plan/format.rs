@@ -11,7 +11,7 @@
 //! estimates = ["user", "exact"]
 //! loads = [1.0, 1.2]
 //! policies = ["easy", { name = "selective", threshold = 26.69 }, "cons-rs"]
-//! seeds = [0, 1, 2]            # only for a policy that draws (cons-rs)
+//! seeds = [0, 1, 2]            # only for a policy that draws (cons-rs, cons-rs-alea)
 //! short_max = 3600
 //! narrow_max = 8
 //! ```

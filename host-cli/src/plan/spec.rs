@@ -101,10 +101,13 @@ impl PolicySpec {
     }
 
     /// Whether the policy draws random numbers, so that a plan's seeds
-    /// apply to it: CONS+RS (its random search) is the only one.
+    /// apply to it: CONS+RS in either flavour (its random search).
     #[must_use]
     pub(crate) fn draws(&self) -> bool {
-        matches!(self.choice.plain(), Some(Policy::ConsRs(_)))
+        matches!(
+            self.choice.plain(),
+            Some(Policy::ConsRs(_) | Policy::ConsRsAlea(_))
+        )
     }
 
     /// The seed a drawing policy uses when the plan gives none.
@@ -128,6 +131,8 @@ impl PolicySpec {
             rs_seed: seed,
             rs_iterations: self.rs_iterations,
             no_compression: false,
+            compression: None,
+            flavour: None,
         }
     }
 

@@ -11,19 +11,24 @@ use backfill_core::policy::{DpsaOrder, Iterations, Threshold};
 use backfill_core::{CategoryBounds, Policy};
 use std::fmt::Write as _;
 
-/// A policy as named on the command line: one of core's [`Policy::ALL`],
-/// parsed and listed by its [`Policy::name`] (this adapter has no names of
-/// its own). A Selective variant stands for its kind of threshold until
+/// A policy as named on the command line: one of core's [`Policy::ALL`]
+/// or [`Policy::OPTION_VARIANTS`], parsed and listed by its
+/// [`Policy::name`] (this adapter has no names of its own). A Selective variant stands for its kind of threshold until
 /// [`ThresholdOptions::resolve`] gives it its thresholds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct PolicyChoice(Policy);
 
-/// Every choice, in the order of [`Policy::ALL`].
-const CHOICES: [PolicyChoice; Policy::ALL.len()] = {
-    let mut out = [PolicyChoice(Policy::Fcfs); Policy::ALL.len()];
+/// Every choice, in the order of [`Policy::ALL`], then the option
+/// variants.
+const CHOICES: [PolicyChoice; Policy::ALL.len() + Policy::OPTION_VARIANTS.len()] = {
+    let mut out = [PolicyChoice(Policy::Fcfs); Policy::ALL.len() + Policy::OPTION_VARIANTS.len()];
     let mut i = 0;
-    while i < out.len() {
+    while i < Policy::ALL.len() {
         out[i] = PolicyChoice(Policy::ALL[i]);
+        i += 1;
+    }
+    while i < out.len() {
+        out[i] = PolicyChoice(Policy::OPTION_VARIANTS[i - Policy::ALL.len()]);
         i += 1;
     }
     out
@@ -120,6 +125,14 @@ const fn summary(policy: Policy) -> &'static str {
         Policy::ConsRs(_) => {
             "CONS+RS: Conservative, then a seeded random search after every early completion \
              (`--seed`, `--rs-iterations`)"
+        }
+        Policy::ConservativeRebuild => {
+            "Conservative compressed by rebuilding the plan after early completions only \
+             (as conservative --compression rebuild)"
+        }
+        Policy::ConsRsAlea(_) => {
+            "CONS+RS by the Alea simulator's rules, one machine only (as cons-rs --flavour alea; \
+             `--seed`, `--rs-iterations`)"
         }
         Policy::BfFcfs => "BF_FCFS: EASY on a farm, machines tried most powerful first",
         Policy::BfUnmod(_) => "BF_UNMOD: flexible backfilling, the head keeps its reservation",
@@ -394,6 +407,26 @@ impl ThresholdOptions {
     }
 }
 
+/// Conservative's compression (`--compression`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum CompressionMode {
+    /// After every instant with a completion, in queue order, never later
+    /// (the default).
+    Queue,
+    /// After early completions only, every job put back in planned-start
+    /// order (the Alea simulator's CONS).
+    Rebuild,
+}
+
+/// CONS+RS's rules (`--flavour`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Flavour {
+    /// The gap-filling search with guarantees (the default).
+    Ours,
+    /// The Alea simulator's CONS+RS.
+    Alea,
+}
+
 /// The replay options of the search policies and of the no-compression
 /// baseline.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -406,6 +439,10 @@ pub(crate) struct SearchOptions {
     pub(crate) rs_iterations: Option<u32>,
     /// `--no-compression`.
     pub(crate) no_compression: bool,
+    /// `--compression`.
+    pub(crate) compression: Option<CompressionMode>,
+    /// `--flavour`.
+    pub(crate) flavour: Option<Flavour>,
 }
 
 impl SearchOptions {
@@ -424,11 +461,26 @@ impl SearchOptions {
         if self.dpsa_nodes.is_some() && !dpsa {
             return unused("--dpsa-nodes", "dpsa-p, dpsa-n and dpsa-w");
         }
-        if self.rs_iterations.is_some() && !matches!(choice.plain(), Some(Policy::ConsRs(_))) {
-            return unused("--rs-iterations", "cons-rs");
+        let cons_rs = matches!(
+            choice.plain(),
+            Some(Policy::ConsRs(_) | Policy::ConsRsAlea(_))
+        );
+        if self.rs_iterations.is_some() && !cons_rs {
+            return unused("--rs-iterations", "cons-rs and cons-rs-alea");
         }
         if self.no_compression && choice != PolicyChoice::CONSERVATIVE {
             return unused("--no-compression", "conservative");
+        }
+        if self.compression.is_some() && choice != PolicyChoice::CONSERVATIVE {
+            return unused("--compression", "conservative");
+        }
+        if self.no_compression && self.compression.is_some() {
+            return Err(CliError::Usage(
+                "--no-compression and --compression exclude each other".to_owned(),
+            ));
+        }
+        if self.flavour.is_some() && !matches!(choice.plain(), Some(Policy::ConsRs(_))) {
+            return unused("--flavour", "cons-rs");
         }
         Ok(())
     }
@@ -440,16 +492,23 @@ impl SearchOptions {
             Policy::Dpsa { .. } => self
                 .dpsa_nodes
                 .map_or(policy, |n| policy.with_dpsa_nodes(n)),
-            Policy::ConsRs(mut params) => {
+            Policy::ConsRs(mut params) | Policy::ConsRsAlea(mut params) => {
                 if let Some(seed) = self.rs_seed {
                     params.seed = seed;
                 }
                 if let Some(n) = self.rs_iterations {
                     params.iterations = Iterations::Fixed(n);
                 }
-                Policy::ConsRs(params)
+                if self.flavour == Some(Flavour::Alea) || matches!(policy, Policy::ConsRsAlea(_)) {
+                    Policy::ConsRsAlea(params)
+                } else {
+                    Policy::ConsRs(params)
+                }
             }
             Policy::Conservative if self.no_compression => Policy::ConservativeNoCompression,
+            Policy::Conservative if self.compression == Some(CompressionMode::Rebuild) => {
+                Policy::ConservativeRebuild
+            }
             other => other,
         }
     }

@@ -294,3 +294,88 @@ fn checkpoint_options_are_checked() {
     fails_with(&out, 2, &["--checkpoint", "its directory does not exist"]);
     assert_eq!(super::listing(dir.path()), ["small.swf"]);
 }
+
+/// The option variants of Conservative and CONS+RS (`--compression
+/// rebuild`, `--flavour alea`) checkpoint and resume to the outputs of the
+/// replay that never stopped; their checkpoints are another replay to the
+/// plain policy.
+#[test]
+fn option_variants_resume_exactly() {
+    let dir = scratch();
+    let variants: [(&[&str], &str); 2] = [
+        (
+            &["--policy", "conservative", "--compression", "rebuild"],
+            "ConservativeRebuild",
+        ),
+        (
+            &[
+                "--policy",
+                "cons-rs",
+                "--flavour",
+                "alea",
+                "--rs-iterations",
+                "2",
+            ],
+            "ConsRsAlea",
+        ),
+    ];
+    for (variant, debug_name) in variants {
+        let args = |csv: &Path| {
+            let mut args: Vec<String> = [
+                "replay",
+                "--synthetic-jobs",
+                "1500",
+                "--format",
+                "json",
+                "--jobs-out",
+                csv.to_str().expect("utf-8"),
+            ]
+            .map(String::from)
+            .to_vec();
+            args.extend(variant.iter().map(|s| (*s).to_owned()));
+            args
+        };
+        let whole_csv = dir.path().join("whole.csv");
+        let out = run(&strs(&args(&whole_csv)));
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let whole_report = report(&stdout(&out));
+        let whole_jobs = std::fs::read(&whole_csv).expect("whole.csv");
+        // 1,500 arrivals and as many ends: one checkpoint, two thirds in.
+        let ck = dir.path().join("variant.ckpt");
+        let ck_s = ck.to_str().expect("utf-8");
+        let jobs_csv = dir.path().join("jobs.csv");
+        let checkpointed = with(
+            args(&jobs_csv),
+            &["--checkpoint", ck_s, "--checkpoint-every", "2000"],
+        );
+        let out = run(&strs(&checkpointed));
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        std::fs::remove_file(&jobs_csv).expect("remove jobs.csv");
+        let out = run(&strs(&with(checkpointed.clone(), &["--resume", ck_s])));
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_eq!(report(&stdout(&out)), whole_report, "{debug_name}");
+        assert_eq!(
+            std::fs::read(&jobs_csv).expect("jobs.csv"),
+            whole_jobs,
+            "{debug_name}: the per-job CSV differs"
+        );
+        // The same replay under the plain policy (`--policy` alone).
+        let mut plain = args(&jobs_csv);
+        plain.truncate(plain.len() - (variant.len() - 2));
+        let plain = with(
+            plain,
+            &[
+                "--checkpoint",
+                ck_s,
+                "--checkpoint-every",
+                "2000",
+                "--resume",
+                ck_s,
+            ],
+        );
+        let out = run(&strs(&plain));
+        let reason = format!("another replay: its policy is `{debug_name}");
+        fails_with(&out, 2, &[ck_s, &reason]);
+        std::fs::remove_file(&ck).expect("remove the checkpoint");
+    }
+}

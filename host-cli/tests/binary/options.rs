@@ -219,6 +219,8 @@ fn sample(path: &[&str], long: &str) -> Vec<&'static str> {
         (_, "timeseries") => vec!["ts.csv"],
         (_, "every") => vec!["60", "--timeseries", "ts.csv"],
         (_, "skip") => vec!["2"],
+        (_, "compression") => vec!["rebuild"],
+        (_, "flavour") => vec!["alea"],
         (_, "checkpoint") => vec!["ck.out", "--checkpoint-every", "5"],
         (_, "checkpoint-every") => vec!["5", "--checkpoint", "ck.out"],
         // A checkpoint of another replay (the built-in workload under

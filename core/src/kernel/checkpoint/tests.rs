@@ -20,10 +20,16 @@ const B: usize = 2 * Q + R + 1;
 type K = Kernel<Q, R, B, 3, 2>;
 type Small = Kernel<8, 8, 25, 3, 2>;
 
-/// Every policy, and the variants the checkpoint must carry besides:
-/// CONS+RS with other seeds and a fixed budget, DPSA with small budgets.
+/// Every policy and option variant, and the variants the checkpoint must
+/// carry besides: CONS+RS (both flavours) with other seeds and a fixed
+/// budget, DPSA with small budgets.
 fn policies() -> Vec<Policy> {
     let mut all = Vec::from(Policy::ALL);
+    all.extend(Policy::OPTION_VARIANTS);
+    all.push(Policy::ConsRsAlea(RandomSearch {
+        seed: 7,
+        iterations: Iterations::Fixed(5),
+    }));
     for seed in [1, 7, u64::MAX] {
         all.push(Policy::ConsRs(RandomSearch {
             seed,
@@ -208,6 +214,9 @@ fn a_restored_kernel_continues_as_the_original() {
     let mut restores = 0;
     for policy in policies() {
         for (cluster, seed) in [(single(), 1), (farm(), 2), (single(), 3)] {
+            if !policy.runs_on(&cluster) {
+                continue;
+            }
             let jobs = workload(seed, &cluster, 40);
             let mut original = Box::new(K::new(cluster.clone(), policy));
             let mut driver = Driver {
@@ -321,8 +330,12 @@ fn plan_and_tally_kernels_restore_as_themselves() {
 /// other way round is refused, naming the table.
 #[test]
 fn a_smaller_kernels_checkpoint_fits_a_larger_kernel() {
-    let cluster = farm();
-    for policy in Policy::ALL {
+    for policy in Policy::ALL.into_iter().chain(Policy::OPTION_VARIANTS) {
+        let cluster = if policy.runs_on(&farm()) {
+            farm()
+        } else {
+            single()
+        };
         let jobs = workload(11, &cluster, 14);
         let mut small = Box::new(Small::new(cluster.clone(), policy));
         let mut d = Driver { jobs, next: 0 };
@@ -687,4 +700,73 @@ fn a_tight_plan_is_rebuilt_by_a_sweep() {
         ))
     );
     assert_eq!(format!("{tight:?}"), before);
+}
+
+/// The option variants' own bytes: Conservative's rebuild writes whether
+/// a rebuild is due, the Alea flavour of CONS+RS its search state; an
+/// absent periodic search written with a time, and a guarantee under the
+/// Alea flavour (whose reservations promise nothing), are refused.
+#[test]
+fn option_variants_write_their_state_and_refuse_what_no_writer_writes() {
+    // The policy's tag sits after the fixed fields and one machine.
+    let tag_at = HEADER_LEN + 13 + 96 + 4 + 8;
+    let rebuild = {
+        let mut k = Box::new(K::new(single(), Policy::ConservativeRebuild));
+        let mut d = Driver {
+            jobs: workload(4, &single(), 30),
+            next: 0,
+        };
+        for _ in 0..10 {
+            d.instant(&mut k, &mut Log::default());
+        }
+        bytes_of(&k)
+    };
+    assert_eq!(rebuild[tag_at], 11);
+    assert!(rebuild[tag_at + 1] <= 1);
+    let alea = Policy::ConsRsAlea(RandomSearch {
+        seed: 3,
+        iterations: Iterations::Fixed(4),
+    });
+    let mut k = Box::new(K::new(single(), alea));
+    let mut d = Driver {
+        jobs: workload(4, &single(), 30),
+        next: 0,
+    };
+    while k.queued().len() < 2 {
+        assert!(d.instant(&mut k, &mut Log::default()));
+    }
+    let good = bytes_of(&k);
+    assert_eq!(good[tag_at], 12);
+    assert_eq!(good[tag_at + 1..tag_at + 9], 3u64.to_le_bytes());
+    assert_eq!(good[tag_at + 9..tag_at + 14], [1, 4, 0, 0, 0]);
+    // The state: search due, a periodic search scheduled, its time, the
+    // generator; then the queue.
+    let state = tag_at + 14;
+    assert_eq!(
+        good[state + 1],
+        1,
+        "a periodic search after the first arrival"
+    );
+    let q0 = state + 14 + 4;
+    let mut into = Box::new(K::new(single(), Policy::Easy));
+    into.restore(&good).unwrap();
+    assert_eq!(bytes_of(&into), good);
+    let mut absent = good.clone();
+    absent[state + 1] = 0;
+    reseal(&mut absent);
+    assert!(matches!(
+        into.restore(&absent),
+        Err(RestoreError::Malformed { .. })
+    ));
+    let mut promised = good.clone();
+    let start = promised[q0 + 32..q0 + 36].to_vec();
+    promised[q0 + 41..q0 + 45].copy_from_slice(&start);
+    reseal(&mut promised);
+    assert_eq!(
+        into.restore(&promised),
+        Err(RestoreError::Invalid(
+            "a guarantee under a policy whose reservations promise nothing"
+        ))
+    );
+    assert_eq!(bytes_of(&into), good);
 }
