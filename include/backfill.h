@@ -7,9 +7,9 @@
  * the callbacks of a bf_observer. Guide: docs/c-abi.md.
  *
  * Which tier: the one that holds the most jobs that may wait at once.
- *   S: 64 waiting, 64 running jobs;      86,928 bytes on x86_64
- *   M: 1,024 waiting, 1,024 running;     743,568 bytes
- *   L: 16,384 waiting, 4,096 running;    8,153,232 bytes
+ *   S: 64 waiting, 64 running jobs;      45,344 bytes on x86_64
+ *   M: 1,024 waiting, 1,024 running;     701,984 bytes
+ *   L: 16,384 waiting, 4,096 running;    8,111,648 bytes
  * Every tier runs every policy on up to 16 machines and 8 license pools.
  * Beyond the queue's capacity a submit returns BF_ERR_QUEUE_FULL: hold the
  * job and submit it again when a job has started.
@@ -49,21 +49,21 @@
  * (32-bit ones differ): ask `bf_kernel_s_size()`; init refuses a buffer
  * too small with `BF_ERR_BAD_SIZE`.
  */
-#define BF_KERNEL_S_SIZE 86928
+#define BF_KERNEL_S_SIZE 45344
 #endif
 
 #if defined(__x86_64__)
 /**
  * Bytes of a medium-tier kernel on x86_64 (see `BF_KERNEL_S_SIZE`).
  */
-#define BF_KERNEL_M_SIZE 743568
+#define BF_KERNEL_M_SIZE 701984
 #endif
 
 #if defined(__x86_64__)
 /**
  * Bytes of a large-tier kernel on x86_64 (see `BF_KERNEL_S_SIZE`).
  */
-#define BF_KERNEL_L_SIZE 8153232
+#define BF_KERNEL_L_SIZE 8111648
 #endif
 
 #if defined(__x86_64__)

@@ -16,13 +16,13 @@ use core::ffi::c_void;
 /// (32-bit ones differ): ask `bf_kernel_s_size()`; init refuses a buffer
 /// too small with `BF_ERR_BAD_SIZE`.
 #[cfg(target_arch = "x86_64")]
-pub const BF_KERNEL_S_SIZE: usize = 86_928;
+pub const BF_KERNEL_S_SIZE: usize = 45_344;
 /// Bytes of a medium-tier kernel on x86_64 (see `BF_KERNEL_S_SIZE`).
 #[cfg(target_arch = "x86_64")]
-pub const BF_KERNEL_M_SIZE: usize = 743_568;
+pub const BF_KERNEL_M_SIZE: usize = 701_984;
 /// Bytes of a large-tier kernel on x86_64 (see `BF_KERNEL_S_SIZE`).
 #[cfg(target_arch = "x86_64")]
-pub const BF_KERNEL_L_SIZE: usize = 8_153_232;
+pub const BF_KERNEL_L_SIZE: usize = 8_111_648;
 /// Alignment of every tier's kernel on x86_64 (see `BF_KERNEL_S_SIZE`).
 #[cfg(target_arch = "x86_64")]
 pub const BF_KERNEL_ALIGN: usize = 16;
