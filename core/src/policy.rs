@@ -74,14 +74,16 @@ pub enum Policy {
     /// Conservative with the "rebuild" compression (the Alea simulator's
     /// CONS): after an instant with an early completion only, every waiting
     /// job is put back in order of its planned start. Not in
-    /// [`Policy::ALL`]: a variant of Conservative chosen by option.
+    /// [`Policy::ALL`]: a variant of Conservative chosen by option. A
+    /// rebuild sorts the queue on the stack: 24 bytes per queue slot.
     ConservativeRebuild,
     /// CONS+RS, Alea flavour (the Alea simulator's CONS+RS): no compression;
     /// after every early completion and every
     /// [`ALEA_SEARCH_PERIOD`] seconds a random search moves a random job to
     /// a random place in the plan's list, keeping moves that improve Alea's
     /// objective; no guarantee. Not in [`Policy::ALL`]: CONS+RS chosen by
-    /// option. One machine without license pools only.
+    /// option. One machine without license pools only. A search keeps its
+    /// lists of the queue on the stack: about 48 bytes per queue slot.
     ConsRsAlea(RandomSearch),
     /// BF_FCFS: EASY on a farm (machines tried most powerful first).
     BfFcfs,

@@ -190,6 +190,9 @@ impl ConsRsAlea {
 
     /// One search: schedule the current list, run the iterations, and give
     /// the plan the list's schedule.
+    // Never inlined: its queue-sized lists stay in its own frame, so the
+    // other policies' passes keep their small stacks.
+    #[inline(never)]
     fn search<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
         &mut self,
         st: &mut State<Q, R, B, M, L>,
@@ -319,6 +322,9 @@ impl<const R: usize> Machine<R> {
 /// Schedules the list `order` on `machine` from now: each job in turn
 /// takes the processors that come free earliest and starts when the last of
 /// them does. Writes each job's start into `starts[queue index]`.
+// Never inlined: its queue-sized lists stay in its own frame, so the
+// other policies' passes keep their small stacks.
+#[inline(never)]
 fn schedule<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
     st: &State<Q, R, B, M, L>,
     machine: &Machine<R>,
@@ -389,6 +395,9 @@ fn schedule<const Q: usize, const R: usize, const B: usize, const M: usize, cons
 /// Gives every queued job the start `starts[index]` on the one machine: the
 /// jobs that move give back their old reservations first, then take the new
 /// ones (the list schedule fits the running jobs and itself).
+// Never inlined: its queue-sized lists stay in its own frame, so the
+// other policies' passes keep their small stacks.
+#[inline(never)]
 fn apply<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
     st: &mut State<Q, R, B, M, L>,
     starts: &[Time],

@@ -87,6 +87,10 @@ impl Rebuild {
 /// Takes every reserved queued job out of the plan and puts them back in
 /// order of their reservation start (ties: queue order), each at its
 /// earliest fit from now. On an error the old reservations are restored.
+/// Never inlined: its queue-sized order (24 bytes per queue slot) stays in
+/// its own frame, so Conservative's ordinary compression keeps its small
+/// stack.
+#[inline(never)]
 pub(crate) fn rebuild<
     const Q: usize,
     const R: usize,
