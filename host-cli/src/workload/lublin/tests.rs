@@ -364,16 +364,19 @@ fn ks_distance(a: &mut [u64], b: &mut [u64]) -> f64 {
 fn typeless_parameters_reproduce_the_reference_code_output() {
     // lublin_256.swf: 10,000 jobs m_lublin99.c wrote with its typeless
     // parameters for 256 nodes (the copy RLScheduler ships).
-    // `BACKFILL_TRACES_DIR` as every trace test reads it: a relative path is
-    // taken from where the command ran (`PWD`; cargo runs tests from the
-    // package folder), the default is the traces folder beside the checkout.
-    let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let dir = match std::env::var_os("BACKFILL_TRACES_DIR") {
-        Some(d) if std::path::Path::new(&d).is_relative() => std::env::var_os("PWD")
-            .map_or_else(|| workspace.clone(), std::path::PathBuf::from)
-            .join(d),
-        Some(d) => std::path::PathBuf::from(d),
-        None => workspace.join("../shared/traces"),
+    // The folder `BACKFILL_TRACES_DIR` names (`.ci/run` sets it); a
+    // relative path is taken from where the command ran (`PWD`; cargo runs
+    // tests from the package folder). Without it the test is skipped.
+    let Some(d) = std::env::var_os("BACKFILL_TRACES_DIR") else {
+        eprintln!("skipped: BACKFILL_TRACES_DIR is not set");
+        return;
+    };
+    let dir = if std::path::Path::new(&d).is_relative() {
+        std::env::var_os("PWD")
+            .map_or_else(|| std::path::PathBuf::from("."), std::path::PathBuf::from)
+            .join(d)
+    } else {
+        std::path::PathBuf::from(d)
     };
     let path = dir.join("lublin_256.swf.gz");
     if !path.exists() {
