@@ -7,6 +7,7 @@
 //! cargo xtask snapshot BIN DIR [POLICY...] [--traces DIR]
 //! cargo xtask snapshot --compare DIR1 DIR2
 //! cargo xtask dpsa-nodes TRACE --policy dpsa-p --nodes N
+//! cargo xtask plan-timings TABLE.csv [--nodes 1,2,8] [--slowest N] [--extrapolate]
 //! cargo xtask medians [CRITERION_DIR]
 //! cargo xtask side-by-side N 'TRACES/*.gz' LABEL=BIN:ARGS...
 //! ```
@@ -30,6 +31,7 @@ mod bench;
 mod docs;
 mod dpsa_nodes;
 mod exec;
+mod plan_timings;
 mod repo;
 mod snapshot;
 mod study;
@@ -68,6 +70,9 @@ enum Task {
     Snapshot(SnapshotArgs),
     /// Nodes per DPSA search on one trace, by percentile.
     DpsaNodes(dpsa_nodes::Args),
+    /// A merged plan table's timings: the slowest cells, and what N
+    /// one-core nodes would take for the plan.
+    PlanTimings(plan_timings::Args),
     /// The medians of the criterion benches.
     Medians {
         /// The criterion folder (default: target/criterion).
@@ -184,6 +189,7 @@ fn run(cli: Cli) -> Result<(), String> {
             _ => Err("snapshot needs BIN and DIR, or --compare DIR1 DIR2".into()),
         },
         Task::DpsaNodes(args) => dpsa_nodes::run(&args).map_err(|e| e.to_string()),
+        Task::PlanTimings(args) => plan_timings::run(&args),
         Task::Medians { dir } => bench::medians(dir.as_deref()),
         Task::SideBySide {
             runs,
