@@ -360,6 +360,14 @@ fn a_killed_run_resumes_with_only_the_missing_cells() {
         "{}",
         stderr(&m)
     );
+    let read_results = |names: &[String]| -> Vec<Vec<u8>> {
+        names
+            .iter()
+            .map(|n| std::fs::read(killed.join("cells").join(n)).expect("result"))
+            .collect()
+    };
+    let finished = result_files(&killed);
+    let before = read_results(&finished);
     let text = ok(&["plan", "run", s(&plan), "--out", s(&killed)]);
     assert!(
         text.contains(&format!(
@@ -368,6 +376,10 @@ fn a_killed_run_resumes_with_only_the_missing_cells() {
         )),
         "{text}"
     );
+    // The cells finished before the kill were not run again: their files
+    // are byte for byte what they were (timings and all).
+    assert_eq!(read_results(&finished), before);
+    assert_eq!(result_files(&killed).len(), 12);
     ok(&["plan", "run", s(&plan), "--out", s(&reference)]);
     assert_eq!(
         merged_values(&plan, &killed),
@@ -472,4 +484,49 @@ fn slurm_writes_the_array_script() {
         "{script}"
     );
     assert!(!Path::new(BIN).is_relative());
+}
+
+/// The GNU parallel recipe of docs/plans.md, run as written there (`host-cli`
+/// found on the PATH, the plan as `study.toml`, results in `results`), gives
+/// the table of one `plan run`. Needs GNU parallel: `.ci/run` installs it and
+/// runs this test by name.
+#[test]
+#[ignore = "needs GNU parallel (`apt-get install parallel`); .ci/run runs it"]
+fn the_gnu_parallel_recipe_gives_the_table_of_one_run() {
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/plans.md");
+    let text = std::fs::read_to_string(&docs).expect("docs/plans.md");
+    let recipe = text
+        .split_once("### GNU parallel\n\n```sh\n")
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .map(|(block, _)| block)
+        .expect("a sh block under \"### GNU parallel\" in docs/plans.md");
+    assert!(recipe.contains("parallel "), "{recipe}");
+    let dir = scratch();
+    let d = dir.path();
+    let plan = write(d, "study.toml", &plan_text(300, "0.9, 1.0, 1.1, 1.2"));
+    let bin_dir = Path::new(BIN).parent().expect("the binary's folder");
+    let path = std::env::join_paths(std::iter::once(bin_dir.to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .expect("PATH");
+    let out = Command::new("bash")
+        .args(["-euo", "pipefail", "-c", recipe])
+        .current_dir(d)
+        .env("PATH", path)
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .output()
+        .expect("bash");
+    assert!(
+        out.status.success(),
+        "the recipe failed: {}\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert_eq!(result_files(&d.join("results")).len(), 16);
+    let reference = d.join("reference");
+    ok(&["plan", "run", s(&plan), "--out", s(&reference)]);
+    assert_eq!(
+        merged_values(&plan, &d.join("results")),
+        merged_values(&plan, &reference)
+    );
 }
