@@ -1,7 +1,9 @@
 //! `host-cli plan`: cells run here, by index or as array tasks, merged
 //! into one table; a run killed mid-way and run again finishes only the
 //! missing cells; merge refuses gaps, results of another plan, files that
-//! are not what their name says and files cut short.
+//! are not what their name says and files cut short; the GNU parallel,
+//! Kubernetes and PBS recipes of docs/plans.md, run as written there, give
+//! the table of one run.
 
 use super::{job, run, scratch, stderr, stdout, write, BIN};
 use std::path::Path;
@@ -493,24 +495,14 @@ fn slurm_writes_the_array_script() {
 #[test]
 #[ignore = "needs GNU parallel (`apt-get install parallel`); .ci/run runs it"]
 fn the_gnu_parallel_recipe_gives_the_table_of_one_run() {
-    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/plans.md");
-    let text = std::fs::read_to_string(&docs).expect("docs/plans.md");
-    let recipe = text
-        .split_once("### GNU parallel\n\n```sh\n")
-        .and_then(|(_, rest)| rest.split_once("```"))
-        .map(|(block, _)| block)
-        .expect("a sh block under \"### GNU parallel\" in docs/plans.md");
+    let recipe = docs_block("### GNU parallel", "sh");
     assert!(recipe.contains("parallel "), "{recipe}");
     let dir = scratch();
     let d = dir.path();
     let plan = write(d, "study.toml", &plan_text(300, "0.9, 1.0, 1.1, 1.2"));
-    let bin_dir = Path::new(BIN).parent().expect("the binary's folder");
-    let path = std::env::join_paths(std::iter::once(bin_dir.to_path_buf()).chain(
-        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
-    ))
-    .expect("PATH");
+    let path = path_with_bin();
     let out = Command::new("bash")
-        .args(["-euo", "pipefail", "-c", recipe])
+        .args(["-euo", "pipefail", "-c", &recipe])
         .current_dir(d)
         .env("PATH", path)
         .env_remove("SLURM_ARRAY_TASK_ID")
@@ -529,4 +521,108 @@ fn the_gnu_parallel_recipe_gives_the_table_of_one_run() {
         merged_values(&plan, &d.join("results")),
         merged_values(&plan, &reference)
     );
+}
+
+/// `$PATH` with the binary's folder first, for recipes that call
+/// `host-cli` by name.
+fn path_with_bin() -> std::ffi::OsString {
+    let bin_dir = Path::new(BIN).parent().expect("the binary's folder");
+    std::env::join_paths(
+        std::iter::once(bin_dir.to_path_buf()).chain(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        )),
+    )
+    .expect("PATH")
+}
+
+/// The block of `lang` after `heading` in docs/plans.md.
+fn docs_block(heading: &str, lang: &str) -> String {
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/plans.md");
+    let text = std::fs::read_to_string(&docs).expect("docs/plans.md");
+    let (_, section) = text
+        .split_once(&format!("{heading}\n"))
+        .unwrap_or_else(|| panic!("no {heading:?} in docs/plans.md"));
+    let (_, block) = section
+        .split_once(&format!("```{lang}\n"))
+        .unwrap_or_else(|| panic!("no {lang} block under {heading:?}"));
+    block
+        .split_once("```")
+        .expect("the block's end")
+        .0
+        .to_owned()
+}
+
+/// The Kubernetes Indexed Job and PBS array recipes of docs/plans.md, as far
+/// as they can run without those systems: the pod's command of the Job
+/// (paths mapped to a scratch folder) run once per completion index with
+/// `JOB_COMPLETION_INDEX` and the task count set as the Job sets them, and
+/// the PBS script run by bash once per `PBS_ARRAY_INDEX`, each give the
+/// table of one `plan run`.
+#[test]
+fn the_kubernetes_and_pbs_recipes_give_the_table_of_one_run() {
+    let dir = scratch();
+    let d = dir.path();
+    let plan = write(d, "study.toml", &plan_text(200, "1.0, 1.1, 1.2"));
+    let reference = d.join("reference");
+    ok(&["plan", "run", s(&plan), "--out", s(&reference)]);
+    let expected = merged_values(&plan, &reference);
+    assert_eq!(expected.len(), 13);
+
+    // Kubernetes: `completions` tasks, each told the count in TASKS.
+    let yaml = docs_block("### Kubernetes (Indexed Job)", "yaml");
+    let command = yaml
+        .split_once("command: [")
+        .and_then(|(_, rest)| rest.split_once(']'))
+        .map(|(list, _)| format!("[{list}]"))
+        .expect("the container's command");
+    let command: Vec<String> = serde_json::from_str(&command).expect("a JSON-like list");
+    let completions = yaml
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("completions: "))
+        .and_then(|v| v.split_whitespace().next())
+        .expect("completions");
+    assert!(
+        yaml.contains(&format!("{{ name: TASKS, value: \"{completions}\" }}")),
+        "TASKS must be the Job's completions: {yaml}"
+    );
+    assert_eq!(command[0], "host-cli");
+    let indexed = d.join("indexed");
+    let mapped: Vec<String> = command[1..]
+        .iter()
+        .map(|a| match a.as_str() {
+            "/study/study.toml" => s(&plan).to_owned(),
+            "/results" => s(&indexed).to_owned(),
+            "/traces" => s(d).to_owned(),
+            _ => a.clone(),
+        })
+        .collect();
+    // Five tasks for twelve cells: tasks 0 and 1 run three cells.
+    for k in 0..5 {
+        let out = Command::new(BIN)
+            .args(&mapped)
+            .env("JOB_COMPLETION_INDEX", k.to_string())
+            .env("TASKS", "5")
+            .env_remove("SLURM_ARRAY_TASK_ID")
+            .output()
+            .expect("run");
+        assert!(out.status.success(), "{mapped:?}: {}", stderr(&out));
+    }
+    assert_eq!(merged_values(&plan, &indexed), expected);
+
+    // PBS: one array task per cell, the script run as written.
+    let script = docs_block("### PBS Pro / OpenPBS", "sh");
+    assert!(script.starts_with("#PBS -J 0-"), "{script}");
+    let path = path_with_bin();
+    for k in 0..12 {
+        let out = Command::new("bash")
+            .args(["-euo", "pipefail", "-c", &script])
+            .current_dir(d)
+            .env("PATH", &path)
+            .env("PBS_ARRAY_INDEX", k.to_string())
+            .env_remove("SLURM_ARRAY_TASK_ID")
+            .output()
+            .expect("bash");
+        assert!(out.status.success(), "{script}: {}", stderr(&out));
+    }
+    assert_eq!(merged_values(&plan, &d.join("results")), expected);
 }
