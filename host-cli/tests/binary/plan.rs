@@ -111,7 +111,8 @@ fn cells_by_index_and_as_array_tasks_give_the_table_of_one_run() {
     }
     assert_eq!(merged_values(&plan, &single), expected);
 
-    // Three Slurm array tasks, and two Kubernetes-style indexed tasks.
+    // Three Slurm array tasks (Kubernetes-style indexed tasks: the test of
+    // the recipes below).
     let tasks = d.join("tasks");
     for k in 0..3 {
         let out = Command::new(BIN)
@@ -131,24 +132,6 @@ fn cells_by_index_and_as_array_tasks_give_the_table_of_one_run() {
         );
     }
     assert_eq!(merged_values(&plan, &tasks), expected);
-    let indexed = d.join("indexed");
-    for k in 0..2 {
-        let out = Command::new(BIN)
-            .args(["plan", "run", s(&plan), "--out", s(&indexed)])
-            .args([
-                "--index-env",
-                "JOB_COMPLETION_INDEX",
-                "--count-env",
-                "TASKS",
-            ])
-            .env("JOB_COMPLETION_INDEX", k.to_string())
-            .env("TASKS", "2")
-            .env_remove("SLURM_ARRAY_TASK_ID")
-            .output()
-            .expect("run");
-        assert!(out.status.success(), "{}", stderr(&out));
-    }
-    assert_eq!(merged_values(&plan, &indexed), expected);
 
     // JSON rows hold the same values as the CSV, keys in column order.
     let json_path = d.join("table.json");
