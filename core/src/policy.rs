@@ -390,9 +390,9 @@ impl core::fmt::Display for Policy {
 }
 
 /// A policy's memory between kernel calls, one arm per policy family; the
-/// kernel dispatches on it by value. CONS+RS's arm is the largest (its
-/// search keeps a 3 KiB memo of failed iterations); there is no heap to
-/// box it on, and one engine per kernel is nothing beside the plan.
+/// kernel dispatches on it by value, and [`Kernel::reset`](crate::Kernel::reset)
+/// builds it as a value, so every arm stays small (a few hundred bytes):
+/// CONS+RS's search keeps its caches and buffers on its own stack.
 #[derive(Clone, Debug)]
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum Engine {

@@ -138,16 +138,42 @@ pub(crate) struct ConsRs {
     iterations: Iterations,
     /// An early completion happened since the last search.
     early: bool,
-    /// The search's scratch: the iterations that failed since the plan last
-    /// changed (see the module docs, "Work saved").
-    memo: Memo,
-    /// An iteration's scratch, kept here so that it is not set up anew
-    /// (and zeroed by the compiler) at every iteration.
+}
+
+/// A search's buffers and caches, set up when it starts, on its stack
+/// (about 33 KiB, whatever the queue's capacity): nothing in them lasts
+/// from one search to the next, so they are not part of the kernel (which
+/// stays the size its capacities give, and a checkpoint leaves nothing
+/// out).
+struct Buffers {
+    /// An iteration's scratch, set up once per search rather than per
+    /// iteration.
     scratch: Scratch,
     /// What the gap searches walked of the plan.
     rises: Rises,
+    /// The iterations that failed since the plan last changed (see the
+    /// module docs, "Work saved").
+    memo: Memo,
     /// The jobs near the last few window starts.
     windows: Windows,
+}
+
+impl Buffers {
+    fn new() -> Self {
+        Self {
+            scratch: Scratch::default(),
+            rises: Rises::new(),
+            memo: Memo::new(),
+            windows: Windows::new(),
+        }
+    }
+
+    /// A kept move changed the plan: nothing cached holds.
+    fn forget(&mut self) {
+        self.rises.forget();
+        self.memo.forget();
+        self.windows.forget();
+    }
 }
 
 /// Most rises [`Rises`] records.
@@ -252,25 +278,29 @@ impl Rises {
 /// Jobs [`Near`] keeps for one window start: enough to tell a crowded
 /// window (more than [`MAX_TOUCHED`] besides the job that moves).
 const NEAR: usize = MAX_TOUCHED + 2;
-/// Window starts [`Windows`] keeps (32 x 1.4 KiB in the engine). With 8,
-/// CTC-SP2's searches refilled lists often enough that filling them took a
-/// seventh of its CONS+RS replay (`perf record`); with 32, a fifth less CPU
-/// time in all.
+/// Window starts [`Windows`] keeps (32 x 544 bytes). With 8, CTC-SP2's
+/// searches refilled lists often enough that filling them took a seventh
+/// of its CONS+RS replay (`perf record`); with 32, a fifth less CPU time in
+/// all.
 const WINDOW_STARTS: usize = 32;
 
 /// For one window start `from`: the [`NEAR`] queued jobs with the earliest
 /// reservation starts among those whose reservation ends after `from`, as
-/// `(start, queue position)` by start; `more` when others were left out;
-/// `by_position`, the same jobs (their index in `jobs`) in queue order.
-#[derive(Clone, Debug, Default)]
+/// `(start, queue position)` by start; `more` when others were left out.
+#[derive(Clone, Debug)]
 struct Near {
     from: Time,
     jobs: Vec<(Time, u16), NEAR>,
     more: bool,
-    by_position: Vec<(u16, u8), NEAR>,
 }
 
 impl Near {
+    const EMPTY: Self = Self {
+        from: 0,
+        jobs: Vec::new(),
+        more: false,
+    };
+
     /// The list for `from`, from `queue`.
     fn fill(&mut self, queue: &[QueuedJob], from: Time) {
         self.from = from;
@@ -297,31 +327,21 @@ impl Near {
                 .push((r.start, u16::try_from(i).unwrap_or(u16::MAX)));
             sift_last(&mut self.jobs, |j| j.0);
         }
-        self.by_position.clear();
-        for (k, &(_, i)) in self.jobs.iter().enumerate() {
-            // Cannot fail: as many as `jobs`, fewer than 256.
-            let _ = self
-                .by_position
-                .push((i, u8::try_from(k).unwrap_or(u8::MAX)));
-        }
-        self.by_position.sort_unstable();
     }
 }
 
 /// The jobs an iteration touches, on one machine without licenses, for the
 /// last few window starts of this plan (a gap begins where the most
-/// processors free so far rises, so a plan's windows share a few starts;
-/// [`Near`], about 1.4 KiB each). A job overlaps the window `[from, to)` when
-/// its reservation ends after `from` and starts before `to`: among the jobs
-/// ending after `from`, those that start before `to` are a prefix of the
-/// list by start. If the prefix, less the job that moves, has more than
-/// [`MAX_TOUCHED`] jobs, the window is crowded; else the prefix is all of
-/// them (the list holds [`NEAR`]). Whether a window is crowded does not
-/// depend on the order the jobs are looked at in (more than `MAX_TOUCHED`
-/// of them, or one whose reservation was missed), and the touched jobs are
-/// then put in queue order. Emptied when a search starts and after each
-/// kept move.
-#[derive(Clone, Default)]
+/// processors free so far rises, so a plan's windows share a few starts).
+/// A job overlaps the window `[from, to)` when its reservation ends after
+/// `from` and starts before `to`: among the jobs ending after `from`, those
+/// that start before `to` are a prefix of the list by start. If the prefix,
+/// less the job that moves, has more than [`MAX_TOUCHED`] jobs, the window
+/// is crowded; else the prefix is all of them (the list holds [`NEAR`]).
+/// Whether a window is crowded does not depend on the order the jobs are
+/// looked at in (more than `MAX_TOUCHED` of them, or one whose reservation
+/// was missed), and the touched jobs are then put in queue order. Emptied
+/// when a search starts and after each kept move.
 struct Windows {
     near: [Near; WINDOW_STARTS],
     /// Entries in use.
@@ -330,14 +350,15 @@ struct Windows {
     next: usize,
 }
 
-impl core::fmt::Debug for Windows {
-    /// A search's scratch: only how much is in use.
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Windows").field("len", &self.len).finish()
-    }
-}
-
 impl Windows {
+    const fn new() -> Self {
+        Self {
+            near: [Near::EMPTY; WINDOW_STARTS],
+            len: 0,
+            next: 0,
+        }
+    }
+
     /// The plan changed: nothing is known.
     fn forget(&mut self) {
         self.len = 0;
@@ -371,7 +392,6 @@ static EMPTY_NEAR: Near = Near {
     from: 0,
     jobs: Vec::new(),
     more: true,
-    by_position: Vec::new(),
 };
 
 /// Moves the last of `v` back past those with a greater `key`, which move
@@ -439,10 +459,6 @@ impl ConsRs {
             rng: SplitMix64::new(params.seed),
             iterations: params.iterations,
             early: false,
-            memo: Memo::new(),
-            scratch: Scratch::default(),
-            rises: Rises::new(),
-            windows: Windows::default(),
         }
     }
 
@@ -522,7 +538,10 @@ impl ConsRs {
         pass_reserved(&mut self.cons.compression, st, observer)
     }
 
-    /// The random search.
+    /// The random search. Never inlined: its [`Buffers`] (about 33 KiB)
+    /// stay in its own frame, so other policies' passes keep their small
+    /// stacks.
+    #[inline(never)]
     fn search<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
         &mut self,
         st: &mut State<Q, R, B, M, L>,
@@ -541,9 +560,8 @@ impl ConsRs {
         let mut sums = Objective::of(&st.queue);
         // Who may be drawn changes only when a move is kept.
         let mut draws = Draws::of(&st.queue, st.now);
-        self.rises.forget();
-        self.windows.forget();
-        self.memo.forget();
+        // Set up empty for this search.
+        let mut buffers = Buffers::new();
         for _ in 0..budget {
             if !observer.keep_searching() {
                 break;
@@ -563,19 +581,17 @@ impl ConsRs {
                 break;
             };
             // The same job on the same plan fails the same way again.
-            if let Some(failure) = self.memo.get(index).filter(|_| !plain) {
+            if let Some(failure) = buffers.memo.get(index).filter(|_| !plain) {
                 #[cfg(test)]
                 SHORTCUTS.with(|c| c.set((c.get().0, c.get().1 + 1)));
                 failure.count(&mut st.counters);
                 continue;
             }
-            match self.iteration(st, index, &mut sums, plain, observer)? {
-                Some(failure) => self.memo.set(index, failure),
+            match self.iteration(st, index, &mut sums, plain, &mut buffers, observer)? {
+                Some(failure) => buffers.memo.set(index, failure),
                 None => {
-                    self.memo.forget();
+                    buffers.forget();
                     draws = Draws::of(&st.queue, st.now);
-                    self.rises.forget();
-                    self.windows.forget();
                 }
             }
         }
@@ -590,9 +606,16 @@ impl ConsRs {
         index: usize,
         sums: &mut Objective,
         plain: bool,
+        buffers: &mut Buffers,
         observer: &mut impl Observer,
     ) -> Result<Option<Failure>, KernelError> {
         let now = st.now;
+        let Buffers {
+            scratch,
+            rises,
+            windows,
+            ..
+        } = buffers;
         let Some(entry) = st.queue.get(index).copied() else {
             return Err(KernelError::Internal("random search: no such queue entry"));
         };
@@ -607,8 +630,8 @@ impl ConsRs {
         // runs with J still in the plan, and a miss costs no plan update.
         // On one machine, a job without licenses: the first step with room
         // for it, from what this plan's earlier gap searches walked.
-        let rises = (st.cluster.machines().len() == 1 && job.licenses.0 == 0 && !plain)
-            .then_some(&mut self.rises);
+        let rises =
+            (st.cluster.machines().len() == 1 && job.licenses.0 == 0 && !plain).then_some(rises);
         let gap = match find_gap(st, &job, old.start, rises) {
             Ok(Some(gap)) => gap,
             other => {
@@ -617,13 +640,13 @@ impl ConsRs {
             }
         };
         // The other queued jobs that may collide with J in its new window.
-        let moves = &mut self.scratch.moves;
+        let moves = &mut scratch.moves;
         moves.job_placed = false;
         moves.touched.clear();
         moves.procs.clear();
         // Their positions first: a crowded window is found out before
         // anything is copied.
-        let hits = &mut self.scratch.hits;
+        let hits = &mut scratch.hits;
         hits.clear();
         let mut crowded = false;
         let (first, last) = (gap.start, gap.end());
@@ -634,7 +657,7 @@ impl ConsRs {
             // `Windows`): crowded when more than `MAX_TOUCHED` overlap or
             // one of them missed its reservation, whatever the order; else
             // they are all of them, put back in queue order.
-            let near = self.windows.near(&st.queue, first);
+            let near = windows.near(&st.queue, first);
             let (mut prefix, mut count) = (0usize, 0usize);
             for &(start, i) in &near.jobs {
                 let i = usize::from(i);
@@ -658,13 +681,15 @@ impl ConsRs {
                 ));
             }
             if !crowded {
-                for &(i, k) in &near.by_position {
+                for &(_, i) in near.jobs.iter().take(prefix) {
                     let i = usize::from(i);
-                    if usize::from(k) < prefix && i != index {
+                    if i != index {
                         // Cannot fail: `count` of them, at most `MAX_TOUCHED`.
                         let _ = hits.push(i);
                     }
                 }
+                // In queue order.
+                hits.sort_unstable();
             }
         } else {
             for (i, q) in st.queue.iter().enumerate() {
@@ -700,14 +725,14 @@ impl ConsRs {
         // One machine without licenses: most moves fail, and that can be
         // found out without changing the plan (see `prejudge`).
         if alone && !plain {
-            if let Some(failure) = prejudge(st, &job, &old, &gap, &mut self.scratch, sums)? {
+            if let Some(failure) = prejudge(st, &job, &old, &gap, scratch, sums)? {
                 #[cfg(test)]
                 SHORTCUTS.with(|c| c.set((c.get().0 + 1, c.get().1)));
                 failure.count(&mut st.counters);
                 return Ok(Some(failure));
             }
         }
-        let moves = &mut self.scratch.moves;
+        let moves = &mut scratch.moves;
         st.plan.release_from(&job, &old, now)?;
         // Outside J's new window every touched job still fits where it is
         // (there the plan only lost J's old reservation), so only the part
@@ -740,7 +765,7 @@ impl ConsRs {
             return Ok(Some(failure));
         }
         st.counters.rs_accepted = st.counters.rs_accepted.saturating_add(1);
-        let moves = &self.scratch.moves;
+        let moves = &scratch.moves;
         commit(
             &mut self.cons.compression,
             st,
@@ -903,7 +928,6 @@ const MEMO_WORDS: usize = MEMO_JOBS / 64;
 /// position, with why: three bits per position of the first
 /// [`MEMO_JOBS`] (3 KiB in all). Only a search uses it, and it starts each
 /// search empty.
-#[derive(Clone)]
 struct Memo {
     /// Bit `i`: the job at queue position `i` failed.
     failed: [u64; MEMO_WORDS],
@@ -2013,7 +2037,7 @@ mod tests {
         let (mut crowded, mut listed) = (0, 0);
         for case in 0..300 {
             let st = random_state(&mut rng, 125, 2);
-            let mut windows = Windows::default();
+            let mut windows = Windows::new();
             for _ in 0..10 {
                 let (first, len) = (10 + rng.below(100) as Time, 1 + rng.below(150) as Time);
                 let last = first + len;
@@ -2039,15 +2063,6 @@ mod tests {
                     let mut prefix = prefix;
                     prefix.sort_unstable();
                     assert_eq!(prefix, scan, "case {case}");
-                    // The same jobs, read in queue order from `by_position`.
-                    let k = near.jobs.iter().take_while(|j| j.0 < last).count();
-                    let in_order: std::vec::Vec<usize> = near
-                        .by_position
-                        .iter()
-                        .filter(|&&(i, at)| usize::from(at) < k && usize::from(i) != index)
-                        .map(|&(i, _)| usize::from(i))
-                        .collect();
-                    assert_eq!(in_order, scan, "case {case}");
                     listed += 1;
                 }
             }
