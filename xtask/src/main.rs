@@ -10,6 +10,7 @@
 //! cargo xtask plan-timings TABLE.csv [--nodes 1,2,8] [--slowest N] [--extrapolate]
 //! cargo xtask medians [CRITERION_DIR]
 //! cargo xtask side-by-side N 'TRACES/*.gz' LABEL=BIN:ARGS...
+//! cargo xtask latency [--bin BIN] [--traces DIR] [--budget TRACE [--first N]]
 //! ```
 //!
 //! * `study NAME` replays what the study needs with a release `host-cli`
@@ -21,6 +22,8 @@
 //!   `--check` writes nothing and fails naming every file that differs.
 //! * `snapshot` writes every trace x policy x estimate kind's job CSV, to
 //!   compare two builds byte for byte (`--compare`).
+//! * `latency` prints the worst-case kernel call table of
+//!   `docs/performance.md` (see [`latency`]).
 //!
 //! The traces folder is `--traces DIR`, else `$BACKFILL_TRACES_DIR`, else
 //! `../shared/traces` beside the repository; a relative path is taken from
@@ -31,6 +34,7 @@ mod bench;
 mod docs;
 mod dpsa_nodes;
 mod exec;
+mod latency;
 mod plan_timings;
 mod repo;
 mod snapshot;
@@ -78,6 +82,9 @@ enum Task {
         /// The criterion folder (default: target/criterion).
         dir: Option<PathBuf>,
     },
+    /// The slowest kernel calls of every policy on every whole trace (or,
+    /// with --budget, as a function of the search budget), as Markdown.
+    Latency(latency::Args),
     /// Time whole commands side by side, interleaved; medians in ms.
     SideBySide {
         /// Runs of each command per trace.
@@ -190,6 +197,7 @@ fn run(cli: Cli) -> Result<(), String> {
         },
         Task::DpsaNodes(args) => dpsa_nodes::run(&args).map_err(|e| e.to_string()),
         Task::PlanTimings(args) => plan_timings::run(&args),
+        Task::Latency(args) => latency::run(&args),
         Task::Medians { dir } => bench::medians(dir.as_deref()),
         Task::SideBySide {
             runs,
