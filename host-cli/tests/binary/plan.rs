@@ -609,3 +609,30 @@ fn the_kubernetes_and_pbs_recipes_give_the_table_of_one_run() {
     }
     assert_eq!(merged_values(&plan, &d.join("results")), expected);
 }
+
+/// The farm plan of docs/plans.md expands as the text says (means x ratios
+/// x seeds, then policies), and one of its cells runs.
+#[test]
+fn the_documented_farm_plan_expands_and_runs() {
+    let dir = scratch();
+    let d = dir.path();
+    let plan = write(d, "farms.toml", &docs_block("### Generated farms", "toml"));
+    let cells = ok(&["plan", "cells", s(&plan)]);
+    assert!(cells.contains("\n48 cells"), "{cells}");
+    assert!(
+        cells.contains("farm(jobs=1000,seed=2,mean_interarrival=48,license_ratio=50-70)"),
+        "{cells}"
+    );
+    assert!(cells.contains("license-weight=0.00"), "{cells}");
+    let out = d.join("out");
+    ok(&["plan", "run", s(&plan), "--out", s(&out), "--cell", "47"]);
+    let merged = run(&["plan", "merge", s(&plan), s(&out), "--allow-missing"]);
+    let table = stdout(&merged);
+    let row = table
+        .lines()
+        .find(|l| {
+            l.contains("seed=2,mean_interarrival=12,license_ratio=70-90") && l.contains("bf-mod")
+        })
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(row.contains(",ok,"), "{row}");
+}
