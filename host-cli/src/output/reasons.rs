@@ -23,6 +23,11 @@ pub(crate) trait Described: Copy + PartialEq {
     fn code(&self) -> &'static str;
     /// The detail in words, naming jobs by `number` (their trace numbers).
     fn detail(&self, number: &dyn Fn(JobId) -> u64) -> String;
+    /// The expected start it carries beside its detail (the EASY
+    /// family's head's shadow time), if any.
+    fn expected(&self) -> Option<Time> {
+        None
+    }
 }
 
 /// One change of a job's pending reason.
@@ -101,6 +106,15 @@ impl<R: Described, K: Described> ReasonLog<R, K> {
     }
 }
 
+/// `reason`'s detail with the expected start it carries, if any.
+fn full_detail<R: Described>(reason: &R, number: &dyn Fn(JobId) -> u64) -> String {
+    let detail = reason.detail(number);
+    match reason.expected() {
+        Some(t) => format!("{detail}; expected start t={t} (its shadow time)"),
+        None => detail,
+    }
+}
+
 /// A job's trace number (its SWF job number), by kernel id.
 pub(crate) fn number(prepared: &Prepared, job: JobId) -> u64 {
     prepared
@@ -146,7 +160,7 @@ pub(crate) fn reason_rows<R: Described, K: Described>(
             job: named(c.job),
             time: c.time,
             reason: c.reason.code(),
-            detail: c.reason.detail(&named),
+            detail: full_detail(&c.reason, &named),
         })
         .collect();
     // Stable: the changes of one job at one time keep their order.
@@ -238,7 +252,7 @@ pub(crate) fn story<R: Described, K: Described>(
         time: c.time,
         event: "waiting",
         what: c.reason.code(),
-        detail: c.reason.detail(&named),
+        detail: full_detail(&c.reason, &named),
     }));
     let start = log.start_of(job);
     if let Some(s) = start {
@@ -523,15 +537,18 @@ pub(crate) fn queue_text(q: &QueueAt) -> String {
         "pos", "job", "procs", "estimate s", "waited s", "expected start"
     );
     for r in &q.jobs {
-        let (start, none) = r.expected_start.map_or_else(
-            || ("none".to_owned(), format!(" [{}]", r.expected)),
-            |t| (t.to_string(), String::new()),
-        );
+        let start = r
+            .expected_start
+            .map_or_else(|| "none".to_owned(), |t| t.to_string());
         let _ = writeln!(
             out,
-            "{:>4} {:>job_width$} {:>6} {:>11} {:>9} {:>14}  {}: {}{none}",
+            "{:>4} {:>job_width$} {:>6} {:>11} {:>9} {:>14}  {}: {}",
             r.position, r.job, r.procs, r.estimate, r.waited, start, r.reason, r.detail
         );
+    }
+    // Why a job has no expected start is the same for all of them.
+    if let Some(r) = q.jobs.iter().find(|r| r.expected_start.is_none()) {
+        let _ = writeln!(out, "expected start none: {}", r.expected);
     }
     out
 }

@@ -121,24 +121,23 @@ impl Described for Reason {
         }
     }
 
+    fn expected(&self) -> Option<Time> {
+        match self {
+            Self::Processors { expected }
+            | Self::NoLicense { expected, .. }
+            | Self::NoMachine { expected } => *expected,
+            _ => None,
+        }
+    }
+
     fn detail(&self, number: &dyn Fn(JobId) -> u64) -> String {
-        let expected = |e: &Option<Time>| {
-            e.map_or_else(String::new, |t| {
-                format!("; expected start t={t} (its shadow time)")
-            })
-        };
         match self {
             Self::Pending => "fits now; the next pass starts it".to_owned(),
-            Self::Processors { expected: e } => {
-                format!("not enough processors free now{}", expected(e))
+            Self::Processors { .. } => "not enough processors free now".to_owned(),
+            Self::NoLicense { pool, .. } => format!("no copy of license pool {pool} free now"),
+            Self::NoMachine { .. } => {
+                "no machine it may use has enough processors free now".to_owned()
             }
-            Self::NoLicense { pool, expected: e } => {
-                format!("no copy of license pool {pool} free now{}", expected(e))
-            }
-            Self::NoMachine { expected: e } => format!(
-                "no machine it may use has enough processors free now{}",
-                expected(e)
-            ),
             Self::Behind { ahead } => format!(
                 "job {}, the queue head, does not fit now, and nothing passes it",
                 number(*ahead)
@@ -192,6 +191,9 @@ pub(crate) fn expected_words(expected: &ExpectedStart) -> &'static str {
     match expected {
         ExpectedStart::Reservation(_) => "its reservation",
         ExpectedStart::Shadow(_) => "the head's shadow time",
-        _ => "no expected start: the policy gives none for this job",
+        _ => {
+            "the policy plans no start for it (FCFS: for no job; the EASY family: for the \
+             head only; Selective: for guaranteed jobs only)"
+        }
     }
 }
