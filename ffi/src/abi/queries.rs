@@ -50,6 +50,32 @@ unsafe fn read_item<T>(
     ok_or(run())
 }
 
+/// The caller's array `out` of `cap` entries (empty when `cap` is 0), once
+/// it and the `count` it goes with are checked: `BF_ERR_NULL_POINTER` or
+/// `BF_ERR_BAD_ALIGNMENT` naming a bad one.
+///
+/// # Safety
+/// `count` is NULL or writable; when `cap > 0`, `out` is NULL or holds
+/// `cap` writable entries.
+unsafe fn output_array<'a, T>(
+    out: *mut T,
+    cap: usize,
+    count: *mut usize,
+) -> Result<&'a mut [T], bf_status> {
+    if count.is_null() || (cap > 0 && out.is_null()) {
+        return Err(bf_status::BF_ERR_NULL_POINTER);
+    }
+    if !count.is_aligned() || (cap > 0 && !out.is_aligned()) {
+        return Err(bf_status::BF_ERR_BAD_ALIGNMENT);
+    }
+    if cap == 0 {
+        return Ok(&mut []);
+    }
+    // SAFETY: not NULL and aligned (checked above); the caller promises
+    // `cap` writable entries.
+    Ok(unsafe { core::slice::from_raw_parts_mut(out, cap) })
+}
+
 /// The caller's text buffer `buf` of `cap` bytes (empty when `cap` is 0).
 ///
 /// # Safety
@@ -301,19 +327,8 @@ pub unsafe extern "C" fn bf_kernel_waiting(
     count: *mut usize,
 ) -> bf_status {
     let run = || {
-        if count.is_null() || (cap > 0 && out.is_null()) {
-            return Err(bf_status::BF_ERR_NULL_POINTER);
-        }
-        if !count.is_aligned() || (cap > 0 && !out.is_aligned()) {
-            return Err(bf_status::BF_ERR_BAD_ALIGNMENT);
-        }
-        let to: &mut [bf_waiting] = if cap == 0 {
-            &mut []
-        } else {
-            // SAFETY: not NULL and aligned (checked above); the caller
-            // promises `cap` writable entries.
-            unsafe { core::slice::from_raw_parts_mut(out, cap) }
-        };
+        // SAFETY: the caller's promise.
+        let to = unsafe { output_array(out, cap, count) }?;
         // SAFETY: the caller's promise.
         let total = unsafe {
             inspect(k, |kernel, _| {
@@ -328,7 +343,7 @@ pub unsafe extern "C" fn bf_kernel_waiting(
                 total
             })
         }?;
-        // SAFETY: checked above.
+        // SAFETY: `count` was checked by `output_array`.
         unsafe { handle::output(count, total) }?;
         if total > cap {
             return Err(bf_status::BF_ERR_BAD_SIZE);
@@ -414,25 +429,14 @@ pub unsafe extern "C" fn bf_kernel_plan_steps(
     count: *mut usize,
 ) -> bf_status {
     let run = || {
-        if count.is_null() || (cap > 0 && out.is_null()) {
-            return Err(bf_status::BF_ERR_NULL_POINTER);
-        }
-        if !count.is_aligned() || (cap > 0 && !out.is_aligned()) {
-            return Err(bf_status::BF_ERR_BAD_ALIGNMENT);
-        }
+        // SAFETY: the caller's promise.
+        let to = unsafe { output_array(out, cap, count) }?;
         let machine = match resource {
             r if r == bf_resource::BF_RESOURCE_MACHINE as u32 => true,
             r if r == bf_resource::BF_RESOURCE_LICENSE as u32 => false,
             _ => return Err(bf_status::BF_ERR_BAD_OPTION),
         };
         let index = usize::try_from(index).map_err(|_| bf_status::BF_ERR_OUT_OF_RANGE)?;
-        let to: &mut [bf_step] = if cap == 0 {
-            &mut []
-        } else {
-            // SAFETY: not NULL and aligned (checked above); the caller
-            // promises `cap` writable steps.
-            unsafe { core::slice::from_raw_parts_mut(out, cap) }
-        };
         // SAFETY: the caller's promise.
         let total = unsafe {
             inspect(k, |kernel, _| {
@@ -448,7 +452,7 @@ pub unsafe extern "C" fn bf_kernel_plan_steps(
             })
         }?
         .ok_or(bf_status::BF_ERR_OUT_OF_RANGE)?;
-        // SAFETY: checked above.
+        // SAFETY: `count` was checked by `output_array`.
         unsafe { handle::output(count, total) }?;
         if total > cap {
             return Err(bf_status::BF_ERR_BAD_SIZE);
