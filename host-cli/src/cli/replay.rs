@@ -7,12 +7,13 @@ use crate::error::CliError;
 use crate::farm::{format as farm_format, replay as farm_replay, report as farm_report};
 use crate::output::csv_text;
 use crate::output::files::{identity, OutputFiles};
+use crate::output::reasons::Keep;
 use crate::output::reasons::{self, Described};
 use crate::output::{batsim, distribution, groups, progress, report, swf_out, timeseries};
 use crate::replay::checkpoint::{self, Checkpointing, Fingerprint};
 use crate::replay::policy::{SearchOptions, ThresholdOptions};
-use crate::replay::reasons::{expected_words, Followed};
-use crate::replay::run::{run_again, run_checkpointed, RunOptions, WantReasons};
+use crate::replay::reasons::{expected_words, Followed, WantReasons};
+use crate::replay::run::{run_again, run_checkpointed, RunOptions};
 use crate::replay::steady::{self, Edge};
 use crate::replay::stream;
 use crate::replay::thresholds::ConservativeThresholds;
@@ -91,6 +92,11 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     let (prepared, _) =
         load_prepared_tapped(args.trace.as_ref(), &args.window, shaping, &spec, tap)?;
     prepared.check_runnable()?;
+    let keep = match (args.reasons_out.is_some(), args.explain) {
+        (true, _) => Keep::All,
+        (false, Some(number)) => Keep::Job(job_numbered(&prepared, number)?),
+        (false, None) => Keep::Nothing,
+    };
     if let Some((_, bar)) = &early {
         // The trace is read: the streamed replay's bar gets its total.
         progress::total_known(bar, prepared.jobs.len() as u64);
@@ -152,6 +158,8 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
                 latency: args.latency,
                 first_kernel_filled: false,
                 reasons: Some(WantReasons {
+                    keep,
+                    tally: args.wait_by_reason,
                     queue_at: args.queue_at,
                 }),
             };
@@ -170,8 +178,9 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     let mut result = result?;
     let followed = result.reasons.take();
     if let Some(followed) = &followed {
-        let rows = reasons::reason_rows(&prepared, &followed.log);
-        files.write_with("--reasons-out", |w| reasons::write_reasons_csv(w, &rows))?;
+        files.write_with("--reasons-out", |w| {
+            reasons::write_reasons_csv(w, &prepared, &followed.log)
+        })?;
     }
     let samples = args.timeseries.as_ref().map(|_| {
         timeseries::samples(
@@ -285,15 +294,7 @@ fn explain(
     number: u64,
     bounds: CategoryBounds,
 ) -> Result<reasons::Story, CliError> {
-    let missing = || {
-        CliError::Usage(format!(
-            "--explain {number}: {} has no job numbered {number} in the window replayed \
-             (a job outside --skip/--first, or one `host-cli info` counts as skipped, is not \
-             replayed)",
-            prepared.name
-        ))
-    };
-    let id = reasons::id_of(prepared, number).ok_or_else(missing)?;
+    let id = job_numbered(prepared, number)?;
     let record = result
         .records()
         .and_then(|records| records.iter().find(|r| r.job.id == id));
@@ -302,7 +303,25 @@ fn explain(
         .iter()
         .find(|(job, _)| *job == id)
         .map(|(_, e)| format!("the kernel refused it: {e}"));
-    reasons::story(prepared, &followed.log, id, record, refused, bounds).ok_or_else(missing)
+    reasons::story(prepared, &followed.log, id, record, refused, bounds)
+        .map_or_else(|| Err(no_such_job(prepared, number)), Ok)
+}
+
+/// The kernel id of the job numbered `number` (`--explain`).
+///
+/// # Errors
+/// [`CliError::Usage`] when the window has no such job.
+fn job_numbered(prepared: &Prepared, number: u64) -> Result<backfill_core::JobId, CliError> {
+    reasons::id_of(prepared, number).ok_or_else(|| no_such_job(prepared, number))
+}
+
+/// `--explain NUMBER` for a job the window does not have.
+fn no_such_job(prepared: &Prepared, number: u64) -> CliError {
+    CliError::Usage(format!(
+        "--explain {number}: {} has no job numbered {number} in the window replayed (a job \
+         outside --skip/--first, or one `host-cli info` counts as skipped, is not replayed)",
+        prepared.name
+    ))
 }
 
 /// `--queue-at T`: the queue the replay kept for instant `at`.

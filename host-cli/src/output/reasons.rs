@@ -50,43 +50,93 @@ pub(crate) struct Start<K> {
     pub(crate) kind: K,
 }
 
-/// Every change of every job's reason, and every start, in the order the
-/// replay reported them (by time).
+/// Which changes a [`ReasonLog`] keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Keep {
+    /// Every job's (`--reasons-out`).
+    All,
+    /// One job's (`--explain`).
+    Job(JobId),
+    /// None (the other options need only the last reasons).
+    Nothing,
+}
+
+/// The changes of the jobs' reasons the replay reported (those [`Keep`]
+/// says), every start and, when asked, each job's wait split by reason.
 #[derive(Clone, Debug)]
 pub(crate) struct ReasonLog<R, K> {
-    /// The changes, by time, within a time in the order the passes
+    /// The changes kept, by time, within a time in the order the passes
     /// reported them.
     pub(crate) changes: Vec<Change<R>>,
-    /// Each job's last reason, by kernel id.
-    last: Vec<Option<R>>,
+    /// Which changes are kept.
+    keep: Keep,
+    /// Each job's last reason and since when, by kernel id.
+    last: Vec<Option<(R, Time)>>,
     /// Each job's start, by kernel id.
     starts: Vec<Option<Start<K>>>,
+    /// Each job's wait so far by reason name, by kernel id, when tallied.
+    waits: Option<Vec<Vec<(&'static str, u32)>>>,
 }
 
 impl<R: Described, K: Described> ReasonLog<R, K> {
-    /// An empty log for `jobs` jobs (kernel ids `0..jobs`).
-    pub(crate) fn new(jobs: usize) -> Self {
+    /// An empty log for `jobs` jobs (kernel ids `0..jobs`), keeping the
+    /// changes `keep` says, and tallying each job's wait by reason when
+    /// `tally` is set.
+    pub(crate) fn new(jobs: usize, keep: Keep, tally: bool) -> Self {
         Self {
             changes: Vec::new(),
+            keep,
             last: vec![None; jobs],
             starts: vec![None; jobs],
+            waits: tally.then(|| vec![Vec::new(); jobs]),
         }
     }
 
-    /// The pass at `time` left `job` waiting for `reason`: kept when it
-    /// changes the job's reason.
-    pub(crate) fn waiting(&mut self, job: JobId, time: Time, reason: R) {
-        let Some(last) = self.last.get_mut(job as usize) else {
+    /// Adds `seconds` of `job`'s wait to `code`, when tallying.
+    fn add(&mut self, job: JobId, code: &'static str, seconds: u32) {
+        let Some(waits) = self.waits.as_mut().and_then(|w| w.get_mut(job as usize)) else {
             return;
         };
-        if *last != Some(reason) {
-            *last = Some(reason);
+        if seconds == 0 {
+            return;
+        }
+        match waits.iter_mut().find(|(c, _)| *c == code) {
+            Some((_, s)) => *s = s.saturating_add(seconds),
+            None => waits.push((code, seconds)),
+        }
+    }
+
+    /// The time since `job`'s last reason (or, before the first, since its
+    /// `submit`) up to `time`, added under that reason.
+    fn close(&mut self, job: JobId, submit: Time, time: Time) {
+        let (code, since) = match self.last.get(job as usize).copied().flatten() {
+            Some((reason, since)) => (reason.code(), since),
+            None => (UNREPORTED, submit),
+        };
+        self.add(job, code, time.saturating_sub(since));
+    }
+
+    /// The pass at `time` left `job` (submitted at `submit`) waiting for
+    /// `reason`: a change when it is not the job's last reason.
+    pub(crate) fn waiting(&mut self, job: JobId, submit: Time, time: Time, reason: R) {
+        let Some(&last) = self.last.get(job as usize) else {
+            return;
+        };
+        if last.is_some_and(|(r, _)| r == reason) {
+            return;
+        }
+        self.close(job, submit, time);
+        if let Some(last) = self.last.get_mut(job as usize) {
+            *last = Some((reason, time));
+        }
+        if self.keep == Keep::All || self.keep == Keep::Job(job) {
             self.changes.push(Change { job, time, reason });
         }
     }
 
-    /// `job` started at `time`, as `kind` says.
-    pub(crate) fn started(&mut self, job: JobId, time: Time, kind: K) {
+    /// `job` (submitted at `submit`) started at `time`, as `kind` says.
+    pub(crate) fn started(&mut self, job: JobId, submit: Time, time: Time, kind: K) {
+        self.close(job, submit, time);
         if let Some(start) = self.starts.get_mut(job as usize) {
             *start = Some(Start { time, kind });
         }
@@ -100,9 +150,17 @@ impl<R: Described, K: Described> ReasonLog<R, K> {
         self.starts.get(job as usize).copied().flatten()
     }
 
-    /// `job`'s changes, in time order.
+    /// `job`'s changes kept, in time order.
     pub(crate) fn changes_of(&self, job: JobId) -> impl Iterator<Item = &Change<R>> {
         self.changes.iter().filter(move |c| c.job == job)
+    }
+
+    /// `job`'s wait by reason name, when tallied.
+    fn waits_of(&self, job: JobId) -> &[(&'static str, u32)] {
+        self.waits
+            .as_ref()
+            .and_then(|w| w.get(job as usize))
+            .map_or(&[], Vec::as_slice)
     }
 }
 
@@ -135,49 +193,46 @@ pub(crate) fn id_of(prepared: &Prepared, number: u64) -> Option<JobId> {
 
 /// One row of `--reasons-out`.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
-pub(crate) struct ReasonRow {
+struct ReasonRow {
     /// The trace's job number.
-    pub(crate) job: u64,
+    job: u64,
     /// When the reason changed (s).
-    pub(crate) time: Time,
+    time: Time,
     /// The reason's name.
-    pub(crate) reason: &'static str,
+    reason: &'static str,
     /// The reason's detail.
-    pub(crate) detail: String,
+    detail: String,
 }
 
-/// The rows of `--reasons-out`: every change, by time, then trace job
-/// number (then the order the passes reported them).
-pub(crate) fn reason_rows<R: Described, K: Described>(
-    prepared: &Prepared,
-    log: &ReasonLog<R, K>,
-) -> Vec<ReasonRow> {
-    let named = |id: JobId| number(prepared, id);
-    let mut rows: Vec<ReasonRow> = log
-        .changes
-        .iter()
-        .map(|c| ReasonRow {
-            job: named(c.job),
-            time: c.time,
-            reason: c.reason.code(),
-            detail: full_detail(&c.reason, &named),
-        })
-        .collect();
-    // Stable: the changes of one job at one time keep their order.
-    rows.sort_by_key(|r| (r.time, r.job));
-    rows
-}
-
-/// Writes `--reasons-out`.
+/// Writes `--reasons-out`: every change kept, by time, then trace job
+/// number (then the order the passes reported them), one row at a time.
 ///
 /// # Errors
 /// I/O errors (CSV errors as [`std::io::Error`]s).
-pub(crate) fn write_reasons_csv<W: std::io::Write>(
+pub(crate) fn write_reasons_csv<W: std::io::Write, R: Described, K: Described>(
     out: W,
-    rows: &[ReasonRow],
+    prepared: &Prepared,
+    log: &ReasonLog<R, K>,
 ) -> std::io::Result<()> {
+    let named = |id: JobId| number(prepared, id);
+    let mut order: Vec<(Time, u64, usize)> = log
+        .changes
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.time, named(c.job), i))
+        .collect();
+    order.sort_unstable();
     let mut writer = csv::Writer::from_writer(out);
-    for row in rows {
+    for (time, job, i) in order {
+        let Some(c) = log.changes.get(i) else {
+            continue;
+        };
+        let row = ReasonRow {
+            job,
+            time,
+            reason: c.reason.code(),
+            detail: full_detail(&c.reason, &named),
+        };
         writer.serialize(row).map_err(std::io::Error::other)?;
     }
     writer.flush()
@@ -353,50 +408,26 @@ impl WaitSplit {
 }
 
 /// The wait of the jobs of `records` split by reason, overall and per
-/// category, from `log`.
+/// category, from the tallies of `log` (made with `tally` set).
 pub(crate) fn wait_split<R: Described, K: Described>(
     log: &ReasonLog<R, K>,
     records: &[JobRecord],
     bounds: CategoryBounds,
 ) -> Vec<WaitSplit> {
     use std::collections::BTreeMap;
-    let mut per_job: Vec<Vec<&Change<R>>> = vec![Vec::new(); log.last.len()];
-    for c in &log.changes {
-        if let Some(v) = per_job.get_mut(c.job as usize) {
-            v.push(c);
-        }
-    }
     let mut sums: Vec<BTreeMap<&'static str, u64>> = vec![BTreeMap::new(); 5];
     let mut totals = [0u64; 5];
     for r in records {
         let category = bounds.classify(r.runtime, r.job.procs);
-        let sets = [0, 1 + category.index()];
-        let start = r.start();
-        let mut add = |code: &'static str, from: Time, to: Time| {
-            let seconds = u64::from(to.saturating_sub(from));
-            if seconds == 0 {
-                return;
-            }
-            for s in sets {
-                if let Some(m) = sums.get_mut(s) {
-                    *m.entry(code).or_insert(0) += seconds;
-                }
-            }
-        };
-        let changes = per_job
-            .get(r.job.id as usize)
-            .map_or(&[][..], Vec::as_slice);
-        let mut from = r.job.submit;
-        let mut code = UNREPORTED;
-        for c in changes.iter().filter(|c| c.time < start) {
-            add(code, from, c.time.max(from));
-            from = c.time.max(from);
-            code = c.reason.code();
-        }
-        add(code, from, start.max(from));
-        for s in sets {
-            if let Some(t) = totals.get_mut(s) {
+        for set in [0, 1 + category.index()] {
+            if let Some(t) = totals.get_mut(set) {
                 *t += u64::from(r.wait());
+            }
+            let Some(m) = sums.get_mut(set) else {
+                continue;
+            };
+            for &(code, seconds) in log.waits_of(r.job.id) {
+                *m.entry(code).or_insert(0) += u64::from(seconds);
             }
         }
     }
@@ -615,14 +646,14 @@ mod tests {
 
     #[test]
     fn a_reason_said_again_is_no_change() {
-        let mut log: ReasonLog<Letter, Letter> = ReasonLog::new(2);
-        log.waiting(0, 10, Letter("a"));
-        log.waiting(0, 20, Letter("a"));
-        log.waiting(0, 30, Letter("b"));
-        log.waiting(1, 30, Letter("b"));
-        log.started(0, 40, Letter("x"));
+        let mut log: ReasonLog<Letter, Letter> = ReasonLog::new(2, Keep::All, false);
+        log.waiting(0, 5, 10, Letter("a"));
+        log.waiting(0, 5, 20, Letter("a"));
+        log.waiting(0, 5, 30, Letter("b"));
+        log.waiting(1, 30, 30, Letter("b"));
+        log.started(0, 5, 40, Letter("x"));
         // A job unknown to the window is not followed.
-        log.waiting(7, 30, Letter("b"));
+        log.waiting(7, 30, 30, Letter("b"));
         let times: Vec<(JobId, Time)> = log.changes.iter().map(|c| (c.job, c.time)).collect();
         assert_eq!(times, [(0, 10), (0, 30), (1, 30)]);
         assert_eq!(
@@ -633,17 +664,28 @@ mod tests {
             })
         );
         assert_eq!(log.start_of(1), None);
+        // One job's log keeps its changes only; no tally was asked for.
+        let mut one: ReasonLog<Letter, Letter> = ReasonLog::new(2, Keep::Job(1), false);
+        one.waiting(0, 5, 10, Letter("a"));
+        one.waiting(1, 5, 10, Letter("a"));
+        assert_eq!(one.changes.len(), 1);
+        assert!(one.waits_of(1).is_empty());
     }
 
     #[test]
     fn every_second_of_wait_goes_to_the_reason_in_force() {
-        let mut log: ReasonLog<Letter, Letter> = ReasonLog::new(3);
+        let mut log: ReasonLog<Letter, Letter> = ReasonLog::new(3, Keep::Nothing, true);
         // Job 0 (SN) waits 10..100: unreported 10..15, a 15..40, b 40..100.
-        log.waiting(0, 15, Letter("a"));
-        log.waiting(0, 40, Letter("b"));
+        log.waiting(0, 10, 15, Letter("a"));
+        log.waiting(0, 10, 40, Letter("b"));
+        log.waiting(0, 10, 70, Letter("b"));
+        log.started(0, 10, 100, Letter("x"));
         // Job 1 (LW) waits 0..50, all under a.
-        log.waiting(1, 0, Letter("a"));
+        log.waiting(1, 0, 0, Letter("a"));
+        log.started(1, 0, 50, Letter("x"));
         // Job 2 never waits.
+        log.started(2, 5, 5, Letter("x"));
+        assert!(log.changes.is_empty());
         let bounds = CategoryBounds::DEFAULT;
         let records = [
             record(0, 10, 100, 1, 60),

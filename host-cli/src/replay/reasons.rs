@@ -3,7 +3,7 @@
 //! [`Reason`]s and [`StartKind`]s in a [`ReasonLog`], and the queue as it
 //! stood at one instant; and the words the outputs give them.
 
-use crate::output::reasons::{Described, ReasonLog};
+use crate::output::reasons::{Described, Keep, ReasonLog};
 use backfill_core::{ExpectedStart, JobId, Kernel, Reason, StartKind, Time, Waiting};
 
 /// A replay's pending reasons and, when asked, the queue at an instant.
@@ -21,6 +21,18 @@ pub(crate) struct Followed {
     pass_time: Option<Time>,
 }
 
+/// What a replay that follows pending reasons keeps beyond each job's last
+/// reason.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct WantReasons {
+    /// The changes of reason to keep.
+    pub(crate) keep: Keep,
+    /// Tally each job's wait by reason.
+    pub(crate) tally: bool,
+    /// Keep the queue as it stands at this instant.
+    pub(crate) queue_at: Option<Time>,
+}
+
 /// The kernel's queue and machine once every event at an instant is done.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct QueueSnapshot {
@@ -35,12 +47,12 @@ pub(crate) struct QueueSnapshot {
 }
 
 impl Followed {
-    /// Nothing followed yet, for a window of `jobs` jobs, keeping the queue
-    /// at `queue_at` when given.
-    pub(crate) fn new(jobs: usize, queue_at: Option<Time>) -> Self {
+    /// Nothing followed yet, for a window of `jobs` jobs, keeping what
+    /// `want` says.
+    pub(crate) fn new(jobs: usize, want: WantReasons) -> Self {
         Self {
-            log: ReasonLog::new(jobs),
-            queue_at,
+            log: ReasonLog::new(jobs, want.keep, want.tally),
+            queue_at: want.queue_at,
             queue: None,
             pass: Vec::new(),
             pass_time: None,
@@ -49,7 +61,8 @@ impl Followed {
 
     /// The pass at `now` left `waiting` waiting.
     pub(crate) fn waiting(&mut self, now: Time, waiting: &Waiting) {
-        self.log.waiting(waiting.job.id, now, waiting.reason);
+        self.log
+            .waiting(waiting.job.id, waiting.job.submit, now, waiting.reason);
         if self.queue_at.is_some_and(|at| now <= at) {
             if self.pass_time != Some(now) {
                 self.pass.clear();

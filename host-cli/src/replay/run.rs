@@ -12,7 +12,7 @@ use super::kernels::{
 };
 use super::latency::Latency;
 use super::prepare::Prepared;
-use super::reasons::Followed;
+use super::reasons::{Followed, WantReasons};
 use crate::error::{CliError, ReplayFailure};
 use backfill_core::{
     Call, CategoryBounds, Cluster, Counters, Job, JobId, JobRecord, Kernel, KernelError, Metrics,
@@ -94,7 +94,7 @@ impl<'a> HostSink<'a> {
                 .then(|| (Instant::now(), Latency::default())),
             reasons: options
                 .reasons
-                .map(|want| Box::new(Followed::new(setup.jobs, want.queue_at))),
+                .map(|want| Box::new(Followed::new(setup.jobs, want))),
             progress: setup.progress,
             done: 0,
             reported: 0,
@@ -144,7 +144,7 @@ impl Sink for HostSink<'_> {
 
     fn start_kind(&mut self, now: Time, job: &Job, kind: StartKind) {
         if let Some(r) = &mut self.reasons {
-            r.log.started(job.id, now, kind);
+            r.log.started(job.id, job.submit, now, kind);
         }
     }
 
@@ -259,13 +259,6 @@ pub(crate) struct RunOptions {
     pub(crate) first_kernel_filled: bool,
     /// Follow every job's pending reason ([`RunResult::reasons`]).
     pub(crate) reasons: Option<WantReasons>,
-}
-
-/// What a replay that follows pending reasons keeps beyond them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct WantReasons {
-    /// Keep the queue as it stands at this instant.
-    pub(crate) queue_at: Option<Time>,
 }
 
 /// [`run`], with an [`ArrivalObserver`] that `make` builds on the replay
