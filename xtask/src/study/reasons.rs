@@ -18,7 +18,7 @@ use std::path::Path;
 pub const NAME: &str = "reasons";
 /// The traces, by file stem.
 const TRACES: [&str; 2] = ["KTH-SP2-1996-2.1-cln", "SDSC-SP2-1998-4.2-cln"];
-/// The policies of the `policies` study, in its order.
+// The policies of the `policies` study, in its order.
 use super::policies::POLICIES;
 /// The reasons a pass on one machine without license pools can give, in
 /// the tables' order (`docs/output-formats.md`, "Why jobs wait").
