@@ -29,6 +29,7 @@ pub(crate) mod kernels;
 pub(crate) mod latency;
 pub(crate) mod policy;
 pub(crate) mod prepare;
+pub(crate) mod reasons;
 pub(crate) mod run;
 pub(crate) mod steady;
 pub mod stream;

@@ -136,6 +136,14 @@ enum Study {
         #[command(flatten)]
         options: study::policies::Options,
     },
+    /// Where the waiting time goes: two traces' wait split by reason under
+    /// the policies study's policies (docs/studies/reasons).
+    Reasons {
+        #[command(flatten)]
+        common: study::Common,
+        #[command(flatten)]
+        reports: study::Reports,
+    },
 }
 
 #[derive(Debug, clap::Args)]
@@ -176,6 +184,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 reports,
                 options,
             } => study::policies::run(&common, &reports, &options),
+            Study::Reasons { common, reports } => study::reasons::run(&common, &reports),
         },
         Task::Docs { check } => docs::run(check),
         Task::Alea(args) => alea::run(&args),

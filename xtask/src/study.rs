@@ -14,6 +14,7 @@ pub mod cons_rs;
 pub mod dpsa;
 pub mod farm;
 pub mod policies;
+pub mod reasons;
 pub mod selective;
 
 use crate::repo::{self, Meta, StudyDir};
@@ -27,12 +28,13 @@ pub type Generated = Vec<(String, String)>;
 pub type Generator = fn(&Path) -> Result<Generated, String>;
 
 /// Every study: its name (its folder under `docs/studies`) and generator.
-pub const ALL: [(&str, Generator); 5] = [
+pub const ALL: [(&str, Generator); 6] = [
     (selective::NAME, selective::generate),
     (cons_rs::NAME, cons_rs::generate),
     (dpsa::NAME, dpsa::generate),
     (farm::NAME, farm::generate),
     (policies::NAME, policies::generate),
+    (reasons::NAME, reasons::generate),
 ];
 
 /// Options every study takes.
