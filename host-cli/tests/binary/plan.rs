@@ -281,7 +281,9 @@ fn a_failed_cell_leaves_a_record_that_merge_lists() {
         "[[experiment]]\ntraces = [\"good.swf\", \"bad.swf\"]\npolicies = [\"easy\"]\n",
     );
     let out = d.join("out");
-    let r = run(&["plan", "run", s(&plan), "--out", s(&out)]);
+    // `--traces` names the folder: a BACKFILL_TRACES_DIR of the caller
+    // would otherwise come before the plan's folder.
+    let r = run(&["plan", "run", s(&plan), "--out", s(&out), "--traces", s(d)]);
     assert_eq!(r.status.code(), Some(1), "{}", stderr(&r));
     assert!(stderr(&r).contains("cell 1 failed: "), "{}", stderr(&r));
     let files = result_files(&out);
@@ -290,14 +292,22 @@ fn a_failed_cell_leaves_a_record_that_merge_lists() {
         1,
         "{files:?}"
     );
-    let m = run(&["plan", "merge", s(&plan), s(&out)]);
+    let m = run(&["plan", "merge", s(&plan), s(&out), "--traces", s(d)]);
     assert_eq!(m.status.code(), Some(1));
     assert!(
         stderr(&m).contains("cell 1 (bad.swf easy user x1): failed: "),
         "{}",
         stderr(&m)
     );
-    let table = ok(&["plan", "merge", s(&plan), s(&out), "--allow-missing"]);
+    let table = ok(&[
+        "plan",
+        "merge",
+        s(&plan),
+        s(&out),
+        "--allow-missing",
+        "--traces",
+        s(d),
+    ]);
     assert!(table.contains(",failed,"), "{table}");
 }
 
