@@ -426,6 +426,100 @@ typedef uint32_t bf_resource;
 #endif // __cplusplus
 
 /**
+ * Why a waiting job waits (`bf_waiting.reason`; `docs/design.md`,
+ * "Pending reasons").
+ */
+enum bf_reason
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * It fits now: the next pass starts it (between passes only).
+     */
+    BF_REASON_PENDING = 0,
+    /**
+     * Not enough processors free now; for the EASY family's head,
+     * `has_reason_time` and `reason_time` its shadow time.
+     */
+    BF_REASON_PROCESSORS = 1,
+    /**
+     * No copy of license pool `reason_value` free now (expected start as
+     * for `BF_REASON_PROCESSORS`).
+     */
+    BF_REASON_NO_LICENSE = 2,
+    /**
+     * On a farm: no machine it may use has enough processors free now
+     * (expected start as for `BF_REASON_PROCESSORS`).
+     */
+    BF_REASON_NO_MACHINE = 3,
+    /**
+     * FCFS: behind job `reason_job`, the queue head, which does not fit.
+     */
+    BF_REASON_BEHIND = 4,
+    /**
+     * It fits now but would delay job `reason_job`'s reservation at
+     * `reason_time`.
+     */
+    BF_REASON_WOULD_DELAY = 5,
+    /**
+     * It holds a reservation at a later time, `reason_time` (the slot is
+     * `expected_slot`).
+     */
+    BF_REASON_RESERVED = 6,
+    /**
+     * Selective's entry queue: promoted to a reservation at `reason_time`
+     * (`UINT32_MAX`: never under the current threshold).
+     */
+    BF_REASON_NOT_PROMOTED = 7,
+    /**
+     * DPSA: the subset search ran out of its `reason_value` nodes.
+     */
+    BF_REASON_SEARCH_BUDGET = 8,
+    /**
+     * It can never run (no pass gives it: the kernel refuses such a job).
+     */
+    BF_REASON_NEVER = 9,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum bf_reason bf_reason;
+#else
+typedef uint32_t bf_reason;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * When a waiting job is expected to start (`bf_waiting.expected`;
+ * `docs/design.md`, "Expected starts").
+ */
+enum bf_expected
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * The policy gives it none (none is made up).
+     */
+    BF_EXPECTED_NONE = 0,
+    /**
+     * Its reservation, `expected_slot`.
+     */
+    BF_EXPECTED_RESERVATION = 1,
+    /**
+     * The EASY family's head: its shadow time, `expected_slot`.
+     */
+    BF_EXPECTED_SHADOW = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum bf_expected bf_expected;
+#else
+typedef uint32_t bf_expected;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A kernel in the caller's memory (opaque): what `bf_kernel_*_init`
  * returns and every `bf_kernel_*` call takes.
  */
@@ -805,6 +899,52 @@ typedef struct bf_queued_job {
      */
     uint32_t guarantee;
 } bf_queued_job;
+
+/**
+ * A waiting job as the queue stands (`bf_kernel_waiting`): its position,
+ * why it waits and when it is expected to start.
+ */
+typedef struct bf_waiting {
+    /**
+     * Its position in the queue, from 0 (the head).
+     */
+    size_t position;
+    /**
+     * The job.
+     */
+    struct bf_job job;
+    /**
+     * Why it waits: a `bf_reason`.
+     */
+    uint32_t reason;
+    /**
+     * The job the reason names (`BF_REASON_BEHIND`: the head;
+     * `BF_REASON_WOULD_DELAY`: the reservation's holder); 0 otherwise.
+     */
+    uint32_t reason_job;
+    /**
+     * Whether `reason_time` holds a time.
+     */
+    bool has_reason_time;
+    /**
+     * The time the reason names (see `bf_reason`); 0 when
+     * `has_reason_time` is false.
+     */
+    uint32_t reason_time;
+    /**
+     * The number the reason names (`BF_REASON_NO_LICENSE`: the pool;
+     * `BF_REASON_SEARCH_BUDGET`: the node budget); 0 otherwise.
+     */
+    uint32_t reason_value;
+    /**
+     * When it is expected to start: a `bf_expected`.
+     */
+    uint32_t expected;
+    /**
+     * Its reservation or shadow slot; all zero for `BF_EXPECTED_NONE`.
+     */
+    struct bf_slot expected_slot;
+} bf_waiting;
 
 /**
  * What the search-based policies did (`bf_kernel_counters`); every field
@@ -1211,6 +1351,27 @@ bf_status bf_kernel_running_count(const struct bf_kernel *k, size_t *out);
 bf_status bf_kernel_running_job(const struct bf_kernel *k,
                                 size_t index,
                                 struct bf_running_job *out);
+
+/**
+ * The queue as it stands, as a live controller shows it: every waiting
+ * job in queue order with its position, why it waits (`bf_reason`) and
+ * when it is expected to start (`bf_expected`: its reservation, the
+ * EASY family's head's shadow time, or none), by the policy's rules on
+ * the kernel's state (`docs/design.md`, "Pending reasons" and "Expected
+ * starts"); right after `bf_kernel_schedule`, the reasons of that pass.
+ * Writes the first `cap` jobs to `out` (which may be NULL when `cap` is
+ * 0) and their number to `*count`; returns `BF_ERR_BAD_SIZE` when `cap`
+ * was too small (`*count` says how many to make room for). Costs a fit
+ * test or two on the plan per job; changes nothing.
+ *
+ * # Safety
+ * `k` is NULL or a handle; `out` is NULL or holds `cap` writable
+ * entries; `count` is NULL or writable.
+ */
+bf_status bf_kernel_waiting(const struct bf_kernel *k,
+                            struct bf_waiting *out,
+                            size_t cap,
+                            size_t *count);
 
 /**
  * What the search-based policies did so far (DPSA, CONS+RS, BF_MOD).

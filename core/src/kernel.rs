@@ -53,6 +53,7 @@ mod checkpoint;
 
 use crate::plan::{Plan, Slot};
 use crate::policy::{Engine, Policy, SlowdownAverage};
+use crate::reason::Waiting;
 use crate::state::State;
 pub use crate::state::{Counters, KernelError, Observer, Pass, QueuedJob, RunningJob};
 use crate::types::{Cluster, Job, JobId, Time};
@@ -193,6 +194,17 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     #[must_use]
     pub fn queued(&self) -> &[QueuedJob] {
         &self.st.queue
+    }
+
+    /// The queue as it stands: every waiting job, in queue order, with its
+    /// position, why it waits and when it is expected to start, by the
+    /// policy's rules on the current state (`docs/design.md`, "Pending
+    /// reasons" and "Expected starts"). Right after a
+    /// [`Kernel::schedule`] pass these are the reasons the pass reported to
+    /// an observer that wants them. Allocates nothing; each item costs a
+    /// fit test or two on the plan.
+    pub fn waiting(&self) -> impl Iterator<Item = Waiting> + '_ {
+        self.engine.waiting(&self.st)
     }
 
     /// Running jobs, in start order.

@@ -26,6 +26,10 @@
 //!   (`policy/fcfs.rs`, `easy.rs`, `conservative.rs`, `selective.rs`,
 //!   `cons_rs.rs`, `dpsa.rs`, `flexible.rs`),
 //!   each working on that state.
+//! * [`reason`]: why a queued job waits ([`Reason`]), how a job started
+//!   ([`StartKind`]) and when a waiting job is expected to start
+//!   ([`ExpectedStart`]), which the policies report to an observer that
+//!   asks and [`Kernel::waiting`] gives for the queue as it stands.
 //! * [`checkpoint`]: the checkpoint format (header, CRC-32, the fields of
 //!   the state, [`RestoreError`]) that the kernel and the replay loop write
 //!   their state in and restore it from.
@@ -81,6 +85,7 @@ pub mod metrics;
 pub mod plan;
 pub mod policy;
 pub mod profile;
+pub mod reason;
 pub mod rng;
 pub mod sim;
 mod state;
@@ -93,6 +98,7 @@ pub use metrics::{Accumulator, Metrics};
 pub use plan::{Plan, Slot};
 pub use policy::Policy;
 pub use profile::{Profile, ProfileError, Step};
+pub use reason::{ExpectedStart, Reason, StartKind, Waiting};
 pub use sim::{
     Call, JobRecord, Outcome, Progress, SimError, SimErrorKind, SimJob, Simulator, Sink,
 };

@@ -35,6 +35,7 @@ mod cons_rs_alea;
 mod conservative;
 mod dpsa;
 mod easy;
+mod explain;
 mod fcfs;
 mod flexible;
 mod rebuild;
@@ -390,8 +391,11 @@ impl core::fmt::Display for Policy {
 }
 
 /// A policy's memory between kernel calls, one arm per policy family; the
-/// kernel dispatches on it by value.
+/// kernel dispatches on it by value, and [`Kernel::reset`](crate::Kernel::reset)
+/// builds it as a value, so every arm stays small (a few hundred bytes):
+/// CONS+RS's search keeps its caches and buffers on its own stack.
 #[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Engine {
     /// FCFS remembers nothing.
     Fcfs,
@@ -512,7 +516,8 @@ impl Engine {
         now: Time,
     ) {
         match self {
-            Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) | Self::Flexible(_) => {}
+            Self::Fcfs | Self::Easy(_) | Self::Flexible(_) => {}
+            Self::Dpsa(d) => d.completed(),
             Self::Conservative(c) => c.completed(plan, &done.slot, now),
             Self::Selective(s) => s.completed(plan, done, now),
             Self::ConsRs(c) => c.completed(plan, done, now),
@@ -533,7 +538,7 @@ impl Engine {
         st: &mut State<Q, R, B, M, L>,
         observer: &mut impl Observer,
     ) -> Result<Pass, KernelError> {
-        match self {
+        let pass = match self {
             Self::Fcfs => fcfs::pass(st, observer),
             Self::Easy(e) => e.pass(st, observer),
             Self::Conservative(c) => c.pass(st, observer),
@@ -542,7 +547,33 @@ impl Engine {
             Self::ConsRsAlea(c) => c.pass(st, observer),
             Self::Flexible(f) => f.pass(st, observer),
             Self::Dpsa(d) => d.pass(st, observer),
+        }?;
+        if observer.wants_reasons() {
+            for waiting in self.waiting(st) {
+                observer.waiting(&waiting);
+            }
         }
+        Ok(pass)
+    }
+
+    /// Every queued job with why it waits and when it is expected to start,
+    /// by the policy's rules on `st` as it stands (`explain`).
+    pub(crate) fn waiting<
+        'a,
+        const Q: usize,
+        const R: usize,
+        const B: usize,
+        const M: usize,
+        const L: usize,
+    >(
+        &'a self,
+        st: &'a State<Q, R, B, M, L>,
+    ) -> impl Iterator<Item = crate::reason::Waiting> + 'a {
+        let view = explain::View::new(self, st);
+        st.queue
+            .iter()
+            .enumerate()
+            .map(move |(position, q)| view.explain(position, q))
     }
 
     /// The earliest instant after `st.now` at which the policy must run a

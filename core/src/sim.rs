@@ -27,6 +27,7 @@ pub use checkpoint::PROGRESS_LEN;
 
 use crate::kernel::{Kernel, KernelError, Observer, RunningJob};
 use crate::plan::Slot;
+use crate::reason::{StartKind, Waiting};
 use crate::types::{Duration, Job, JobId, Time};
 use heapless::binary_heap::{BinaryHeap, Min};
 
@@ -119,6 +120,21 @@ pub trait Sink {
     /// A job got or moved a reservation at `now`.
     fn reserved(&mut self, now: Time, job: &Job, slot: Slot) {
         let _ = (now, job, slot);
+    }
+    /// Whether the replay computes pending reasons and start kinds for this
+    /// sink ([`Observer::wants_reasons`]); `false` unless it says otherwise.
+    fn wants_reasons(&self) -> bool {
+        false
+    }
+    /// After the pass at `now`, for every job it left waiting
+    /// ([`Observer::waiting`]; only when [`Sink::wants_reasons`]).
+    fn waiting(&mut self, now: Time, waiting: &Waiting) {
+        let _ = (now, waiting);
+    }
+    /// Right after [`Sink::started`]: how the job started at `now`
+    /// ([`Observer::start_kind`]; only when [`Sink::wants_reasons`]).
+    fn start_kind(&mut self, now: Time, job: &Job, kind: StartKind) {
+        let _ = (now, job, kind);
     }
     /// Called just before each kernel call (to time it, say).
     fn before_call(&mut self) {}
@@ -306,6 +322,18 @@ impl<S: Sink, const R: usize> Observer for Forward<'_, S, R> {
 
     fn reserved(&mut self, job: &Job, slot: Slot) {
         self.sink.reserved(self.now, job, slot);
+    }
+
+    fn wants_reasons(&self) -> bool {
+        self.sink.wants_reasons()
+    }
+
+    fn waiting(&mut self, waiting: &Waiting) {
+        self.sink.waiting(self.now, waiting);
+    }
+
+    fn start_kind(&mut self, job: &Job, kind: StartKind) {
+        self.sink.start_kind(self.now, job, kind);
     }
 }
 

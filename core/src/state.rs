@@ -11,6 +11,7 @@
 use crate::deck::Deck;
 use crate::plan::{Plan, Slot};
 use crate::profile::ProfileError;
+use crate::reason::{StartKind, Waiting};
 use crate::tally::{Tally, TallyError};
 use crate::types::{Cluster, Job, JobId, Machine, Time};
 use heapless::Vec;
@@ -100,9 +101,34 @@ impl From<ProfileError> for KernelError {
     }
 }
 
-/// Receives the kernel's decisions. Both methods default to doing nothing;
+/// Receives the kernel's decisions. Every method defaults to doing nothing;
 /// `()` ignores everything, and any `FnMut(&Job, Slot)` receives the starts.
+///
+/// Pending reasons and start kinds ([`Observer::waiting`],
+/// [`Observer::start_kind`]) are computed and reported only to an observer
+/// whose [`Observer::wants_reasons`] says so: the default says no, and
+/// inlined (the kernel is generic over its observer) the test folds away,
+/// so the others pay nothing (`docs/design.md`, "Pending reasons").
 pub trait Observer {
+    /// Whether the kernel computes pending reasons and start kinds for this
+    /// observer: `false` unless the observer says otherwise. Asked once per
+    /// pass and once per start; the answer should not change.
+    fn wants_reasons(&self) -> bool {
+        false
+    }
+    /// After each [`Kernel::schedule`](crate::Kernel::schedule) pass, once
+    /// for every job it leaves waiting, in queue order: why it waits and
+    /// when it is expected to start (only when
+    /// [`Observer::wants_reasons`]). The same as
+    /// [`Kernel::waiting`](crate::Kernel::waiting) right after the pass.
+    fn waiting(&mut self, waiting: &Waiting) {
+        let _ = waiting;
+    }
+    /// Right after [`Observer::started`] of `job`: how it started (only
+    /// when [`Observer::wants_reasons`]).
+    fn start_kind(&mut self, job: &Job, kind: StartKind) {
+        let _ = (job, kind);
+    }
     /// `job` starts now at `slot`.
     fn started(&mut self, job: &Job, slot: Slot) {
         let _ = (job, slot);
@@ -445,11 +471,13 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     }
 
     /// Moves queue entry `index` to the running set at `slot` (whose
-    /// resources the plan already holds).
+    /// resources the plan already holds): at its reservation
+    /// (`at_reservation`), or because it fits now.
     pub(crate) fn start(
         &mut self,
         index: usize,
         slot: Slot,
+        at_reservation: bool,
         observer: &mut impl Observer,
     ) -> Result<(), KernelError> {
         if self.running.is_full() {
@@ -474,6 +502,15 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         let end = slot.end();
         self.first_end = Some(self.first_end.map_or(end, |t| t.min(end)));
         observer.started(&entry.job, slot);
+        if observer.wants_reasons() {
+            let kind = match (at_reservation, entry.guarantee()) {
+                (true, Some(first)) if slot.start < first => StartKind::Compressed,
+                (true, _) => StartKind::AtReservation,
+                (false, _) if index == 0 => StartKind::InOrder,
+                (false, _) => StartKind::Backfilled,
+            };
+            observer.start_kind(&entry.job, kind);
+        }
         Ok(())
     }
 
@@ -537,7 +574,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
             Some(tally) => tally.hold(slot.end(), job.procs)?,
             None => self.plan.reserve(job, &slot)?,
         }
-        if let Err(e) = self.start(index, slot, observer) {
+        if let Err(e) = self.start(index, slot, false, observer) {
             let now = self.now;
             match self.tally_mut() {
                 Some(tally) => tally.release(slot.end(), job.procs)?,

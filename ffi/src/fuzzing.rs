@@ -518,6 +518,20 @@ pub fn c_abi(data: &[u8]) {
                     s,
                     &[BF_ERR_BAD_OPTION, BF_ERR_OUT_OF_RANGE, BF_ERR_BAD_SIZE],
                 );
+                let mut waiting_out = [bf_waiting::default(); 8];
+                let cap_waiting = b.below(9) as usize;
+                let s =
+                    unsafe { bf_kernel_waiting(k, waiting_out.as_mut_ptr(), cap_waiting, &mut z) };
+                expect(s, &[BF_ERR_BAD_SIZE]);
+                if s == BF_OK && misuse.is_none() {
+                    // As many as wait, in queue order.
+                    let mut queued = 0_usize;
+                    assert_eq!(unsafe { bf_kernel_queued_count(k, &mut queued) }, BF_OK);
+                    assert_eq!(z, queued);
+                    for (i, w) in waiting_out.iter().take(z).enumerate() {
+                        assert_eq!(w.position, i);
+                    }
+                }
                 let mut e = bf_error::default();
                 expect(unsafe { bf_kernel_last_error(k, &mut e) }, &[]);
                 let mut text = [0 as c_char; 24];

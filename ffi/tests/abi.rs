@@ -729,6 +729,136 @@ fn queries_read_the_kernel() {
     valid(k);
 }
 
+/// The queue query as a controller reads it: one machine of 4 processors,
+/// job 1 (4 processors) running until 100, job 2 (4) and job 3 (1)
+/// waiting; each policy's reasons and expected starts, by its rules.
+#[test]
+fn the_waiting_query_gives_each_policys_reasons() {
+    let machines = [bf_machine {
+        cpus: 4,
+        speed: 1000,
+    }];
+    let none = bf_slot::default();
+    let at = |start, duration| bf_slot {
+        start,
+        duration,
+        machine: 0,
+    };
+    let processors = bf_reason::BF_REASON_PROCESSORS as u32;
+    let expected_none = bf_expected::BF_EXPECTED_NONE as u32;
+    // (policy, [(reason, reason_job, has_reason_time, reason_time,
+    // expected, expected_slot)] of jobs 2 and 3)
+    let cases = [
+        (
+            Policy::Fcfs,
+            [
+                (processors, 0, false, 0, expected_none, none),
+                (
+                    bf_reason::BF_REASON_BEHIND as u32,
+                    2,
+                    false,
+                    0,
+                    expected_none,
+                    none,
+                ),
+            ],
+        ),
+        (
+            Policy::Easy,
+            [
+                (
+                    processors,
+                    0,
+                    true,
+                    100,
+                    bf_expected::BF_EXPECTED_SHADOW as u32,
+                    at(100, 50),
+                ),
+                (processors, 0, false, 0, expected_none, none),
+            ],
+        ),
+        (
+            Policy::Conservative,
+            [
+                (
+                    bf_reason::BF_REASON_RESERVED as u32,
+                    0,
+                    true,
+                    100,
+                    bf_expected::BF_EXPECTED_RESERVATION as u32,
+                    at(100, 50),
+                ),
+                (
+                    bf_reason::BF_REASON_RESERVED as u32,
+                    0,
+                    true,
+                    150,
+                    bf_expected::BF_EXPECTED_RESERVATION as u32,
+                    at(150, 10),
+                ),
+            ],
+        ),
+    ];
+    for (policy, expected) in cases {
+        let mut mem = Mem::new(bf_kernel_s_size());
+        let k = small(&mut mem, &machines, policy);
+        for (id, procs, estimate) in [(1, 4, 100), (2, 4, 50), (3, 1, 10)] {
+            let s = unsafe { bf_kernel_submit(k, 0, &job(id, 0, procs, estimate), null()) };
+            assert_eq!(s, BF_OK);
+        }
+        assert_eq!(
+            unsafe { bf_kernel_schedule(k, 0, null(), null_mut()) },
+            BF_OK
+        );
+        let mut out = [bf_waiting::default(); 4];
+        let mut count = 0;
+        assert_eq!(
+            unsafe { bf_kernel_waiting(k, out.as_mut_ptr(), out.len(), &mut count) },
+            BF_OK
+        );
+        assert_eq!(count, 2, "{policy:?}");
+        let got: Vec<_> = out[..count]
+            .iter()
+            .map(|w| {
+                (
+                    w.reason,
+                    w.reason_job,
+                    w.has_reason_time,
+                    w.reason_time,
+                    w.expected,
+                    w.expected_slot,
+                )
+            })
+            .collect();
+        assert_eq!(got, expected, "{policy:?}");
+        let ids: Vec<(usize, u32)> = out[..count]
+            .iter()
+            .map(|w| (w.position, w.job.id))
+            .collect();
+        assert_eq!(ids, [(0, 2), (1, 3)], "{policy:?}");
+        // Too little room: the first ones, the count, BF_ERR_BAD_SIZE.
+        let mut one = [bf_waiting::default(); 1];
+        assert_eq!(
+            unsafe { bf_kernel_waiting(k, one.as_mut_ptr(), 1, &mut count) },
+            BF_ERR_BAD_SIZE
+        );
+        assert_eq!((count, one[0]), (2, out[0]));
+        assert_eq!(
+            unsafe { bf_kernel_waiting(k, null_mut(), 0, &mut count) },
+            BF_ERR_BAD_SIZE
+        );
+        assert_eq!(
+            unsafe { bf_kernel_waiting(k, null_mut(), 0, null_mut()) },
+            BF_ERR_NULL_POINTER
+        );
+        assert_eq!(
+            unsafe { bf_kernel_waiting(null(), null_mut(), 0, &mut count) },
+            BF_ERR_NULL_POINTER
+        );
+        valid(k);
+    }
+}
+
 /// `keep_searching` returning false stops CONS+RS's searches before their
 /// first iteration; the schedule stays valid.
 #[test]

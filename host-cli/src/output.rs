@@ -21,6 +21,7 @@ pub(crate) mod distribution;
 pub(crate) mod files;
 pub(crate) mod groups;
 pub(crate) mod progress;
+pub(crate) mod reasons;
 pub(crate) mod report;
 pub(crate) mod swf_out;
 pub(crate) mod timeseries;

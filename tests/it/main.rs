@@ -9,6 +9,9 @@
 //! * `dpsa`: DPSA against EASY and against an independent optimum.
 //! * `reference`: the kernel against the naive reference simulator on
 //!   random small workloads, every policy.
+//! * `reasons`: pending reasons, start kinds and expected starts against
+//!   the naive reference, the live query and the promises of
+//!   `docs/design.md`, "Expected starts".
 //! * `farm`: flexible backfilling (BF_FCFS, BF_UNMOD, BF_MOD) against its
 //!   equivalences and the checker on random and generated farms.
 //! * `layers`: neither crate's modules use a module above them.
@@ -23,4 +26,5 @@ mod fuzz_twins;
 mod layers;
 mod properties;
 mod real_traces;
+mod reasons;
 mod reference;

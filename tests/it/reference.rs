@@ -21,16 +21,16 @@ use backfill_tests::proptest_cases;
 use proptest::prelude::*;
 
 /// Most jobs in one workload.
-const MAX_JOBS: usize = 24;
+pub(crate) const MAX_JOBS: usize = 24;
 /// Kernel capacities: every job can wait or run at once; `B = 2Q + R + 1`.
-const Q: usize = MAX_JOBS;
-const R: usize = MAX_JOBS;
-const B: usize = 2 * Q + R + 1;
+pub(crate) const Q: usize = MAX_JOBS;
+pub(crate) const R: usize = MAX_JOBS;
+pub(crate) const B: usize = 2 * Q + R + 1;
 
 /// The policies compared: every one in [`Policy::ALL`] the reference
 /// models ([`models`]), plus thresholds and heuristics that make the edge
 /// cases of each rule likely on small numbers.
-fn policies() -> Vec<Policy> {
+pub(crate) fn policies() -> Vec<Policy> {
     let mut all: Vec<Policy> = Policy::ALL.into_iter().filter(|&p| models(p)).collect();
     all.extend([
         // Promoted on arrival: the guaranteed queue is all there is.
@@ -114,9 +114,9 @@ struct Spec {
 /// A workload: machine size and jobs sorted by submit time; ids count up
 /// or down (then equal submit times arrive against queue order).
 #[derive(Clone, Debug)]
-struct Workload {
-    procs: u32,
-    jobs: Vec<SimJob>,
+pub(crate) struct Workload {
+    pub(crate) procs: u32,
+    pub(crate) jobs: Vec<SimJob>,
 }
 
 fn spec() -> impl Strategy<Value = Spec> {
@@ -136,7 +136,7 @@ fn spec() -> impl Strategy<Value = Spec> {
     })
 }
 
-fn workload() -> impl Strategy<Value = Workload> {
+pub(crate) fn workload() -> impl Strategy<Value = Workload> {
     scaled_workload(1)
 }
 
@@ -144,7 +144,7 @@ fn workload() -> impl Strategy<Value = Workload> {
 /// `scale`: estimates then differ above the slowdown bound of 10 s, so a
 /// CONS+RS move that helps a short job's slowdown and costs a long job
 /// more wait (or the other way round) is common.
-fn scaled_workload(scale: u32) -> impl Strategy<Value = Workload> {
+pub(crate) fn scaled_workload(scale: u32) -> impl Strategy<Value = Workload> {
     (
         prop_oneof![3 => 1_u32..=4, 2 => 5_u32..=8],
         prop::collection::vec(spec(), 1..=MAX_JOBS),
@@ -183,7 +183,7 @@ fn scaled_workload(scale: u32) -> impl Strategy<Value = Workload> {
 }
 
 /// The jobs as `(id, submit, procs, estimate, runtime)`, to paste into a test.
-fn listing(jobs: &[SimJob]) -> String {
+pub(crate) fn listing(jobs: &[SimJob]) -> String {
     let rows: Vec<String> = jobs
         .iter()
         .map(|j| {

@@ -16,7 +16,9 @@
 //! * [`naive`]: a naive reference simulator of whole replays on one machine
 //!   ([`naive::simulate`]), written from `docs/design.md` rather than from the
 //!   kernel, and [`naive::compare`], which finds the first job on which a
-//!   kernel replay differs from it (start, end, kill, guarantee).
+//!   kernel replay differs from it (start, end, kill, guarantee);
+//!   [`naive::simulate_explained`] adds every pass's start kinds, pending
+//!   reasons and expected starts, written from the same rules.
 //! * [`fuzz_bodies`]: the fuzz targets' bodies, shared by `fuzz/` (nightly,
 //!   libFuzzer) and `tests/it/fuzz_twins.rs` (stable).
 //! * [`rng`]: core's seeded SplitMix64, with the draws the generators use.

@@ -112,13 +112,40 @@
 //!   rounded down, `max(estimate, 10)`) of the queued jobs, recomputed here
 //!   from scratch, give `(W - W') * S + (S - S') * W > 0` with `W > 0`.
 //!
+//! # Pending reasons and start kinds
+//!
+//! [`simulate_explained`] also says, after every pass, why each waiting job
+//! waits and when it is expected to start, and how each job started
+//! (`docs/design.md`, "Pending reasons" and "Expected starts"), from these
+//! rules (one machine, no licenses, so no job is short of a machine or a
+//! license):
+//!
+//! * a job started in the pass's first phase (every job ahead of it
+//!   started) started *in order*; one started behind a job that still
+//!   waits, *backfilled*; one started at its reservation, *at its
+//!   reservation* when that is its guarantee and *compressed* when earlier;
+//! * FCFS: the first job that did not fit is short of processors, the
+//!   others are behind it;
+//! * EASY, SJF-EASY and flexible backfilling: the head is short of
+//!   processors, expected at the shadow time the pass computed; a job
+//!   behind it that fits now among the running jobs (the pass's starts
+//!   included) but not beside the head's reservation would delay it, one
+//!   that does not fit now is short of processors;
+//! * Conservative and its variants: reserved at its reservation, which is
+//!   its expected start; Selective: the same for guaranteed jobs, *not yet
+//!   promoted* at its promotion instant (never: `u32::MAX`) for an entry
+//!   job;
+//! * a job that fits now after the pass (none should) is *pending*.
+//!
 //! SJF-EASY promises nothing (`docs/design.md`, "SJF-EASY": it is not starvation-free), so the
 //! reference records no guarantee under it, though it reserves the head's
 //! shadow time in each pass as EASY does; FCFS makes no reservations at all.
 
 use backfill_core::policy::{Heuristics, Iterations, RandomSearch, Threshold};
 use backfill_core::rng::SplitMix64;
-use backfill_core::{JobId, JobRecord, Policy, SimJob, Time};
+use backfill_core::{
+    ExpectedStart, JobId, JobRecord, Policy, Reason, SimJob, Slot, StartKind, Time,
+};
 use std::fmt;
 
 /// One job's fate in a replay: what [`simulate`] computes and what
@@ -183,6 +210,32 @@ pub const fn models(policy: Policy) -> bool {
 /// the reference does not model `policy`.
 #[must_use]
 pub fn simulate(procs: u32, policy: Policy, jobs: &[SimJob]) -> Vec<Option<NaiveRecord>> {
+    simulate_explained(procs, policy, jobs).0
+}
+
+/// What one pass did and left, by the rules (module docs, "Pending reasons
+/// and start kinds").
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PassLog {
+    /// The pass's instant.
+    pub at: Time,
+    /// The jobs it started and how, in start order.
+    pub starts: Vec<(JobId, StartKind)>,
+    /// Every job it left waiting, in queue order, with its reason and
+    /// expected start.
+    pub waiting: Vec<(JobId, Reason, ExpectedStart)>,
+}
+
+/// [`simulate`], and what every pass did and left ([`PassLog`]).
+///
+/// # Panics
+/// As [`simulate`].
+#[must_use]
+pub fn simulate_explained(
+    procs: u32,
+    policy: Policy,
+    jobs: &[SimJob],
+) -> (Vec<Option<NaiveRecord>>, Vec<PassLog>) {
     assert!(
         jobs.windows(2).all(|w| w[0].job.submit <= w[1].job.submit),
         "the input must be sorted by submit time"
@@ -203,9 +256,12 @@ pub fn simulate(procs: u32, policy: Policy, jobs: &[SimJob]) -> Vec<Option<Naive
             _ => 0,
         }),
         records: vec![None; jobs.len()],
+        passes: Vec::new(),
+        head: None,
+        order: Vec::new(),
     };
     sim.run();
-    sim.records
+    (sim.records, sim.passes)
 }
 
 /// Which policy, reduced to what the reference needs to know.
@@ -362,6 +418,11 @@ fn usage(now: u64, blocks: &[Block]) -> Vec<(u64, u64)> {
     steps
 }
 
+/// A time of the reference as core's [`Time`].
+fn time(t: u64) -> Time {
+    Time::try_from(t).expect("times fit u32")
+}
+
 /// Whether `procs` processors are free over `[at, at + duration)`.
 fn fits(steps: &[(u64, u64)], capacity: u64, at: u64, duration: u64, procs: u64) -> bool {
     // The step holding `at`, then every step that begins inside the window.
@@ -434,6 +495,13 @@ struct Naive<'a> {
     /// CONS+RS's generator.
     rng: SplitMix64,
     records: Vec<Option<NaiveRecord>>,
+    /// What every pass did and left.
+    passes: Vec<PassLog>,
+    /// The queue policies: the head the last pass left (input index) and
+    /// its shadow time (`None` under FCFS).
+    head: Option<(usize, Option<u64>)>,
+    /// The queue policies: the last pass's queue order (input indices).
+    order: Vec<usize>,
 }
 
 impl Naive<'_> {
@@ -988,25 +1056,157 @@ impl Naive<'_> {
     }
 
     fn pass(&mut self) {
+        self.passes.push(PassLog {
+            at: time(self.now),
+            ..PassLog::default()
+        });
+        self.head = None;
         match self.rules {
             Rules::Queue {
                 backfill,
                 shortest_first,
             } => {
                 let order = self.in_order(|_| true);
+                self.order = order.iter().map(|&n| self.waiting[n].job).collect();
                 self.pass_queue(order, backfill, !shortest_first);
             }
             Rules::Flexible { keeps_head, .. } => {
                 let order = self.flexible_order();
+                self.order = order.iter().map(|&n| self.waiting[n].job).collect();
                 let head = self.pass_queue(order, true, keeps_head);
                 self.holder = head;
             }
             Rules::Conservative { .. } => {
                 let due: Vec<usize> = self.in_order(|w| w.reservation == Some(self.now));
+                for &n in &due {
+                    self.started_as(self.waiting[n].job, self.at_reservation(n));
+                }
                 self.start_all(due);
             }
             Rules::Selective(_) => self.pass_selective(),
         }
+        self.explain();
+    }
+
+    /// Notes that input job `job` starts now, `kind`.
+    fn started_as(&mut self, job: usize, kind: StartKind) {
+        let id = self.jobs[job].job.id;
+        self.passes
+            .last_mut()
+            .expect("in a pass")
+            .starts
+            .push((id, kind));
+    }
+
+    /// A job's slot on the machine from `start`.
+    fn slot(&self, job: usize, start: u64) -> Slot {
+        Slot {
+            start: time(start),
+            machine: 0,
+            duration: self.jobs[job].job.estimate,
+        }
+    }
+
+    /// How a job started at its reservation now: compressed when earlier
+    /// than its guarantee.
+    fn at_reservation(&self, n: usize) -> StartKind {
+        match self.waiting[n].guarantee {
+            Some(g) if self.now < g => StartKind::Compressed,
+            _ => StartKind::AtReservation,
+        }
+    }
+
+    /// Why every waiting job waits after the pass (module docs).
+    fn explain(&mut self) {
+        // The queue policies' order is the pass's (flexible backfilling's
+        // priorities change as jobs start).
+        let order: Vec<usize> = match self.rules {
+            Rules::Queue { .. } | Rules::Flexible { .. } => self
+                .order
+                .iter()
+                .filter_map(|&job| self.waiting.iter().position(|w| w.job == job))
+                .collect(),
+            _ => self.in_order(|_| true),
+        };
+        let running = usage(self.now, &self.running_blocks());
+        let fits_now = |job: usize| {
+            fits(
+                &running,
+                self.capacity,
+                self.now,
+                self.estimate(job),
+                self.procs(job),
+            )
+        };
+        let mut waiting = Vec::new();
+        for &n in &order {
+            let w = self.waiting[n];
+            let job = w.job;
+            let (reason, expected) = match (self.rules, self.head) {
+                (Rules::Conservative { .. } | Rules::Selective(_), _) => match w.reservation {
+                    Some(start) => {
+                        let slot = self.slot(job, start);
+                        (Reason::Reserved { slot }, ExpectedStart::Reservation(slot))
+                    }
+                    None if fits(
+                        &usage(self.now, &self.plan_blocks(None)),
+                        self.capacity,
+                        self.now,
+                        self.estimate(job),
+                        self.procs(job),
+                    ) =>
+                    {
+                        (Reason::Pending, ExpectedStart::Unknown)
+                    }
+                    None => {
+                        let at = self.promotion_instant(job).map_or(Time::MAX, time);
+                        (Reason::NotPromoted { at }, ExpectedStart::Unknown)
+                    }
+                },
+                (_, None) => (Reason::Pending, ExpectedStart::Unknown),
+                (_, Some((head, None))) if head == job => (
+                    Reason::Processors { expected: None },
+                    ExpectedStart::Unknown,
+                ),
+                (_, Some((head, None))) => (
+                    Reason::Behind {
+                        ahead: self.jobs[head].job.id,
+                    },
+                    ExpectedStart::Unknown,
+                ),
+                (_, Some((head, Some(shadow)))) if head == job => (
+                    Reason::Processors {
+                        expected: Some(time(shadow)),
+                    },
+                    ExpectedStart::Shadow(self.slot(job, shadow)),
+                ),
+                (_, Some((head, Some(shadow)))) => {
+                    let reason = if !fits_now(job) {
+                        Reason::Processors { expected: None }
+                    } else {
+                        let mut blocks = self.running_blocks();
+                        blocks.push(Block {
+                            from: shadow,
+                            to: shadow + self.estimate(head),
+                            procs: self.procs(head),
+                        });
+                        let beside = usage(self.now, &blocks);
+                        let (estimate, procs) = (self.estimate(job), self.procs(job));
+                        if fits(&beside, self.capacity, self.now, estimate, procs) {
+                            Reason::Pending
+                        } else {
+                            Reason::WouldDelay {
+                                holder: self.jobs[head].job.id,
+                                start: time(shadow),
+                            }
+                        }
+                    };
+                    (reason, ExpectedStart::Unknown)
+                }
+            };
+            waiting.push((self.jobs[job].job.id, reason, expected));
+        }
+        self.passes.last_mut().expect("in a pass").waiting = waiting;
     }
 
     /// Flexible backfilling's queue order (positions in `waiting`).
@@ -1076,12 +1276,20 @@ impl Naive<'_> {
                 procs,
             });
         }
+        for &n in &started {
+            self.started_as(self.waiting[n].job, StartKind::InOrder);
+        }
+        let in_order = started.len();
+        if let (false, Some(position)) = (backfill, head) {
+            self.head = Some((self.waiting[order[position]].job, None));
+        }
         if let (true, Some(position)) = (backfill, head) {
             // The head's shadow time: the plan so far is running jobs only.
             let n = order[position];
             let job = self.waiting[n].job;
             let (estimate, procs) = (self.estimate(job), self.procs(job));
             let shadow = earliest_fit(&usage(self.now, &blocks), self.capacity, estimate, procs);
+            self.head = Some((job, Some(shadow)));
             if record_guarantee && self.waiting[n].guarantee.is_none() {
                 self.waiting[n].guarantee = Some(shadow);
             }
@@ -1093,6 +1301,9 @@ impl Naive<'_> {
             for &n in &order[position + 1..] {
                 self.start_if_it_fits(n, &mut blocks, &mut started);
             }
+        }
+        for &n in &started[in_order..] {
+            self.started_as(self.waiting[n].job, StartKind::Backfilled);
         }
         let head_job = head.map(|position| self.waiting[order[position]].job);
         self.start_all(started);
@@ -1147,10 +1358,26 @@ impl Naive<'_> {
         }
         // Guaranteed jobs whose reservation has come.
         let mut started: Vec<usize> = self.in_order(|w| w.reservation == Some(self.now));
+        for &n in &started {
+            self.started_as(self.waiting[n].job, self.at_reservation(n));
+        }
+        let due = started.len();
         // Entry jobs that fit now without touching any reservation.
         let mut blocks = self.plan_blocks(None);
         for n in self.in_order(|w| w.reservation.is_none()) {
             self.start_if_it_fits(n, &mut blocks, &mut started);
+        }
+        // An entry job starts in order when every job ahead of it starts
+        // in this pass too.
+        let queue = self.in_order(|_| true);
+        for &n in &started[due..] {
+            let position = queue.iter().position(|&m| m == n).expect("queued");
+            let kind = if queue[..position].iter().all(|m| started.contains(m)) {
+                StartKind::InOrder
+            } else {
+                StartKind::Backfilled
+            };
+            self.started_as(self.waiting[n].job, kind);
         }
         self.start_all(started);
     }

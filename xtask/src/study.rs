@@ -14,6 +14,7 @@ pub mod cons_rs;
 pub mod dpsa;
 pub mod farm;
 pub mod policies;
+pub mod reasons;
 pub mod selective;
 
 use crate::repo::{self, Meta, StudyDir};
@@ -27,12 +28,13 @@ pub type Generated = Vec<(String, String)>;
 pub type Generator = fn(&Path) -> Result<Generated, String>;
 
 /// Every study: its name (its folder under `docs/studies`) and generator.
-pub const ALL: [(&str, Generator); 5] = [
+pub const ALL: [(&str, Generator); 6] = [
     (selective::NAME, selective::generate),
     (cons_rs::NAME, cons_rs::generate),
     (dpsa::NAME, dpsa::generate),
     (farm::NAME, farm::generate),
     (policies::NAME, policies::generate),
+    (reasons::NAME, reasons::generate),
 ];
 
 /// Options every study takes.
@@ -179,6 +181,17 @@ pub fn run_plan(
 ) -> Result<(StudyDir, Vec<PlanRow>, std::time::Instant), String> {
     let traces = repo::traces_dir(common.traces.as_deref())?;
     repo::traces_in(&traces)?;
+    run_plan_with(common, reports, name, &traces)
+}
+
+/// [`run_plan`] with relative trace names looked up in `traces` (a plan
+/// of generated workloads names none).
+pub fn run_plan_with(
+    common: &Common,
+    reports: &Reports,
+    name: &str,
+    traces: &Path,
+) -> Result<(StudyDir, Vec<PlanRow>, std::time::Instant), String> {
     let plan = repo::studies_dir().join(name).join(PLAN_FILE);
     let text = repo::read_text(&plan)?;
     let (bin, study) = begin(common, name)?;
@@ -188,7 +201,7 @@ pub fn run_plan(
     let rows = StudyPlan {
         bin: &bin,
         plan: &plan,
-        traces: &traces,
+        traces,
         out: runs.path(),
         jobs: common.jobs(),
     }

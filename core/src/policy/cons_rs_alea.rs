@@ -41,6 +41,10 @@
 //! (when searches run, the budget),
 //! `src/xklusac/environment/ResourceInfo.java` (scheduling the list) and
 //! `src/xklusac/objective_functions/CommonObjectives.java` (the objective).
+//!
+//! Pending reasons (`docs/design.md`, "Pending reasons"): as Conservative
+//! (every job reserved; its reservation, which is no promise here, is its
+//! expected start).
 
 use super::conservative::{pass_reserved, reserve_on_arrival, Conservative, Earliest};
 use super::Iterations;

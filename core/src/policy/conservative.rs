@@ -11,6 +11,11 @@
 //!   taken out and put back at its earliest feasible start, which is never
 //!   later than before. A reservation is a guarantee: it never moves later.
 //!
+//! Pending reasons (`docs/design.md`, "Pending reasons"): every waiting job
+//! is reserved at its reservation, which is its expected start; a job
+//! starts at its reservation, or moved up by compression when that is
+//! earlier than its first one.
+//!
 //! Source: A. W. Mu'alem and D. G. Feitelson, *Utilization, predictability,
 //! workloads, and user runtime estimates in scheduling the IBM SP2 with
 //! backfilling*, IEEE TPDS 12(6), 2001 (the compression pass as in pyss and
@@ -435,7 +440,7 @@ pub(crate) fn pass_reserved<
             compression.freed_since_pass.add(old.start, old.end(), most);
         }
         if slot.start == now {
-            st.start(index, slot, observer)?;
+            st.start(index, slot, true, observer)?;
             pass.started = pass.started.saturating_add(1);
         } else {
             earliest = Some(earliest.map_or(slot.start, |t| t.min(slot.start)));

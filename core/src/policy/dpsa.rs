@@ -17,6 +17,12 @@
 //!    processors, DPSA-w descending, both stable);
 //! 5. the winning subset starts now.
 //!
+//! Pending reasons (`docs/design.md`, "Pending reasons"): as EASY (head
+//! short of resources with its shadow time; would delay the head; short of
+//! resources); after a search that ran out of its node budget, a job that
+//! still fits beside the head's reservation was not reached (node budget).
+//! Starts: the head phase in order, the chosen set backfilled.
+//!
 //! # The search
 //!
 //! The best subset is seeded with the *greedy* one: each candidate in the
@@ -165,6 +171,11 @@ pub(crate) struct Dpsa {
     head: Easy,
     order: DpsaOrder,
     nodes: u32,
+    /// Whether the last pass's search ran out of nodes, until the state
+    /// changes (a job arrives or ends): the pending reasons of the jobs it
+    /// left that fit now say so (`super::explain`). Not kept by a
+    /// checkpoint (a restored DPSA has it clear).
+    budget_hit: bool,
 }
 
 impl Dpsa {
@@ -174,7 +185,23 @@ impl Dpsa {
             head: Easy::new(false),
             order,
             nodes,
+            budget_hit: false,
         }
+    }
+
+    /// The node budget, when the last pass's search ran out of it and no
+    /// job arrived or ended since.
+    pub(crate) const fn budget_ran_out(&self) -> Option<u32> {
+        if self.budget_hit {
+            Some(self.nodes)
+        } else {
+            None
+        }
+    }
+
+    /// A job ended: the last search's budget no longer explains anything.
+    pub(crate) fn completed(&mut self) {
+        self.budget_hit = false;
     }
 
     /// The job that holds the head reservation ([`Easy::reserved_head`]).
@@ -199,6 +226,7 @@ impl Dpsa {
         st: &mut State<Q, R, B, M, L>,
         at: usize,
     ) {
+        self.budget_hit = false;
         self.head.queued(st, at);
     }
 
@@ -216,6 +244,7 @@ impl Dpsa {
     ) -> Result<Pass, KernelError> {
         let now = st.now;
         let mut pass = Pass::default();
+        self.budget_hit = false;
         start_from_head(st, observer, &mut pass)?;
         let Some((head, shadow)) = self.head.reserve_head(st, observer)? else {
             return Ok(pass);
@@ -240,7 +269,7 @@ impl Dpsa {
 
     /// Rules 3-5, with the head reserved at `shadow` in the plan.
     fn fill<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
-        &self,
+        &mut self,
         st: &mut State<Q, R, B, M, L>,
         observer: &mut impl Observer,
         pass: &mut Pass,
@@ -285,6 +314,7 @@ impl Dpsa {
             (found?, overflow)
         };
         count(&mut st.counters, &found, overflow.is_some());
+        self.budget_hit = found.hit;
         // Start the chosen set, in search order; earlier starts shift the
         // queue positions behind them.
         let mut started: Vec<usize, DPSA_CANDIDATES> = Vec::new();

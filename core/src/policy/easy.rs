@@ -21,6 +21,12 @@
 //! job that sorts ahead of it arrives late (a backdated submit time) and
 //! takes the head, which voids it.
 //!
+//! Pending reasons (`docs/design.md`, "Pending reasons"): the head is short
+//! of processors, with its shadow time as expected start; a later job that
+//! fits now but not beside the head's reservation would delay it; one that
+//! does not fit now is short of processors. Starts: the head phase in
+//! order, the rest backfilled.
+//!
 //! SJF-EASY orders the queue by estimate, shortest first (ties: submit, id).
 //! Its head can be overtaken by a shorter arrival, so it guarantees nothing
 //! and is not starvation-free.

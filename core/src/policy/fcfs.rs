@@ -5,6 +5,11 @@
 //! behind it until it starts. The baseline every backfilling paper compares
 //! against.
 //!
+//! Pending reasons (`docs/design.md`, "Pending reasons"): the head is short
+//! of processors (on a farm: of a machine, or of a license), with no
+//! expected start; every job behind it is behind the head. Starts are in
+//! order.
+//!
 //! [`start_from_head`] is also the first phase of EASY, SJF-EASY and (in the
 //! DPSA family) every policy that starts from the head before backfilling.
 

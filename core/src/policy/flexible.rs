@@ -64,6 +64,11 @@
 //! [`Counters::reservation_handovers`]: crate::Counters::reservation_handovers
 //! [`Plan::fit_now`]: crate::Plan::fit_now
 //! [`Plan::earliest`]: crate::Plan::earliest
+//!
+//! Pending reasons (`docs/design.md`, "Pending reasons"): as EASY, on a farm
+//! short of a machine (none of those it may use has enough processors free
+//! now) or of a license (its first pool with no copy free now) rather than
+//! of processors; the head's expected start is its shadow time.
 
 use super::easy::backfill_behind_head;
 use super::fcfs::start_from_head;

@@ -25,6 +25,8 @@
 //! Source: the Alea simulator (`aleasimulator/alea`),
 //! `src/xklusac/algorithms/schedule_based/CONS.java` and
 //! `Scheduler.compressSchedule` in `src/xklusac/environment/Scheduler.java`.
+//!
+//! Pending reasons (`docs/design.md`, "Pending reasons"): as Conservative.
 
 use super::conservative::Earliest;
 use crate::plan::Slot;

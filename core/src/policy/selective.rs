@@ -28,6 +28,13 @@
 //! *Selective reservation strategies for backfill job scheduling*, JSSPP
 //! 2002; where the paper is vague, `docs/design.md`, "Choices where the
 //! papers are vague".
+//!
+//! Pending reasons (`docs/design.md`, "Pending reasons"): a guaranteed job
+//! is reserved (its reservation is its expected start); an entry-queue job
+//! that does not fit now without delaying a reservation is not yet
+//! promoted, with its promotion instant. Entry-queue starts are in order at
+//! the head of the queue and backfilled behind it; guaranteed ones at their
+//! reservation, or moved up by compression.
 
 use super::conservative::{pass_reserved, Compression};
 use crate::plan::Slot;

@@ -10,7 +10,7 @@ use crate::model::status::{bf_status, job_of, of_kernel};
 use crate::model::text;
 use crate::model::types::{
     bf_capacity, bf_counters, bf_error, bf_job, bf_queued_job, bf_resource, bf_running_job,
-    bf_slowdown_average, bf_step, BF_MAX_MACHINES, BF_MAX_POOLS,
+    bf_slowdown_average, bf_step, bf_waiting, BF_MAX_MACHINES, BF_MAX_POOLS,
 };
 use backfill_core::{Job, KernelError};
 use core::ffi::c_char;
@@ -48,6 +48,32 @@ unsafe fn read_item<T>(
         unsafe { handle::output(out, item) }
     };
     ok_or(run())
+}
+
+/// The caller's array `out` of `cap` entries (empty when `cap` is 0), once
+/// it and the `count` it goes with are checked: `BF_ERR_NULL_POINTER` or
+/// `BF_ERR_BAD_ALIGNMENT` naming a bad one.
+///
+/// # Safety
+/// `count` is NULL or writable; when `cap > 0`, `out` is NULL or holds
+/// `cap` writable entries.
+unsafe fn output_array<'a, T>(
+    out: *mut T,
+    cap: usize,
+    count: *mut usize,
+) -> Result<&'a mut [T], bf_status> {
+    if count.is_null() || (cap > 0 && out.is_null()) {
+        return Err(bf_status::BF_ERR_NULL_POINTER);
+    }
+    if !count.is_aligned() || (cap > 0 && !out.is_aligned()) {
+        return Err(bf_status::BF_ERR_BAD_ALIGNMENT);
+    }
+    if cap == 0 {
+        return Ok(&mut []);
+    }
+    // SAFETY: not NULL and aligned (checked above); the caller promises
+    // `cap` writable entries.
+    Ok(unsafe { core::slice::from_raw_parts_mut(out, cap) })
 }
 
 /// The caller's text buffer `buf` of `cap` bytes (empty when `cap` is 0).
@@ -279,6 +305,54 @@ pub unsafe extern "C" fn bf_kernel_running_job(
     }
 }
 
+/// The queue as it stands, as a live controller shows it: every waiting
+/// job in queue order with its position, why it waits (`bf_reason`) and
+/// when it is expected to start (`bf_expected`: its reservation, the
+/// EASY family's head's shadow time, or none), by the policy's rules on
+/// the kernel's state (`docs/design.md`, "Pending reasons" and "Expected
+/// starts"); right after `bf_kernel_schedule`, the reasons of that pass.
+/// Writes the first `cap` jobs to `out` (which may be NULL when `cap` is
+/// 0) and their number to `*count`; returns `BF_ERR_BAD_SIZE` when `cap`
+/// was too small (`*count` says how many to make room for). Costs a fit
+/// test or two on the plan per job; changes nothing.
+///
+/// # Safety
+/// `k` is NULL or a handle; `out` is NULL or holds `cap` writable
+/// entries; `count` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn bf_kernel_waiting(
+    k: *const bf_kernel,
+    out: *mut bf_waiting,
+    cap: usize,
+    count: *mut usize,
+) -> bf_status {
+    let run = || {
+        // SAFETY: the caller's promise.
+        let to = unsafe { output_array(out, cap, count) }?;
+        // SAFETY: the caller's promise.
+        let total = unsafe {
+            inspect(k, |kernel, _| {
+                let mut total = 0usize;
+                let mut slots = to.iter_mut();
+                kernel.waiting(&mut |w| {
+                    if let Some(slot) = slots.next() {
+                        *slot = bf_waiting::from(w);
+                    }
+                    total = total.saturating_add(1);
+                });
+                total
+            })
+        }?;
+        // SAFETY: `count` was checked by `output_array`.
+        unsafe { handle::output(count, total) }?;
+        if total > cap {
+            return Err(bf_status::BF_ERR_BAD_SIZE);
+        }
+        Ok(())
+    };
+    ok_or(run())
+}
+
 /// What the search-based policies did so far (DPSA, CONS+RS, BF_MOD).
 ///
 /// # Safety
@@ -355,25 +429,14 @@ pub unsafe extern "C" fn bf_kernel_plan_steps(
     count: *mut usize,
 ) -> bf_status {
     let run = || {
-        if count.is_null() || (cap > 0 && out.is_null()) {
-            return Err(bf_status::BF_ERR_NULL_POINTER);
-        }
-        if !count.is_aligned() || (cap > 0 && !out.is_aligned()) {
-            return Err(bf_status::BF_ERR_BAD_ALIGNMENT);
-        }
+        // SAFETY: the caller's promise.
+        let to = unsafe { output_array(out, cap, count) }?;
         let machine = match resource {
             r if r == bf_resource::BF_RESOURCE_MACHINE as u32 => true,
             r if r == bf_resource::BF_RESOURCE_LICENSE as u32 => false,
             _ => return Err(bf_status::BF_ERR_BAD_OPTION),
         };
         let index = usize::try_from(index).map_err(|_| bf_status::BF_ERR_OUT_OF_RANGE)?;
-        let to: &mut [bf_step] = if cap == 0 {
-            &mut []
-        } else {
-            // SAFETY: not NULL and aligned (checked above); the caller
-            // promises `cap` writable steps.
-            unsafe { core::slice::from_raw_parts_mut(out, cap) }
-        };
         // SAFETY: the caller's promise.
         let total = unsafe {
             inspect(k, |kernel, _| {
@@ -389,7 +452,7 @@ pub unsafe extern "C" fn bf_kernel_plan_steps(
             })
         }?
         .ok_or(bf_status::BF_ERR_OUT_OF_RANGE)?;
-        // SAFETY: checked above.
+        // SAFETY: `count` was checked by `output_array`.
         unsafe { handle::output(count, total) }?;
         if total > cap {
             return Err(bf_status::BF_ERR_BAD_SIZE);

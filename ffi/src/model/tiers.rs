@@ -20,7 +20,7 @@ use crate::model::types::{FarmCluster, BF_MAX_MACHINES, BF_MAX_POOLS};
 use backfill_core::policy::SlowdownAverage;
 use backfill_core::{
     CheckpointError, Counters, Job, Kernel, KernelError, Observer, Pass, Policy, QueuedJob,
-    RestoreError, RunningJob, Slot, Step, Time,
+    RestoreError, RunningJob, Slot, Step, Time, Waiting,
 };
 
 /// The small tier's kernel.
@@ -132,6 +132,9 @@ pub trait Tiered {
     fn queued(&self) -> &[QueuedJob];
     /// `Kernel::running`.
     fn running(&self) -> &[RunningJob];
+    /// `Kernel::waiting`: calls `each` with every waiting job, in queue
+    /// order.
+    fn waiting(&self, each: &mut dyn FnMut(Waiting));
     /// `Kernel::counters`.
     fn counters(&self) -> &Counters;
     /// `Kernel::promotion_time`.
@@ -207,6 +210,9 @@ impl<const Q: usize, const R: usize, const B: usize> Tiered
     }
     fn running(&self) -> &[RunningJob] {
         Kernel::running(self)
+    }
+    fn waiting(&self, each: &mut dyn FnMut(Waiting)) {
+        Kernel::waiting(self).for_each(each);
     }
     fn counters(&self) -> &Counters {
         Kernel::counters(self)

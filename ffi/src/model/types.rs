@@ -7,8 +7,8 @@
 
 use backfill_core::policy::SlowdownAverage;
 use backfill_core::{
-    Cluster, ClusterError, Counters, Job, LicensePool, LicenseSet, Machine, MachineSet, QueuedJob,
-    RunningJob, Slot, Step,
+    Cluster, ClusterError, Counters, ExpectedStart, Job, LicensePool, LicenseSet, Machine,
+    MachineSet, QueuedJob, Reason, RunningJob, Slot, Step, Time, Waiting,
 };
 
 /// The most machines a cluster can have (every tier).
@@ -158,6 +158,141 @@ impl From<&QueuedJob> for bf_queued_job {
             has_guarantee: q.guarantee().is_some(),
             guarantee: q.guarantee().unwrap_or(0),
         }
+    }
+}
+
+/// Why a waiting job waits (`bf_waiting.reason`; `docs/design.md`,
+/// "Pending reasons").
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum bf_reason {
+    /// It fits now: the next pass starts it (between passes only).
+    BF_REASON_PENDING = 0,
+    /// Not enough processors free now; for the EASY family's head,
+    /// `has_reason_time` and `reason_time` its shadow time.
+    BF_REASON_PROCESSORS = 1,
+    /// No copy of license pool `reason_value` free now (expected start as
+    /// for `BF_REASON_PROCESSORS`).
+    BF_REASON_NO_LICENSE = 2,
+    /// On a farm: no machine it may use has enough processors free now
+    /// (expected start as for `BF_REASON_PROCESSORS`).
+    BF_REASON_NO_MACHINE = 3,
+    /// FCFS: behind job `reason_job`, the queue head, which does not fit.
+    BF_REASON_BEHIND = 4,
+    /// It fits now but would delay job `reason_job`'s reservation at
+    /// `reason_time`.
+    BF_REASON_WOULD_DELAY = 5,
+    /// It holds a reservation at a later time, `reason_time` (the slot is
+    /// `expected_slot`).
+    BF_REASON_RESERVED = 6,
+    /// Selective's entry queue: promoted to a reservation at `reason_time`
+    /// (`UINT32_MAX`: never under the current threshold).
+    BF_REASON_NOT_PROMOTED = 7,
+    /// DPSA: the subset search ran out of its `reason_value` nodes.
+    BF_REASON_SEARCH_BUDGET = 8,
+    /// It can never run (no pass gives it: the kernel refuses such a job).
+    BF_REASON_NEVER = 9,
+}
+
+/// When a waiting job is expected to start (`bf_waiting.expected`;
+/// `docs/design.md`, "Expected starts").
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum bf_expected {
+    /// The policy gives it none (none is made up).
+    BF_EXPECTED_NONE = 0,
+    /// Its reservation, `expected_slot`.
+    BF_EXPECTED_RESERVATION = 1,
+    /// The EASY family's head: its shadow time, `expected_slot`.
+    BF_EXPECTED_SHADOW = 2,
+}
+
+/// A waiting job as the queue stands (`bf_kernel_waiting`): its position,
+/// why it waits and when it is expected to start.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct bf_waiting {
+    /// Its position in the queue, from 0 (the head).
+    pub position: usize,
+    /// The job.
+    pub job: bf_job,
+    /// Why it waits: a `bf_reason`.
+    pub reason: u32,
+    /// The job the reason names (`BF_REASON_BEHIND`: the head;
+    /// `BF_REASON_WOULD_DELAY`: the reservation's holder); 0 otherwise.
+    pub reason_job: u32,
+    /// Whether `reason_time` holds a time.
+    pub has_reason_time: bool,
+    /// The time the reason names (see `bf_reason`); 0 when
+    /// `has_reason_time` is false.
+    pub reason_time: u32,
+    /// The number the reason names (`BF_REASON_NO_LICENSE`: the pool;
+    /// `BF_REASON_SEARCH_BUDGET`: the node budget); 0 otherwise.
+    pub reason_value: u32,
+    /// When it is expected to start: a `bf_expected`.
+    pub expected: u32,
+    /// Its reservation or shadow slot; all zero for `BF_EXPECTED_NONE`.
+    pub expected_slot: bf_slot,
+}
+
+impl From<Waiting> for bf_waiting {
+    fn from(w: Waiting) -> Self {
+        let mut out = Self {
+            position: w.position,
+            job: bf_job::from(&w.job),
+            ..Self::default()
+        };
+        let mut time = |t: Option<Time>| {
+            out.has_reason_time = t.is_some();
+            out.reason_time = t.unwrap_or(0);
+        };
+        let reason = match w.reason {
+            Reason::Pending => bf_reason::BF_REASON_PENDING,
+            Reason::Processors { expected } => {
+                time(expected);
+                bf_reason::BF_REASON_PROCESSORS
+            }
+            Reason::NoLicense { pool, expected } => {
+                time(expected);
+                out.reason_value = u32::from(pool);
+                bf_reason::BF_REASON_NO_LICENSE
+            }
+            Reason::NoMachine { expected } => {
+                time(expected);
+                bf_reason::BF_REASON_NO_MACHINE
+            }
+            Reason::Behind { ahead } => {
+                out.reason_job = ahead;
+                bf_reason::BF_REASON_BEHIND
+            }
+            Reason::WouldDelay { holder, start } => {
+                time(Some(start));
+                out.reason_job = holder;
+                bf_reason::BF_REASON_WOULD_DELAY
+            }
+            Reason::Reserved { slot } => {
+                time(Some(slot.start));
+                bf_reason::BF_REASON_RESERVED
+            }
+            Reason::NotPromoted { at } => {
+                time(Some(at));
+                bf_reason::BF_REASON_NOT_PROMOTED
+            }
+            Reason::SearchBudget { budget } => {
+                out.reason_value = budget;
+                bf_reason::BF_REASON_SEARCH_BUDGET
+            }
+            _ => bf_reason::BF_REASON_NEVER,
+        };
+        out.reason = reason as u32;
+        let (expected, slot) = match w.expected {
+            ExpectedStart::Reservation(slot) => (bf_expected::BF_EXPECTED_RESERVATION, Some(slot)),
+            ExpectedStart::Shadow(slot) => (bf_expected::BF_EXPECTED_SHADOW, Some(slot)),
+            _ => (bf_expected::BF_EXPECTED_NONE, None),
+        };
+        out.expected = expected as u32;
+        out.expected_slot = slot.map(bf_slot::from).unwrap_or_default();
+        out
     }
 }
 

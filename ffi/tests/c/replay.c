@@ -11,7 +11,10 @@
  * "conservative-no-compression", ...), with its kind's defaults, changed by
  * the options: threshold=, scale=, well_estimated_only=, seed=,
  * iterations= (a fixed count per search), nodes= (bf_policy fields;
- * thresholds in thousandths).
+ * thresholds in thousandths), and queue_at=T: instead of the schedule,
+ * write the queue as bf_kernel_waiting gives it once every event at or
+ * before T is done (position from 1, job_id, procs, estimate, reason,
+ * expected_start: what `host-cli replay --queue-at T` reports).
  * JOBS.csv: what `host-cli replay --jobs-out` writes (columns job_id,
  * submit, start, end, wait, run, estimate, procs, bounded_slowdown,
  * category, killed, guarantee): each row is a job in replay order; its
@@ -206,6 +209,49 @@ bad:
     return -1;
 }
 
+/* The instant of queue_at=, and whether it was given. */
+static uint32_t queue_at;
+static int has_queue_at;
+
+/* host-cli's names of the bf_reason values. */
+static const char *const reason_names[] = {
+    "pending",  "processors", "license",      "machine",       "behind",
+    "would-delay", "reserved", "not-promoted", "search-budget", "never",
+};
+
+/* Writes the queue as it stands (the `queue_at=` output). */
+static int print_queue(const bf_kernel *k) {
+    size_t count = 0, i;
+    bf_waiting *w;
+    bf_status s = bf_kernel_waiting(k, NULL, 0, &count);
+    if (s != BF_OK && s != BF_ERR_BAD_SIZE) {
+        return fail("waiting", s);
+    }
+    w = malloc((count + 1) * sizeof *w);
+    if (!w) {
+        return fail("waiting", BF_ERR_BAD_SIZE);
+    }
+    s = bf_kernel_waiting(k, w, count, &count);
+    if (s != BF_OK) {
+        free(w);
+        return fail("waiting", s);
+    }
+    printf("position,job_id,procs,estimate,reason,expected_start\n");
+    for (i = 0; i < count; i++) {
+        const char *name = w[i].reason < sizeof reason_names / sizeof *reason_names
+                               ? reason_names[w[i].reason]
+                               : "?";
+        printf("%lu,%s,%" PRIu32 ",%" PRIu32 ",%s,", (unsigned long)(w[i].position + 1),
+               rows[w[i].job.id].label, w[i].job.procs, w[i].job.estimate, name);
+        if (w[i].expected != BF_EXPECTED_NONE) {
+            printf("%" PRIu32, w[i].expected_slot.start);
+        }
+        putchar('\n');
+    }
+    free(w);
+    return 0;
+}
+
 /* Applies OPTION=VALUE to `p`. */
 static int option(bf_policy *p, const char *arg) {
     const char *eq = strchr(arg, '=');
@@ -233,6 +279,9 @@ static int option(bf_policy *p, const char *arg) {
         p->cons_rs.iterations = (uint32_t)v;
     } else if (IS("nodes")) {
         p->dpsa.nodes = (uint32_t)v;
+    } else if (IS("queue_at")) {
+        queue_at = (uint32_t)v;
+        has_queue_at = 1;
     } else {
         return -1;
     }
@@ -319,6 +368,13 @@ int main(int argc, char **argv) {
             now = at;
             any = 1;
         }
+        /* The queue at queue_at: the state the last pass at or before it left. */
+        if (has_queue_at == 1 && (!any || now > queue_at)) {
+            if (print_queue(k) != 0) {
+                return 1;
+            }
+            has_queue_at = 2;
+        }
         if (!any) {
             break;
         }
@@ -363,7 +419,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "replay: invalid kernel: %s\n", text);
         return 1;
     }
-    printf("job_id,submit,start,end,wait,run,estimate,procs,killed,guarantee\n");
+    if (has_queue_at) {
+        n_rows = 0; /* the queue was written instead of the schedule */
+    } else {
+        printf("job_id,submit,start,end,wait,run,estimate,procs,killed,guarantee\n");
+    }
     for (i = 0; i < n_rows; i++) {
         const row *r = &rows[i];
         if (!r->finished) {

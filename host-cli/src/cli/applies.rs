@@ -11,7 +11,7 @@
 //! Options are told apart by clap's [`ValueSource`]: a default never
 //! counts as given.
 
-use super::args::JobsFormat;
+use super::args::{Format, JobsFormat};
 use crate::error::CliError;
 use crate::replay::policy::PolicyChoice;
 use backfill_core::Policy;
@@ -104,7 +104,36 @@ fn refusal(command: &str, mode: Mode, sub: &ArgMatches, id: &str) -> Option<Stri
         policy().and_then(PolicyChoice::plain),
         Some(Policy::ConsRs(_) | Policy::ConsRsAlea(_))
     );
+    let replaced = || {
+        ["explain", "queue_at"]
+            .into_iter()
+            .find(|o| sub.value_source(o) == Some(ValueSource::CommandLine))
+            .map(|o| format!("--{}", o.replace('_', "-")))
+    };
     match (command, mode, id) {
+        ("replay", Mode::Trace | Mode::BuiltIn, _) if REASONS.contains(&id) => {
+            reasons_refusal(sub, id)
+        }
+        ("replay", Mode::Trace | Mode::BuiltIn, "format")
+            if sub.get_one::<Format>("format") == Some(&Format::Csv) =>
+        {
+            replaced().map(|o| {
+                format!("csv: {o} prints a table or JSON (--format table or --format json)")
+            })
+        }
+        ("replay", Mode::Trace | Mode::BuiltIn, r) if REPORT_ONLY.contains(&r) => {
+            replaced().map(|o| format!("adds to the report, and {o} prints instead of the report"))
+        }
+        ("replay", Mode::Trace | Mode::BuiltIn, "by")
+            if sub.value_source("jobs_out") != Some(ValueSource::CommandLine) =>
+        {
+            replaced().map(|o| {
+                format!(
+                    "adds to the report (and to --jobs-out, not given), and {o} prints \
+                     instead of the report"
+                )
+            })
+        }
         (_, Mode::Trace, "synthetic_jobs") => Some(
             "sizes the built-in workload, and a TRACE was given (use --first to take fewer of \
              its jobs)"
@@ -161,6 +190,39 @@ fn refusal(command: &str, mode: Mode, sub: &ArgMatches, id: &str) -> Option<Stri
     }
 }
 
+/// The options about why jobs wait.
+const REASONS: [&str; 4] = ["explain", "queue_at", "reasons_out", "wait_by_reason"];
+
+/// The options that only add to a replay's report, which `--explain` and
+/// `--queue-at` print instead of.
+const REPORT_ONLY: [&str; 4] = ["distributions", "warmup", "cooldown", "latency"];
+
+/// Why option `id` (one of [`REASONS`]) does not apply to a replay of a
+/// trace or the built-in workload with the other options of `sub`; `None`
+/// when it does.
+fn reasons_refusal(sub: &ArgMatches, id: &str) -> Option<String> {
+    let given = |o: &str| sub.value_source(o) == Some(ValueSource::CommandLine);
+    if given("checkpoint") || given("resume") {
+        return Some(
+            "follows every pass of the whole replay, and a checkpointed replay (--checkpoint, \
+             --resume) does not keep the reasons it has seen"
+                .to_owned(),
+        );
+    }
+    match id {
+        "queue_at" if given("explain") => Some(
+            "prints the queue instead of the report, and --explain prints a job's story \
+             instead: give one of them"
+                .to_owned(),
+        ),
+        "wait_by_reason" if given("explain") || given("queue_at") => Some(
+            "adds to the report, and --explain or --queue-at prints instead of the report"
+                .to_owned(),
+        ),
+        _ => None,
+    }
+}
+
 /// Whether options `a` and `b` were both given on the command line.
 fn given_both(sub: &ArgMatches, a: &str, b: &str) -> bool {
     [a, b]
@@ -189,6 +251,10 @@ fn farm_refusal(id: &str) -> Option<String> {
         "synthetic_jobs" | "seed" => {
             "sizes or seeds the built-in workload, and a farm job list was given (seed the \
              farm with `host-cli generate farm --seed S`)"
+        }
+        "explain" | "queue_at" | "reasons_out" | "wait_by_reason" => {
+            "is not reported for farm replays: the farm replay has its own driver, which \
+             does not follow pending reasons"
         }
         "dpsa_nodes" | "rs_iterations" | "no_compression" => {
             "tunes a policy of the batch traces, which a farm does not run"

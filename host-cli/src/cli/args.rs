@@ -344,6 +344,27 @@ pub(crate) struct ReplayArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 3600, requires = "timeseries",
           value_parser = clap::value_parser!(u64).range(1..), help_heading = "Output")]
     pub(crate) every: u64,
+    /// Print one job's story instead of the report: its submit, each
+    /// change of the reason it waited for (with time and detail), its
+    /// start and how it was started, its end. JOB is the trace's job
+    /// number (the job_id of --jobs-out).
+    #[arg(long, value_name = "JOB", value_parser = parse_count_u64, help_heading = "Why jobs wait")]
+    pub(crate) explain: Option<u64>,
+    /// Print the wait queue at simulated time T (seconds, after --load
+    /// scaling) instead of the report, as `squeue --start` does: position,
+    /// job, processors, estimate, wait so far, expected start (or none,
+    /// and why), reason.
+    #[arg(long, value_name = "T", value_parser = parse_count_u32, help_heading = "Why jobs wait")]
+    pub(crate) queue_at: Option<u32>,
+    /// Write every change of every job's pending reason to FILE (CSV: job,
+    /// time, reason, detail; by time, then job).
+    #[arg(long, value_name = "FILE.csv", help_heading = "Why jobs wait")]
+    pub(crate) reasons_out: Option<PathBuf>,
+    /// Add to the report the total wait split by the reason jobs waited
+    /// for, overall and per category (integer seconds that add up to the
+    /// total wait).
+    #[arg(long, help_heading = "Why jobs wait")]
+    pub(crate) wait_by_reason: bool,
     /// Synthetic workload: number of jobs.
     #[arg(long, default_value_t = SyntheticSpec::default().jobs, allow_negative_numbers = true, value_parser = parse_count_u32, help_heading = "Built-in workload (without TRACE)")]
     pub(crate) synthetic_jobs: u32,

@@ -7,14 +7,17 @@ use crate::error::CliError;
 use crate::farm::{format as farm_format, replay as farm_replay, report as farm_report};
 use crate::output::csv_text;
 use crate::output::files::{identity, OutputFiles};
+use crate::output::reasons::Keep;
+use crate::output::reasons::{self, Described};
 use crate::output::{batsim, distribution, groups, progress, report, swf_out, timeseries};
 use crate::replay::checkpoint::{self, Checkpointing, Fingerprint};
 use crate::replay::policy::{SearchOptions, ThresholdOptions};
-use crate::replay::run::{run_checkpointed, RunOptions};
+use crate::replay::reasons::{expected_words, Followed, WantReasons};
+use crate::replay::run::{run_again, run_checkpointed, RunOptions};
 use crate::replay::steady::{self, Edge};
 use crate::replay::stream;
 use crate::replay::thresholds::ConservativeThresholds;
-use crate::replay::{self, Prepared, Shaping};
+use crate::replay::{self, Prepared, RunResult, Shaping};
 use crate::studies::Source;
 use crate::swf;
 use crate::workload::synth::SyntheticSpec;
@@ -76,6 +79,7 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
         &[
             ("--jobs-out", args.jobs_out.as_deref()),
             ("--timeseries", args.timeseries.as_deref()),
+            ("--reasons-out", args.reasons_out.as_deref()),
         ],
     )?;
     // The kernel is built while the trace is read.
@@ -88,6 +92,11 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     let (prepared, _) =
         load_prepared_tapped(args.trace.as_ref(), &args.window, shaping, &spec, tap)?;
     prepared.check_runnable()?;
+    let keep = match (args.reasons_out.is_some(), args.explain) {
+        (true, _) => Keep::All,
+        (false, Some(number)) => Keep::Job(job_numbered(&prepared, number)?),
+        (false, None) => Keep::Nothing,
+    };
     if let Some((_, bar)) = &early {
         // The trace is read: the streamed replay's bar gets its total.
         progress::total_known(bar, prepared.jobs.len() as u64);
@@ -139,8 +148,22 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
                 keep_records: keep_records(args),
                 latency: false,
                 first_kernel_filled: false,
+                reasons: None,
             };
             run_checkpointed(&prepared, policy, bounds, options, Some(&bar), checkpoints)
+        }
+        None if follows_reasons(args) => {
+            let options = RunOptions {
+                keep_records: keep_records(args),
+                latency: args.latency,
+                first_kernel_filled: false,
+                reasons: Some(WantReasons {
+                    keep,
+                    tally: args.wait_by_reason,
+                    queue_at: args.queue_at,
+                }),
+            };
+            run_again(&prepared, policy, bounds, options, Some(&bar))
         }
         None => verdict.into_result(
             &prepared,
@@ -153,6 +176,12 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     };
     progress::finish(&bar);
     let mut result = result?;
+    let followed = result.reasons.take();
+    if let Some(followed) = &followed {
+        files.write_with("--reasons-out", |w| {
+            reasons::write_reasons_csv(w, &prepared, &followed.log)
+        })?;
+    }
     let samples = args.timeseries.as_ref().map(|_| {
         timeseries::samples(
             result.records().unwrap_or_default(),
@@ -215,6 +244,27 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
         r.thresholds = Some(used);
         r.conservative_thresholds = derived;
     }
+    if let (true, Some(followed), Some(records)) = (args.wait_by_reason, &followed, measured) {
+        r.wait_by_reason = Some(reasons::wait_split(&followed.log, records, bounds));
+    }
+    if let (Some(number), Some(followed)) = (args.explain, &followed) {
+        let story = explain(&prepared, &result, followed, number, bounds)?;
+        let text = match args.format {
+            Format::Json => json(&story)?,
+            _ => reasons::story_text(&story),
+        };
+        files.commit()?;
+        return Ok(text);
+    }
+    if let (Some(at), Some(followed)) = (args.queue_at, &followed) {
+        let queue = queue_at(&prepared, followed, at);
+        let text = match args.format {
+            Format::Json => json(&queue)?,
+            _ => reasons::queue_text(&queue),
+        };
+        files.commit()?;
+        return Ok(text);
+    }
     let text = match args.format {
         Format::Table => report::replay_table(&r),
         Format::Json => json(&r)?,
@@ -222,6 +272,87 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     };
     files.commit()?;
     Ok(text)
+}
+
+/// Whether the replay follows pending reasons: for `--explain`,
+/// `--queue-at`, `--reasons-out` and `--wait-by-reason`.
+const fn follows_reasons(args: &ReplayArgs) -> bool {
+    args.explain.is_some()
+        || args.queue_at.is_some()
+        || args.reasons_out.is_some()
+        || args.wait_by_reason
+}
+
+/// `--explain NUMBER`: the story of the job numbered `number` in the trace.
+///
+/// # Errors
+/// [`CliError::Usage`] when the window has no such job.
+fn explain(
+    prepared: &Prepared,
+    result: &RunResult,
+    followed: &Followed,
+    number: u64,
+    bounds: CategoryBounds,
+) -> Result<reasons::Story, CliError> {
+    let id = job_numbered(prepared, number)?;
+    let record = result
+        .records()
+        .and_then(|records| records.iter().find(|r| r.job.id == id));
+    let refused = result
+        .rejected
+        .iter()
+        .find(|(job, _)| *job == id)
+        .map(|(_, e)| format!("the kernel refused it: {e}"));
+    reasons::story(prepared, &followed.log, id, record, refused, bounds)
+        .map_or_else(|| Err(no_such_job(prepared, number)), Ok)
+}
+
+/// The kernel id of the job numbered `number` (`--explain`).
+///
+/// # Errors
+/// [`CliError::Usage`] when the window has no such job.
+fn job_numbered(prepared: &Prepared, number: u64) -> Result<backfill_core::JobId, CliError> {
+    reasons::id_of(prepared, number).ok_or_else(|| no_such_job(prepared, number))
+}
+
+/// `--explain NUMBER` for a job the window does not have.
+fn no_such_job(prepared: &Prepared, number: u64) -> CliError {
+    CliError::Usage(format!(
+        "--explain {number}: {} has no job numbered {number} in the window replayed (a job \
+         outside --skip/--first, or one `host-cli info` counts as skipped, is not replayed)",
+        prepared.name
+    ))
+}
+
+/// `--queue-at T`: the queue the replay kept for instant `at`.
+fn queue_at(prepared: &Prepared, followed: &Followed, at: u32) -> reasons::QueueAt {
+    let snapshot = followed.queue.as_ref();
+    reasons::QueueAt {
+        time: at,
+        last_event: snapshot.map(|s| s.now),
+        running: snapshot.map_or(0, |s| s.running),
+        busy_procs: snapshot.map_or(0, |s| s.busy_procs),
+        machine_procs: prepared.machine_procs,
+        jobs: snapshot
+            .map(|s| s.waiting.as_slice())
+            .unwrap_or_default()
+            .iter()
+            .map(|w| {
+                let named = |id| reasons::number(prepared, id);
+                reasons::QueueRow {
+                    position: w.position.saturating_add(1),
+                    job: named(w.job.id),
+                    procs: w.job.procs,
+                    estimate: w.job.estimate,
+                    waited: at.saturating_sub(w.job.submit),
+                    expected_start: w.expected.time(),
+                    expected: expected_words(&w.expected).to_owned(),
+                    reason: w.reason.code(),
+                    detail: w.reason.detail(&named),
+                }
+            })
+            .collect(),
+    }
 }
 
 /// Refuses a `--checkpoint` path that names the trace or the `--jobs-out`
@@ -259,6 +390,8 @@ fn check_checkpoint_path(path: &Path, args: &ReplayArgs) -> Result<(), CliError>
 /// keeps none).
 const fn keep_records(args: &ReplayArgs) -> bool {
     args.jobs_out.is_some()
+        || args.explain.is_some()
+        || args.wait_by_reason
         || args.distributions
         || args.warmup.is_some()
         || args.cooldown.is_some()
@@ -278,8 +411,10 @@ fn start_early(
     bounds: CategoryBounds,
 ) -> Option<(stream::Streamed, swf::Tap, indicatif::ProgressBar)> {
     let path = args.trace.as_ref()?;
-    // A checkpointed replay runs once the trace is read.
-    if options.needs_conservative(&[args.policy])
+    // A checkpointed replay, or one that follows pending reasons, runs
+    // once the trace is read.
+    if follows_reasons(args)
+        || options.needs_conservative(&[args.policy])
         || args.checkpoint.is_some()
         || args.resume.is_some()
     {

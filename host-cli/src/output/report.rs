@@ -289,6 +289,10 @@ pub(crate) struct ReplayReport {
     /// Percentiles and spread per set (`--distributions` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) distributions: Option<Vec<crate::output::distribution::Distribution>>,
+    /// The total wait per set split by the reason jobs waited for
+    /// (`--wait-by-reason` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) wait_by_reason: Option<Vec<crate::output::reasons::WaitSplit>>,
     /// Wall-clock measurements: the only part of the report that differs
     /// between two runs of the same command.
     pub(crate) timings: ReplayTimings,
@@ -382,6 +386,24 @@ pub(crate) struct LatencyReport {
     pub(crate) p999_below_us: f64,
     /// The non-empty buckets, fastest first.
     pub(crate) buckets: Vec<LatencyBucket>,
+    /// Per kind of call (`submit`, `complete`, `schedule`).
+    pub(crate) by_call: Vec<CallLatencyReport>,
+}
+
+/// One kind of call in a [`LatencyReport`].
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub(crate) struct CallLatencyReport {
+    /// `submit`, `complete` or `schedule`.
+    pub(crate) call: String,
+    /// Calls timed.
+    pub(crate) calls: u64,
+    /// Upper bounds (µs) of the 99th and 99.9th percentile, as the
+    /// report's.
+    pub(crate) p99_below_us: f64,
+    /// See `p99_below_us`.
+    pub(crate) p999_below_us: f64,
+    /// The slowest (µs).
+    pub(crate) slowest_us: f64,
 }
 
 /// One bucket of a [`LatencyReport`].
@@ -416,6 +438,17 @@ impl LatencyReport {
             p99_below_us: latency.quantile_below_us(0.99),
             p999_below_us: latency.quantile_below_us(0.999),
             buckets,
+            by_call: crate::replay::CallTimes::CALLS
+                .iter()
+                .zip(&latency.by_call)
+                .map(|(call, t)| CallLatencyReport {
+                    call: format!("{call:?}").to_lowercase(),
+                    calls: t.calls(),
+                    p99_below_us: t.quantile_below_us(0.99),
+                    p999_below_us: t.quantile_below_us(0.999),
+                    slowest_us: t.slowest.as_secs_f64() * 1e6,
+                })
+                .collect(),
         }
     }
 }
@@ -603,6 +636,7 @@ pub(crate) fn replay_report(
         dpsa: DpsaStats::of(result),
         cons_rs: ConsRsStats::of(result),
         distributions: None,
+        wait_by_reason: None,
         left_out: None,
         groups: None,
         timeseries: None,
@@ -776,6 +810,10 @@ pub(crate) fn replay_table(r: &ReplayReport) -> String {
         let _ = writeln!(out);
         out.push_str(&g.table());
     }
+    if let Some(w) = &r.wait_by_reason {
+        let _ = writeln!(out);
+        out.push_str(&crate::output::reasons::wait_split_table(w));
+    }
     if let Some(t) = &r.timeseries {
         let _ = writeln!(out);
         let _ = writeln!(
@@ -895,7 +933,11 @@ pub(crate) struct ReplayCsvRow {
 /// [`CliError::Io`] when the rows cannot be written.
 pub(crate) fn replay_csv(r: &ReplayReport) -> Result<String, crate::error::CliError> {
     let text = crate::output::csv_text(&replay_csv_rows(r))?;
-    if r.distributions.is_none() && r.left_out.is_none() && r.groups.is_none() {
+    if r.distributions.is_none()
+        && r.left_out.is_none()
+        && r.groups.is_none()
+        && r.wait_by_reason.is_none()
+    {
         return Ok(text);
     }
     let fail = |e: csv::Error| crate::error::CliError::Io("csv".into(), csv_io(e));
@@ -910,6 +952,9 @@ pub(crate) fn replay_csv(r: &ReplayReport) -> Result<String, crate::error::CliEr
     }
     if r.groups.is_some() {
         header.extend(["groups", "slowdown_max_over_min", "jain_index_of_mean_wait"]);
+    }
+    if r.wait_by_reason.is_some() {
+        header.extend(crate::output::reasons::csv_header());
     }
     writer.write_record(&header).map_err(fail)?;
     let records: Vec<csv::StringRecord> =
@@ -951,6 +996,11 @@ pub(crate) fn replay_csv(r: &ReplayReport) -> Result<String, crate::error::CliEr
                 text(f.slowdown_max_over_min),
                 text(f.jain_index_of_mean_wait),
             ]);
+        }
+        if let Some(w) = &r.wait_by_reason {
+            // The sets' rows come first, in the splits' order; a --by
+            // group's row has no split.
+            record.extend(crate::output::reasons::csv_fields(w.get(i)));
         }
         writer.write_record(&record).map_err(fail)?;
     }

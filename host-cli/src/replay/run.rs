@@ -12,10 +12,12 @@ use super::kernels::{
 };
 use super::latency::Latency;
 use super::prepare::Prepared;
+use super::reasons::{Followed, WantReasons};
 use crate::error::{CliError, ReplayFailure};
 use backfill_core::{
     Call, CategoryBounds, Cluster, Counters, Job, JobId, JobRecord, Kernel, KernelError, Metrics,
-    Outcome, Policy, SimError, SimErrorKind, SimJob, Simulator, Sink, Slot, Time,
+    Outcome, Policy, SimError, SimErrorKind, SimJob, Simulator, Sink, Slot, StartKind, Time,
+    Waiting,
 };
 use std::time::{Duration, Instant};
 
@@ -45,6 +47,9 @@ pub struct RunResult {
     pub(crate) latency: Option<Latency>,
     /// What the search-based policies did (DPSA searches, nodes, budget hits).
     pub counters: Counters,
+    /// Every change of every job's pending reason and every start kind,
+    /// and the queue at an instant, when the replay followed them.
+    pub(crate) reasons: Option<Box<Followed>>,
 }
 
 impl RunResult {
@@ -58,6 +63,8 @@ impl RunResult {
 struct HostSink<'a> {
     /// Metrics, refused jobs and records: what a checkpoint keeps.
     collected: Collected,
+    /// The pending reasons, when followed.
+    reasons: Option<Box<Followed>>,
     /// Set when every kernel call is timed.
     latency: Option<(Instant, Latency)>,
     progress: Option<&'a indicatif::ProgressBar>,
@@ -85,6 +92,9 @@ impl<'a> HostSink<'a> {
             latency: options
                 .latency
                 .then(|| (Instant::now(), Latency::default())),
+            reasons: options
+                .reasons
+                .map(|want| Box::new(Followed::new(setup.jobs, want))),
             progress: setup.progress,
             done: 0,
             reported: 0,
@@ -121,6 +131,22 @@ impl Sink for HostSink<'_> {
     }
 
     fn started(&mut self, _job: &Job, _slot: Slot) {}
+
+    fn wants_reasons(&self) -> bool {
+        self.reasons.is_some()
+    }
+
+    fn waiting(&mut self, now: Time, waiting: &Waiting) {
+        if let Some(r) = &mut self.reasons {
+            r.waiting(now, waiting);
+        }
+    }
+
+    fn start_kind(&mut self, now: Time, job: &Job, kind: StartKind) {
+        if let Some(r) = &mut self.reasons {
+            r.log.started(job.id, job.submit, now, kind);
+        }
+    }
 
     fn before_call(&mut self) {
         if let Some((started, _)) = &mut self.latency {
@@ -190,6 +216,7 @@ pub(crate) fn run_timed(
         keep_records,
         latency,
         first_kernel_filled: false,
+        reasons: None,
     };
     run_with(prepared, policy, bounds, options, progress, None, |_| ()).map(|(r, ())| r)
 }
@@ -230,6 +257,8 @@ pub(crate) struct RunOptions {
     pub(crate) latency: bool,
     /// The window is known to fill [`TraceKernel`](super::TraceKernel): start on the next size.
     pub(crate) first_kernel_filled: bool,
+    /// Follow every job's pending reason ([`RunResult::reasons`]).
+    pub(crate) reasons: Option<WantReasons>,
 }
 
 /// [`run`], with an [`ArrivalObserver`] that `make` builds on the replay
@@ -255,6 +284,7 @@ where
         keep_records,
         latency: false,
         first_kernel_filled: false,
+        reasons: None,
     };
     run_with(prepared, policy, bounds, options, progress, None, make)
 }
@@ -425,6 +455,7 @@ impl Replay<'_> {
                 .spawn_scoped(scope, move || {
                     let mut observer = make(cluster);
                     let setup = Setup {
+                        jobs: prepared.jobs.len(),
                         cluster,
                         policy,
                         bounds,
@@ -461,6 +492,8 @@ impl Replay<'_> {
 
 /// What a replay runs on and keeps, whatever feeds it its jobs.
 pub(crate) struct Setup<'a> {
+    /// Jobs of the window (kernel ids below it).
+    pub(crate) jobs: usize,
     pub(crate) cluster: &'a TraceCluster,
     pub(crate) policy: Policy,
     pub(crate) bounds: CategoryBounds,
@@ -491,9 +524,25 @@ where
     let mut sim = simulator_for::<Q, R, B>(setup.cluster, setup.policy);
     let mut sink = HostSink::new(setup, expected);
     let started = Instant::now();
-    let outcome = sim.run_with(jobs, &mut sink, |k, job| {
-        observer.arriving(k, job);
-    });
+    let outcome = match setup.options.reasons.and_then(|r| r.queue_at) {
+        // The simulator is new (or reset), so resuming starts at the start.
+        Some(at) => sim
+            .resume_with(
+                jobs,
+                &mut sink,
+                |k, job| observer.arriving(k, job),
+                |sim, sink| {
+                    if let Some(r) = &mut sink.reasons {
+                        r.passed(sim.kernel(), at);
+                    }
+                    false
+                },
+            )
+            .map(|ended| ended.unwrap_or(sim.progress().outcome)),
+        None => sim.run_with(jobs, &mut sink, |k, job| {
+            observer.arriving(k, job);
+        }),
+    };
     let done = finish(setup, &sim, sink, outcome, started);
     (sim, done)
 }
@@ -522,6 +571,7 @@ fn finish<const Q: usize, const R: usize, const B: usize>(
             while_reading: false,
             latency: sink.latency.map(|(_, l)| l),
             counters,
+            reasons: sink.reasons,
         }),
         Err(error) => Err((error, sink.reported)),
     }

@@ -129,6 +129,7 @@ impl Verdict {
                     keep_records,
                     latency,
                     first_kernel_filled: filled,
+                    reasons: None,
                 };
                 run_again(prepared, policy, bounds, options, progress)
             }
@@ -242,6 +243,7 @@ fn replay_as_read(plan: &Plan, from: &Receiver<Tapped>) -> Early {
         jobs: &mut early.jobs,
     };
     let setup = Setup {
+        jobs: 0,
         cluster: &cluster,
         policy: plan.policy,
         bounds: plan.bounds,
@@ -249,6 +251,7 @@ fn replay_as_read(plan: &Plan, from: &Receiver<Tapped>) -> Early {
             keep_records: plan.keep_records,
             latency: plan.latency,
             first_kernel_filled: false,
+            reasons: None,
         },
         progress: plan.progress.as_ref(),
     };

@@ -30,6 +30,7 @@ mod hostile;
 mod options;
 mod output;
 mod plan;
+mod reasons;
 mod reports;
 mod timeseries;
 

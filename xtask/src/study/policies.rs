@@ -20,7 +20,7 @@ use std::path::Path;
 /// The study's name and folder.
 pub const NAME: &str = "policies";
 /// The policies, in the table's order.
-const POLICIES: [&str; 8] = [
+pub const POLICIES: [&str; 8] = [
     "fcfs",
     "easy",
     "sjf-easy",

@@ -16,6 +16,7 @@ const OPTIONS: RunOptions = RunOptions {
     keep_records: true,
     latency: false,
     first_kernel_filled: false,
+    reasons: None,
 };
 
 /// What a replay's outputs are made of (its wall time apart).

@@ -1,0 +1,333 @@
+//! Where the waiting time goes: the total wait of two traces under the
+//! policies of the `policies` study, split by the reason jobs waited for.
+//!
+//! `cargo xtask study reasons` replays each trace under each policy with
+//! `host-cli replay TRACE --policy P --wait-by-reason --format json`
+//! (whole trace, users' estimates) and writes `data/wait_by_reason.csv`
+//! (one row per trace, policy, set and reason); [`generate`] writes the
+//! README from it: the reasons each policy gives, and the split of each
+//! trace's wait, overall and per category.
+
+use super::{begin, finish, Common, Generated, Reports};
+use crate::repo::{self, stem, Meta};
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The study's name and folder.
+pub const NAME: &str = "reasons";
+/// The traces, by file stem.
+const TRACES: [&str; 2] = ["KTH-SP2-1996-2.1-cln", "SDSC-SP2-1998-4.2-cln"];
+// The policies of the `policies` study, in its order.
+use super::policies::POLICIES;
+/// The reasons a pass on one machine without license pools can give, in
+/// the tables' order (`docs/output-formats.md`, "Why jobs wait").
+const REASONS: [&str; 7] = [
+    "processors",
+    "behind",
+    "would-delay",
+    "reserved",
+    "not-promoted",
+    "search-budget",
+    "pending",
+];
+/// The data file.
+const CSV: &str = "wait_by_reason.csv";
+
+/// One part of a set's wait, as `data/wait_by_reason.csv` holds it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+struct Row {
+    trace: String,
+    policy: String,
+    /// `all` or a category label.
+    set: String,
+    /// Jobs in the set.
+    jobs: u64,
+    /// The set's total wait (s).
+    total_seconds: u64,
+    reason: String,
+    /// The wait under `reason` (s).
+    seconds: u64,
+}
+
+/// Runs the study into its folder (see the module docs).
+pub fn run(common: &Common, reports: &Reports) -> Result<(), String> {
+    let traces = repo::traces_dir(common.traces.as_deref())?;
+    let paths = repo::require_traces(&traces, &TRACES)?;
+    let (bin, study) = begin(common, NAME)?;
+    let runs = crate::exec::RunsDir::new(reports.runs.as_deref())?;
+    let started = std::time::Instant::now();
+    let mut cells = Vec::new();
+    for path in &paths {
+        for policy in POLICIES {
+            let out = runs.path().join(format!("{}-{policy}.json", stem(path)));
+            cells.push((path.clone(), policy, out));
+        }
+    }
+    crate::exec::parallel(common.jobs(), &cells, |(trace, policy, out)| {
+        if crate::exec::done(out) {
+            return Ok(());
+        }
+        let mut command = std::process::Command::new(&bin);
+        command.arg("replay").arg(trace).args([
+            "--policy",
+            policy,
+            "--wait-by-reason",
+            "--format",
+            "json",
+        ]);
+        crate::exec::to_file(command, out, None).map(|_| ())
+    })?;
+    let mut rows = Vec::new();
+    for (trace, policy, out) in &cells {
+        let report: serde_json::Value = serde_json::from_str(&repo::read_text(out)?)
+            .map_err(|e| format!("{}: {e}", out.display()))?;
+        rows.extend(
+            rows_of(&stem(trace), policy, &report)
+                .map_err(|e| format!("{}: {e}", out.display()))?,
+        );
+    }
+    let meta = Meta {
+        seconds: started.elapsed().as_secs(),
+        jobs: Some(common.jobs()),
+        note: None,
+    };
+    finish(study, &[(CSV, repo::csv_text(&rows)?)], &meta, generate)
+}
+
+/// The rows of one replay report.
+fn rows_of(trace: &str, policy: &str, report: &serde_json::Value) -> Result<Vec<Row>, String> {
+    let metrics = report["metrics"].as_array().ok_or("no metrics")?;
+    let splits = report["wait_by_reason"]
+        .as_array()
+        .ok_or("no wait_by_reason")?;
+    let mut rows = Vec::new();
+    for split in splits {
+        let set = split["set"].as_str().ok_or("a split without its set")?;
+        let jobs = metrics
+            .iter()
+            .find(|m| m["set"] == set)
+            .and_then(|m| m["jobs"].as_u64())
+            .ok_or_else(|| format!("no metrics for set {set}"))?;
+        let total = split["total"].as_u64().ok_or("a split without its total")?;
+        for part in split["by_reason"].as_array().ok_or("no by_reason")? {
+            rows.push(Row {
+                trace: trace.to_owned(),
+                policy: policy.to_owned(),
+                set: set.to_owned(),
+                jobs,
+                total_seconds: total,
+                reason: part["reason"]
+                    .as_str()
+                    .ok_or("a reason without name")?
+                    .to_owned(),
+                seconds: part["seconds"].as_u64().ok_or("a reason without seconds")?,
+            });
+        }
+        if split["by_reason"].as_array().is_some_and(Vec::is_empty) {
+            // A set that never waited keeps a row, so its jobs are known.
+            rows.push(Row {
+                trace: trace.to_owned(),
+                policy: policy.to_owned(),
+                set: set.to_owned(),
+                jobs,
+                total_seconds: total,
+                reason: String::new(),
+                seconds: 0,
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// Which policy can give which reason (`docs/design.md`, "Pending
+/// reasons"), for the first table: (policy, reasons).
+const GIVES: [(&str, &str); 8] = [
+    ("fcfs", "processors (the head), behind (every other job)"),
+    (
+        "easy",
+        "processors (the head, with its shadow time; a job that does not fit now), \
+         would-delay",
+    ),
+    ("sjf-easy", "as easy, in shortest-estimate order"),
+    ("conservative", "reserved (every job, with its reservation)"),
+    (
+        "selective",
+        "reserved (guaranteed queue), not-promoted (entry queue, with the promotion instant)",
+    ),
+    ("selective-d", "as selective, one threshold per category"),
+    ("selective-adaptive", "as selective, the threshold moving"),
+    ("selective-scaled", "as selective, the threshold moving"),
+];
+
+/// `part` of `whole` in percent, one decimal; `-` for nothing.
+fn share(part: u64, whole: u64) -> String {
+    if part == 0 || whole == 0 {
+        "-".to_owned()
+    } else {
+        format!("{:.1}", part as f64 * 100.0 / whole as f64)
+    }
+}
+
+/// The study's README, from `data/wait_by_reason.csv` and
+/// `data/study.toml`.
+pub fn generate(dir: &Path) -> Result<Generated, String> {
+    let rows: Vec<Row> = repo::read_csv(&dir.join("data").join(CSV))?;
+    let meta = Meta::read(dir)?;
+    let mut out = String::new();
+    out.push_str("# Where the waiting time goes\n\n");
+    out.push_str(
+        "Every second a job waits, some rule of the policy holds it back. `host-cli replay\n\
+         --wait-by-reason` counts each second of each finished job's wait under the reason\n\
+         the scheduling passes gave for it then (docs/design.md, \"Pending reasons\"; the\n\
+         reasons are listed in docs/output-formats.md, \"Why jobs wait\"), so the parts add up\n\
+         exactly to the total wait. This page splits the wait of two traces under the\n\
+         policies of [the policies study](../policies/README.md), whole traces with the\n\
+         users' estimates, made by\n\n```sh\ncargo xtask study reasons\n```\n\n",
+    );
+    let _ = writeln!(
+        out,
+        "({} replays of `host-cli replay TRACE --policy P --wait-by-reason --format json`, \
+         {} s from start to end,\n{} at a time; `cargo xtask docs` writes this page from \
+         [data/{CSV}](data/{CSV}).)\n",
+        TRACES.len() * POLICIES.len(),
+        meta.seconds,
+        meta.jobs.unwrap_or(1)
+    );
+    out.push_str("## The reasons each policy gives\n\n| policy | reasons |\n| --- | --- |\n");
+    for (policy, gives) in GIVES {
+        let _ = writeln!(out, "| {policy} | {gives} |");
+    }
+    out.push('\n');
+    out.push_str(
+        "DPSA adds search-budget (its subset search ran out of nodes), the farm policies\n\
+         license and machine, and a job that fits but waits for the next pass is pending;\n\
+         none of these occurs here.\n\n",
+    );
+    for trace in TRACES {
+        let of_trace: Vec<&Row> = rows.iter().filter(|r| r.trace == trace).collect();
+        let present: Vec<&str> = REASONS
+            .into_iter()
+            .filter(|reason| {
+                of_trace
+                    .iter()
+                    .any(|r| r.reason == *reason && r.seconds > 0)
+            })
+            .collect();
+        let _ = writeln!(out, "## {trace}\n");
+        out.push_str(
+            "Total wait of all jobs in job-days (and the mean wait per job in seconds), and\n\
+             the share of it (%) each reason holds:\n\n",
+        );
+        table(&mut out, &of_trace, &present, "all");
+        out.push_str("\nPer category (SN, SW, LN, LW: short or long, narrow or wide):\n\n");
+        for set in ["SN", "SW", "LN", "LW"] {
+            let _ = writeln!(out, "**{set}**\n");
+            table(&mut out, &of_trace, &present, set);
+            out.push('\n');
+        }
+    }
+    out.push_str(WHAT_IT_SHOWS);
+    Ok(vec![("README.md".to_owned(), out)])
+}
+
+/// Appends the table of set `set`: one row per policy.
+fn table(out: &mut String, rows: &[&Row], reasons: &[&str], set: &str) {
+    let _ = writeln!(
+        out,
+        "| policy | jobs | wait (job-days) | mean wait s | {} |",
+        reasons.join(" | ")
+    );
+    let _ = writeln!(
+        out,
+        "| --- | ---: | ---: | ---: | {} |",
+        reasons
+            .iter()
+            .map(|_| "---:")
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    for policy in POLICIES {
+        let of: Vec<&&Row> = rows
+            .iter()
+            .filter(|r| r.policy == policy && r.set == set)
+            .collect();
+        let Some(first) = of.first() else {
+            continue;
+        };
+        let total = first.total_seconds;
+        let mean = if first.jobs == 0 {
+            "-".to_owned()
+        } else {
+            format!("{:.0}", total as f64 / first.jobs as f64)
+        };
+        let mut line = format!(
+            "| {policy} | {} | {:.1} | {mean} |",
+            first.jobs,
+            total as f64 / 86_400.0
+        );
+        for reason in reasons {
+            let seconds = of
+                .iter()
+                .find(|r| r.reason == *reason)
+                .map_or(0, |r| r.seconds);
+            let _ = write!(line, " {} |", share(seconds, total));
+        }
+        let _ = writeln!(out, "{line}");
+    }
+}
+
+/// What the tables show (written from the committed data).
+const WHAT_IT_SHOWS: &str = "## What it shows
+
+* FCFS's wait is almost all *behind*: jobs held behind a head that does not
+  fit (99.8 % of it on KTH-SP2, 99.9 % on SDSC-SP2); only the heads' own
+  wait is short of processors. Backfilling removes exactly that share: every
+  other policy waits 45 to 100 times less in total.
+* Under EASY and SJF-EASY most of the wait (83 to 93 %) is a lack of
+  processors: the job would not fit now even without the head's
+  reservation. The rest, 7 to 17 %, is *would-delay*: jobs that fit but are
+  held for the head. It is largest for long narrow jobs (24 % under EASY,
+  31.5 % under SJF-EASY on KTH-SP2): they fit in holes, but would run past
+  the shadow time. SJF-EASY holds a larger share of the wait that way than
+  EASY on both traces, and on SDSC-SP2 its total wait is 65 % above EASY's.
+* Conservative reserves every job, so all of its wait is *reserved*: the
+  split cannot tell why a reservation lies where it does, only that the plan
+  holds every job.
+* Selective's jobs spend most of their wait in the entry queue
+  (*not-promoted*: 65 to 98 % overall), and only the rest reserved once
+  promoted. The fixed thresholds of Selective and Selective-D promote more
+  jobs early than the adaptive and scaled ones (20 to 35 % of KTH-SP2's wait
+  reserved, against 2 to 3 %); all four wait less in total than
+  Conservative and EASY on both traces.
+";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_are_percent_with_a_dash_for_none() {
+        assert_eq!(share(1, 4), "25.0");
+        assert_eq!(share(0, 4), "-");
+        assert_eq!(share(3, 0), "-");
+    }
+
+    #[test]
+    fn a_report_gives_one_row_per_set_and_reason() {
+        let report = serde_json::json!({
+            "metrics": [{"set": "all", "jobs": 3}, {"set": "SN", "jobs": 0}],
+            "wait_by_reason": [
+                {"set": "all", "total": 30, "by_reason": [
+                    {"reason": "behind", "seconds": 20},
+                    {"reason": "processors", "seconds": 10}
+                ]},
+                {"set": "SN", "total": 0, "by_reason": []}
+            ]
+        });
+        let rows = rows_of("t", "fcfs", &report).unwrap();
+        assert_eq!(rows.len(), 3);
+        assert_eq!((rows[0].jobs, rows[0].seconds), (3, 20));
+        assert_eq!((rows[2].set.as_str(), rows[2].reason.as_str()), ("SN", ""));
+    }
+}
