@@ -18,6 +18,8 @@
 //! they are moved back to trace time by the first job's submit time
 //! (arrivals keep the trace's spacing).
 
+mod model;
+
 use crate::repo;
 use std::collections::BTreeMap;
 use std::io::Read as _;
@@ -49,6 +51,11 @@ pub struct Args {
     /// The host-cli binary (default: build the release one).
     #[arg(long, value_name = "BIN")]
     host_cli: Option<PathBuf>,
+    /// Keep every run's files in this folder (default: a temporary one);
+    /// an Alea run whose configuration and trace window are already there
+    /// with its results is read back instead of run again.
+    #[arg(long, value_name = "DIR")]
+    work: Option<PathBuf>,
 }
 
 /// One job's times in a schedule.
@@ -56,6 +63,7 @@ pub struct Args {
 struct Times {
     submit: f64,
     start: f64,
+    end: f64,
 }
 
 /// A schedule: job id to its times.
@@ -77,12 +85,26 @@ pub fn run(args: &Args) -> Result<(), String> {
     }
     let traces = repo::require_traces(&repo::traces_dir(args.traces.as_deref())?, &TRACES)?;
     let host_cli = repo::host_cli(args.host_cli.as_deref())?;
-    let work = tempfile::tempdir().map_err(|e| format!("a temporary folder: {e}"))?;
-    let classes = work.path().join("classes");
+    let temporary = tempfile::tempdir().map_err(|e| format!("a temporary folder: {e}"))?;
+    let work = args.work.as_deref().unwrap_or(temporary.path());
+    let classes = work.join("classes");
     build(&alea, &classes)?;
+    // One JVM per run, all at once: CONS alone, and CONS+RS run `s` as
+    // the (s + 1)-th algorithm of its list after `s + 1` CONS runs (Alea
+    // seeds a run's generators from its position in the list).
+    let lists: Vec<(String, Vec<&str>)> = std::iter::once(("alea-cons".to_owned(), vec!["4"]))
+        .chain((0..args.rs_seeds).map(|s| {
+            let mut list = vec!["4"; s as usize + 1];
+            list.push("20");
+            (format!("alea-rs-{s}"), list)
+        }))
+        .collect();
+    // Our rebuild replays first (they give the machine's size), then
+    // Alea on both traces at once (each run is one JVM on one core).
+    let mut prepared = Vec::new();
     for trace in &traces {
         let name = repo::short(&repo::stem(trace));
-        let dir = work.path().join(&name);
+        let dir = work.join(&name);
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let (procs, ours_rebuild) = ours(
             &host_cli,
@@ -94,17 +116,61 @@ pub fn run(args: &Args) -> Result<(), String> {
         )?;
         let plain = dir.join("trace.swf");
         gunzip(trace, &plain)?;
-        let mut algorithms = vec!["4".to_owned()];
-        algorithms.extend((0..args.rs_seeds).map(|_| "20".to_owned()));
-        let runs = run_alea(
-            &alea,
-            &classes,
-            &plain,
-            procs,
-            args.first,
-            &algorithms,
-            &dir,
-        )?;
+        prepared.push((trace, name, dir, procs, ours_rebuild, plain));
+    }
+    // Alea's runs and our CONS+RS replays (one per seed), all at once.
+    type Ours = Vec<Result<(Schedule, f64), String>>;
+    type Runs = Vec<Result<Schedule, String>>;
+    let (alea_runs, our_runs): (Vec<Runs>, Vec<Ours>) = std::thread::scope(|scope| {
+        let alea_handles: Vec<Vec<_>> = prepared
+            .iter()
+            .map(|(_, _, dir, procs, _, plain)| {
+                lists
+                    .iter()
+                    .map(|(label, list)| {
+                        let (alea, classes) = (&alea, &classes);
+                        scope.spawn(move || {
+                            run_alea(alea, classes, plain, *procs, args.first, list, dir, label)
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        let our_handles: Vec<Vec<_>> = prepared
+            .iter()
+            .map(|(trace, _, dir, _, _, _)| {
+                (0..args.rs_seeds)
+                    .map(|seed| {
+                        let host_cli = &host_cli;
+                        scope.spawn(move || {
+                            let started = std::time::Instant::now();
+                            let seed_text = seed.to_string();
+                            ours(
+                                host_cli,
+                                trace,
+                                args.first,
+                                &[
+                                    "--policy",
+                                    "cons-rs",
+                                    "--flavour",
+                                    "alea",
+                                    "--seed",
+                                    &seed_text,
+                                ],
+                                dir,
+                                &format!("rs-{seed}"),
+                            )
+                            .map(|(_, s)| (s, started.elapsed().as_secs_f64()))
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        (join_all(alea_handles), join_all(our_handles))
+    });
+    let all = prepared.into_iter().zip(alea_runs).zip(our_runs);
+    for (((_, name, _, procs, ours_rebuild, plain), runs), our_rs_runs) in all {
+        let runs = runs.into_iter().collect::<Result<Vec<_>, _>>()?;
         println!("{name}, first {} jobs, {procs} processors", args.first);
         let mut runs = runs.into_iter();
         let cons = runs.next().ok_or("Alea wrote no schedule for CONS")?;
@@ -113,37 +179,63 @@ pub fn run(args: &Args) -> Result<(), String> {
             compare(&cons, &ours_rebuild)
         );
         differing(&cons, &ours_rebuild, 5);
+        let text =
+            std::fs::read_to_string(&plain).map_err(|e| format!("{}: {e}", plain.display()))?;
+        causes(&text, procs, args.first, &cons, &ours_rebuild);
         if args.rs_seeds > 0 {
-            let mut alea_waits = Vec::new();
-            let mut our_waits = Vec::new();
-            for (seed, alea_rs) in runs.enumerate() {
-                let seed_text = seed.to_string();
-                let (_, our_rs) = ours(
-                    &host_cli,
-                    trace,
-                    args.first,
-                    &["--policy", "cons-rs-alea", "--seed", &seed_text],
-                    &dir,
-                    &format!("rs-{seed}"),
-                )?;
+            let mut alea_stats = Vec::new();
+            let mut our_stats = Vec::new();
+            for ((seed, alea_rs), our_rs) in runs.enumerate().zip(our_rs_runs) {
+                let (our_rs, seconds) = our_rs?;
                 println!(
-                    "  Alea CONS+RS run {seed} vs cons-rs-alea seed {seed}: {}",
+                    "  Alea CONS+RS run {seed} vs cons-rs-alea seed {seed} ({seconds:.0} s): {}",
                     compare(&alea_rs, &our_rs)
                 );
-                alea_waits.push(mean_wait(&alea_rs));
-                our_waits.push(mean_wait(&our_rs));
+                alea_stats.push(Stats::of(&alea_rs));
+                our_stats.push(Stats::of(&our_rs));
             }
             println!(
-                "  CONS+RS mean wait over {} seeds: Alea {:.0} s (runs {}), cons-rs-alea {:.0} s (seeds {})",
-                args.rs_seeds,
-                mean(&alea_waits),
-                list(&alea_waits),
-                mean(&our_waits),
-                list(&our_waits)
+                "  CONS+RS over {} seeds, mean ± sd (min-max) of the runs' means:",
+                args.rs_seeds
+            );
+            for (label, pick) in [
+                ("wait (s)", Stats::wait as fn(&Stats) -> f64),
+                ("bounded slowdown", Stats::slowdown),
+                ("response (s)", Stats::response),
+            ] {
+                println!(
+                    "    {label}: Alea {}, cons-rs-alea {}",
+                    spread(&alea_stats, pick),
+                    spread(&our_stats, pick)
+                );
+            }
+            let cons_stats = (Stats::of(&cons), Stats::of(&ours_rebuild));
+            println!(
+                "    CONS for reference: wait Alea {:.0} s, ours {:.0} s; bounded slowdown {:.2}, {:.2}; response {:.0} s, {:.0} s",
+                cons_stats.0.wait, cons_stats.1.wait, cons_stats.0.slowdown,
+                cons_stats.1.slowdown, cons_stats.0.response, cons_stats.1.response
             );
         }
     }
     Ok(())
+}
+
+/// Waits for every thread of every group; a panicked one counts as an
+/// error.
+fn join_all<T>(
+    groups: Vec<Vec<std::thread::ScopedJoinHandle<'_, Result<T, String>>>>,
+) -> Vec<Vec<Result<T, String>>> {
+    groups
+        .into_iter()
+        .map(|hs| {
+            hs.into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err("a run panicked".to_owned()))
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// Compiles every `.java` file of `alea/src` into `classes` (simjava.jar
@@ -265,6 +357,7 @@ fn read_ours(path: &Path) -> Result<Schedule, String> {
             Times {
                 submit: field(1)?,
                 start: field(2)?,
+                end: field(3)?,
             },
         );
     }
@@ -272,65 +365,84 @@ fn read_ours(path: &Path) -> Result<Schedule, String> {
 }
 
 /// Runs Alea once on the first `first` jobs of `trace` (plain SWF) on one
-/// cluster of `procs` processors, with `algorithms` in one JVM; returns
-/// each algorithm's schedule in trace time.
+/// cluster of `procs` processors, with `algorithms` in one JVM, in
+/// `dir/label`; returns the last algorithm's schedule in trace time.
+#[allow(clippy::too_many_arguments)]
 fn run_alea(
     alea: &Path,
     classes: &Path,
     trace: &Path,
     procs: u32,
     first: u64,
-    algorithms: &[String],
+    algorithms: &[&str],
     dir: &Path,
-) -> Result<Vec<Schedule>, String> {
-    let work = dir.join("alea");
+    label: &str,
+) -> Result<Schedule, String> {
+    let work = dir.join(label);
     let data = work.join("data-set");
-    std::fs::create_dir_all(&data).map_err(|e| format!("{}: {e}", data.display()))?;
-    // Alea picks its loader by the file name's extension.
     let swf = data.join("trace.swf");
-    std::fs::copy(trace, &swf).map_err(|e| format!("{}: {e}", swf.display()))?;
-    // One cluster of single-processor nodes, speed 1.
-    std::fs::write(
-        data.join("trace.swf.machines"),
-        format!("0\tcluster\t{procs}\t1\t1\t1048576\n"),
-    )
-    .map_err(|e| format!("the machine file: {e}"))?;
-    std::fs::write(
-        work.join("configuration.properties"),
-        configuration(first, algorithms),
-    )
-    .map_err(|e| format!("the configuration: {e}"))?;
-    let log = dir.join("alea.log");
-    let log_file = std::fs::File::create(&log).map_err(|e| format!("{}: {e}", log.display()))?;
-    let err_file = log_file
-        .try_clone()
-        .map_err(|e| format!("{}: {e}", log.display()))?;
-    let status = Command::new("java")
-        .current_dir(&work)
-        .args(["-Xss16m", "-cp"])
-        .arg(class_path(alea, Some(classes)))
-        .arg("xklusac.environment.ExperimentSetup")
-        .stdout(log_file)
-        .stderr(err_file)
-        .status()
-        .map_err(|e| format!("java: {e}"))?;
-    if !status.success() {
-        return Err(format!("Alea failed ({status}); see {}", log.display()));
+    let machines = format!("0\tcluster\t{procs}\t1\t1\t1048576\n");
+    let config = configuration(first, algorithms);
+    let config_file = work.join("configuration.properties");
+    // A finished run of the same configuration, trace and machine is read
+    // back (its `done` marker is written after Alea exits successfully).
+    let done = work.join("done");
+    let same = |path: &Path, text: &[u8]| std::fs::read(path).is_ok_and(|t| t == text);
+    let trace_text = std::fs::read(trace).map_err(|e| format!("{}: {e}", trace.display()))?;
+    let reuse = done.is_file()
+        && same(&config_file, config.as_bytes())
+        && same(&data.join("trace.swf.machines"), machines.as_bytes())
+        && same(&swf, &trace_text);
+    if reuse {
+        eprintln!("reading back the Alea run in {}", work.display());
+    } else {
+        if work.exists() {
+            std::fs::remove_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
+        }
+        std::fs::create_dir_all(&data).map_err(|e| format!("{}: {e}", data.display()))?;
+        // Alea picks its loader by the file name's extension.
+        std::fs::write(&swf, &trace_text).map_err(|e| format!("{}: {e}", swf.display()))?;
+        // One cluster of single-processor nodes, speed 1.
+        std::fs::write(data.join("trace.swf.machines"), &machines)
+            .map_err(|e| format!("the machine file: {e}"))?;
+        std::fs::write(&config_file, &config).map_err(|e| format!("the configuration: {e}"))?;
+        let log = dir.join(format!("{label}.log"));
+        let log_file =
+            std::fs::File::create(&log).map_err(|e| format!("{}: {e}", log.display()))?;
+        let err_file = log_file
+            .try_clone()
+            .map_err(|e| format!("{}: {e}", log.display()))?;
+        let started = std::time::Instant::now();
+        let status = Command::new("java")
+            .current_dir(&work)
+            .args(["-Xss16m", "-cp"])
+            .arg(class_path(alea, Some(classes)))
+            .arg("xklusac.environment.ExperimentSetup")
+            .stdout(log_file)
+            .stderr(err_file)
+            .status()
+            .map_err(|e| format!("java: {e}"))?;
+        if !status.success() {
+            return Err(format!("Alea failed ({status}); see {}", log.display()));
+        }
+        let secs = started.elapsed().as_secs_f64();
+        eprintln!(
+            "Alea ran {} algorithms in {secs:.0} s wall",
+            algorithms.len()
+        );
+        std::fs::write(&done, format!("{secs:.1}\n"))
+            .map_err(|e| format!("{}: {e}", done.display()))?;
     }
     let submits = trace_submits(trace, first)?;
-    (1..=algorithms.len())
-        .map(|i| {
-            let file = alea_jobs_file(&work.join("results"), i)?;
-            read_alea(&file, &submits)
-        })
-        .collect()
+    let file = alea_jobs_file(&work.join("results"), algorithms.len())?;
+    read_alea(&file, &submits)
 }
 
 /// The configuration of `run_alea`: the trace, the window, the algorithms
 /// and every setting that makes Alea plain Conservative (no schedule size
 /// limit, no queues, no fair-share, no estimate predictor, no wall-clock
 /// limit on the searches, `gap_length` 0: every early end counts).
-fn configuration(first: u64, algorithms: &[String]) -> String {
+fn configuration(first: u64, algorithms: &[&str]) -> String {
     let each = |v: &str| vec![v; algorithms.len()].join(",");
     let settings = [
         ("data_sets", "trace.swf".to_owned()),
@@ -445,7 +557,7 @@ fn alea_jobs_file(results: &Path, index: usize) -> Result<PathBuf, String> {
 /// the trace minus its arrival in Alea.
 fn read_alea(path: &Path, submits: &BTreeMap<u64, f64>) -> Result<Schedule, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    // Columns: job id (1), arrival (3), start (5).
+    // Columns: job id (1), arrival (3), start (5), end (7).
     let mut raw = BTreeMap::new();
     for (i, line) in text.lines().enumerate().skip(1) {
         let fields: Vec<&str> = line.split('\t').collect();
@@ -457,21 +569,22 @@ fn read_alea(path: &Path, submits: &BTreeMap<u64, f64>) -> Result<Schedule, Stri
                 .ok_or_else(|| format!("{}, line {}: column {}", path.display(), i + 1, k + 1))
         };
         let id = number(0)? as u64;
-        raw.insert(id, (number(2)?, number(4)?));
+        raw.insert(id, (number(2)?, number(4)?, number(6)?));
     }
     let (&first, _) = submits.iter().next().ok_or("the trace has no job")?;
     let shift = match (submits.get(&first), raw.get(&first)) {
-        (Some(submit), Some((arrival, _))) => submit - arrival,
+        (Some(submit), Some((arrival, _, _))) => submit - arrival,
         _ => return Err(format!("{}: no job {first}", path.display())),
     };
     Ok(raw
         .into_iter()
-        .map(|(id, (arrival, start))| {
+        .map(|(id, (arrival, start, end))| {
             (
                 id,
                 Times {
                     submit: arrival + shift,
                     start: start + shift,
+                    end: end + shift,
                 },
             )
         })
@@ -517,6 +630,142 @@ fn differing(alea: &Schedule, ours: &Schedule, n: usize) {
     }
 }
 
+/// The causes of difference, in the order the comparison takes them
+/// away: each step is one more model of Alea's CONS with one of Alea's
+/// conventions replaced by ours ([`model::Settings`]); the last step is
+/// our replay itself.
+const CAUSES: [&str; 5] = [
+    "not reproduced by the model of Alea's CONS (unexplained)",
+    "sub-second event offsets (0.0008 s per start)",
+    "loader conventions (zero run times and estimates raised to 1 s)",
+    "events of one second handled one at a time (compression after each early end)",
+    "the plan: processor ids and per-processor holes vs a free-processor profile",
+];
+
+/// Classifies every job whose start differs between Alea's CONS and our
+/// `conservative-rebuild`, and prints the count per cause: the models
+/// `M1` (Alea's conventions), `M2` (without the sub-second offsets), `M3`
+/// (and with our loader), `M4` (and one instant at a time) lie between
+/// Alea (`M0`) and ours (`M5`); a job's cause is the first step `Mi-1 ->
+/// Mi` that changes its start. Also prints how many starts each step
+/// changes in all.
+fn causes(text: &str, procs: u32, first: u64, alea: &Schedule, ours: &Schedule) {
+    let n = usize::try_from(first).unwrap_or(usize::MAX);
+    let procs = procs as usize;
+    let as_schedule = |runs: Vec<model::Started>| -> Schedule {
+        runs.into_iter()
+            .map(|r| {
+                (
+                    r.id,
+                    Times {
+                        submit: r.submit,
+                        start: r.start,
+                        end: r.end,
+                    },
+                )
+            })
+            .collect()
+    };
+    // The four models, each on its own thread.
+    let mut variants = Vec::new();
+    let mut settings = model::Settings::ALEA;
+    variants.push(settings);
+    settings.offsets = false;
+    variants.push(settings);
+    settings.loader = false;
+    variants.push(settings);
+    settings.one_at_a_time = false;
+    variants.push(settings);
+    let models: Vec<Vec<model::Started>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = variants
+            .iter()
+            .map(|&v| scope.spawn(move || model::run(text, procs, n, v)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    let mut chain: Vec<Schedule> = vec![alea.clone()];
+    chain.extend(models.into_iter().map(as_schedule));
+    chain.push(ours.clone());
+    let differs = |a: &Schedule, b: &Schedule, id: &u64| match (a.get(id), b.get(id)) {
+        (Some(x), Some(y)) => (x.start - y.start).abs() > TOLERANCE,
+        _ => true,
+    };
+    let ids: Vec<u64> = alea
+        .keys()
+        .filter(|id| ours.contains_key(id) && differs(alea, ours, id))
+        .copied()
+        .collect();
+    let mut counts = [0_usize; CAUSES.len()];
+    let mut small_steps = 0;
+    for id in &ids {
+        match chain.windows(2).position(|w| differs(&w[0], &w[1], id)) {
+            Some(step) => counts[step] += 1,
+            None => small_steps += 1,
+        }
+    }
+    println!(
+        "  causes of the {} differing starts (first step of Alea -> M1 -> M2 -> M3 -> M4 -> ours that moves the job):",
+        ids.len()
+    );
+    for (i, (cause, count)) in CAUSES.iter().zip(counts).enumerate() {
+        let changed = alea
+            .keys()
+            .filter(|id| differs(&chain[i], &chain[i + 1], id))
+            .count();
+        println!("    {count:>5}  {cause} (this step changes {changed} starts in all)");
+    }
+    if small_steps > 0 {
+        println!("    {small_steps:>5}  unexplained: no single step moves them by more than {TOLERANCE} s");
+    }
+}
+
+/// A schedule's means: wait, bounded slowdown (10 s bound) and response.
+#[derive(Clone, Copy, Debug)]
+struct Stats {
+    wait: f64,
+    slowdown: f64,
+    response: f64,
+}
+
+impl Stats {
+    fn of(s: &Schedule) -> Self {
+        let n = s.len().max(1) as f64;
+        let sum = |f: &dyn Fn(&Times) -> f64| s.values().map(f).sum::<f64>() / n;
+        Self {
+            wait: sum(&|t| t.start - t.submit),
+            slowdown: sum(&|t| ((t.end - t.submit) / (t.end - t.start).max(10.0)).max(1.0)),
+            response: sum(&|t| t.end - t.submit),
+        }
+    }
+    fn wait(&self) -> f64 {
+        self.wait
+    }
+    fn slowdown(&self) -> f64 {
+        self.slowdown
+    }
+    fn response(&self) -> f64 {
+        self.response
+    }
+}
+
+/// Mean ± sample standard deviation (min-max) of `pick` over `runs`.
+fn spread(runs: &[Stats], pick: fn(&Stats) -> f64) -> String {
+    let v: Vec<f64> = runs.iter().map(pick).collect();
+    let m = mean(&v);
+    let sd = if v.len() > 1 {
+        (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() - 1) as f64).sqrt()
+    } else {
+        0.0
+    };
+    let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let digits = if m < 100.0 { 2 } else { 0 };
+    format!("{m:.digits$} ± {sd:.digits$} ({lo:.digits$}-{hi:.digits$})")
+}
+
 /// The mean wait of a schedule, in seconds.
 fn mean_wait(s: &Schedule) -> f64 {
     let waits: Vec<f64> = s.values().map(|t| t.start - t.submit).collect();
@@ -531,14 +780,6 @@ fn mean(values: &[f64]) -> f64 {
     }
 }
 
-fn list(values: &[f64]) -> String {
-    values
-        .iter()
-        .map(|v| format!("{v:.0}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -551,9 +792,9 @@ mod tests {
         let path = dir.path().join("jobs_x.csv");
         std::fs::write(
             &path,
-            "job_ID \t DAG_ID \t arrival \t wait \t start_time \t runtime\n\
-             16\tRISC\t188\t0,0\t188,0\t2488,0\n\
-             15\tRISC\t16\t0,0\t16,5\t3477,0\n",
+            "job_ID \t DAG_ID \t arrival \t wait \t start_time \t runtime \t end_time\n\
+             16\tRISC\t188\t0,0\t188,0\t2488,0\t2676,0\n\
+             15\tRISC\t16\t0,0\t16,5\t3477,0\t3493,5\n",
         )
         .unwrap();
         let submits = BTreeMap::from([(15, 599_850.0), (16, 600_022.0)]);
@@ -562,6 +803,7 @@ mod tests {
         assert_eq!(s[&15].start, 599_850.5);
         assert_eq!(s[&16].submit, 600_022.0);
         assert_eq!(s[&16].start, 600_022.0);
+        assert_eq!(s[&16].end, 602_510.0);
         std::fs::write(&path, "header\n15\tRISC\tx\t0\t1\n").unwrap();
         let e = read_alea(&path, &submits).unwrap_err();
         assert!(e.contains("line 2: column 3"), "{e}");
@@ -571,7 +813,7 @@ mod tests {
     /// off.
     #[test]
     fn the_configuration_lists_per_algorithm_settings() {
-        let text = configuration(500, &["4".to_owned(), "20".to_owned()]);
+        let text = configuration(500, &["4", "20"]);
         for line in [
             "algorithms=4,20\n",
             "total_gridlet=500\n",

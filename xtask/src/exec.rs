@@ -97,24 +97,6 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     path.with_file_name(name)
 }
 
-/// Every `.json` report in `dir`, sorted by path, parsed.
-pub fn json_reports(dir: &Path) -> Result<Vec<(PathBuf, serde_json::Value)>, String> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    entries.sort();
-    entries
-        .into_iter()
-        .map(|path| {
-            let text = crate::repo::read_text(&path)?;
-            let v = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-            Ok((path, v))
-        })
-        .collect()
-}
-
 /// The folder for a study's replay reports: `given` (created if missing;
 /// reports already there are kept and not replayed again), else a new
 /// temporary one.

@@ -239,55 +239,6 @@ pub fn plan_str(row: &PlanRow, name: &str) -> Result<String, String> {
         })
 }
 
-/// A `host-cli replay --format json` report, read by JSON pointer.
-pub struct Report<'a> {
-    /// Where it came from, for errors.
-    pub path: &'a Path,
-    /// The report.
-    pub value: &'a serde_json::Value,
-}
-
-impl Report<'_> {
-    /// A number, if there.
-    pub fn f(&self, pointer: &str) -> Option<f64> {
-        self.value
-            .pointer(pointer)
-            .and_then(serde_json::Value::as_f64)
-    }
-
-    /// A whole number, if there.
-    pub fn u(&self, pointer: &str) -> Option<u64> {
-        self.value
-            .pointer(pointer)
-            .and_then(serde_json::Value::as_u64)
-    }
-
-    /// A string; an error naming the file when missing.
-    pub fn s(&self, pointer: &str) -> Result<String, String> {
-        self.value
-            .pointer(pointer)
-            .and_then(serde_json::Value::as_str)
-            .map(str::to_owned)
-            .ok_or_else(|| format!("{}: no {pointer}", self.path.display()))
-    }
-}
-
-/// One row per replay report in `dir` (sorted by file name), made by
-/// `row`; an error when there is none.
-pub fn rows_of_reports<T>(
-    dir: &Path,
-    row: impl Fn(&Report<'_>) -> Result<T, String>,
-) -> Result<Vec<T>, String> {
-    let rows = crate::exec::json_reports(dir)?
-        .iter()
-        .map(|(path, value)| row(&Report { path, value }))
-        .collect::<Result<Vec<T>, String>>()?;
-    if rows.is_empty() {
-        return Err(format!("no reports in {}", dir.display()));
-    }
-    Ok(rows)
-}
-
 /// A claim's verdict from how many cases agree out of how many.
 pub const fn holds(agree: usize, of: usize) -> &'static str {
     if of == 0 {

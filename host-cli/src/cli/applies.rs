@@ -102,7 +102,7 @@ fn refusal(command: &str, mode: Mode, sub: &ArgMatches, id: &str) -> Option<Stri
     };
     let cons_rs = matches!(
         policy().and_then(PolicyChoice::plain),
-        Some(Policy::ConsRs(_))
+        Some(Policy::ConsRs(_) | Policy::ConsRsAlea(_))
     );
     let replaced = || {
         ["explain", "queue_at"]
@@ -141,7 +141,7 @@ fn refusal(command: &str, mode: Mode, sub: &ArgMatches, id: &str) -> Option<Stri
         ),
         ("replay", Mode::Trace, "seed") if !cons_rs => Some(format!(
             "seeds the built-in workload and cons-rs's random search; with a TRACE it applies \
-             to cons-rs only, and the policy is {}",
+             to cons-rs (either flavour) only, and the policy is {}",
             policy().map_or("?", PolicyChoice::name)
         )),
         (_, Mode::Trace, "seed") if command != "replay" => {

@@ -216,3 +216,28 @@ fn options_for_another_policy_or_mode_are_refused() {
     let out = run(&["replay", trace, "--policy", "cons-rs", "--seed", "3"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
+
+/// With a trace, `--seed` seeds CONS+RS in either flavour, by either
+/// spelling, and is refused for a policy that draws nothing.
+#[test]
+fn a_trace_replay_takes_a_seed_for_either_cons_rs_flavour() {
+    let dir = scratch();
+    let trace = small_trace(dir.path());
+    let trace = trace.to_str().unwrap();
+    for policy in [
+        &["--policy", "cons-rs-alea"][..],
+        &["--policy", "cons-rs", "--flavour", "alea"],
+        &["--policy", "cons-rs"],
+    ] {
+        let args = [
+            &["replay", trace][..],
+            policy,
+            &["--seed", "5", "--format", "json"],
+        ]
+        .concat();
+        let v: serde_json::Value = serde_json::from_str(&ok(&args)).unwrap();
+        assert_eq!(v["cons_rs"]["seed"], 5, "{policy:?}");
+    }
+    let out = run(&["replay", trace, "--policy", "easy", "--seed", "5"]);
+    fails_with(&out, 2, &["--seed", "the policy is easy"]);
+}

@@ -1,16 +1,17 @@
-//! The CONS+RS study: the CONS+RS paper's traces under CONS+RS (five
+//! The CONS+RS study: the CONS+RS paper's traces under CONS+RS (three
 //! seeds), Conservative (with and without compression) and EASY, and every
-//! other trace beside them; its document puts the paper's table beside ours
-//! and the paper's claims C1-C4 against our numbers.
+//! other trace beside them, under two semantics side by side: our rules and
+//! the Alea simulator's (`cons-rs-alea`, `conservative-rebuild`), the
+//! simulator the paper's figures come from. Its document puts the paper's
+//! table beside both and the paper's claims C1-C4 against each.
 //!
-//! `cargo xtask study cons-rs` replays (`host-cli replay --format json
-//! --latency`, `--jobs` at a time; a replay past `--timeout` is stopped and
-//! reported as such, nothing is estimated for it) and writes
-//! `data/cons-rs-runs.csv` (one row per replay) and `data/study.toml`;
-//! [`generate`] makes the figures and the README from those.
+//! `cargo xtask study cons-rs` runs the study's plan, `plan.toml` in its
+//! folder, with `host-cli plan run`, reads it back with `host-cli plan
+//! merge`, and writes `data/cons-rs-runs.csv` (one row per cell) and
+//! `data/study.toml`; [`generate`] makes the figures and the README from
+//! those.
 
-use super::{begin, finish, holds, rows_of_reports, Common, Generated, Reports};
-use crate::exec::{self, Ended, RunsDir};
+use super::{finish, holds, plan_str, run_plan, Common, Generated, PlanRow, Reports};
 use crate::repo::{self, short, stem, Meta};
 use backfill_cli::numbers::percent_change;
 use backfill_cli::studies::plot::{self, BarPanel, Series};
@@ -18,34 +19,15 @@ use clap::Args;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::Command;
-use std::time::{Duration, Instant};
 
 /// The study's name and folder.
 pub const NAME: &str = "cons-rs";
 
-/// The options of `cargo xtask study cons-rs`.
+/// The options of `cargo xtask study cons-rs` (the cells are the plan's).
 #[derive(Clone, Debug, Args)]
 pub struct Options {
-    /// Replay the first N jobs of each trace (--first N), not the whole
-    /// trace: CONS+RS takes minutes to hours on whole traces.
-    #[arg(long, value_name = "N")]
-    pub first: Option<u64>,
-    /// Only the paper's traces, not the others.
-    #[arg(long)]
-    pub paper_only: bool,
-    /// The CONS+RS seeds on the paper's traces.
-    #[arg(
-        long,
-        value_name = "S,S,...",
-        value_delimiter = ',',
-        default_value = "0,1,2,3,4"
-    )]
-    pub seeds: Vec<u64>,
-    /// Stop a replay after this many seconds (it is reported as stopped).
-    #[arg(long, value_name = "SECONDS", default_value_t = 1800)]
-    pub timeout: u64,
-    /// A note printed under the document's heading (what was left out, say).
+    /// A note printed under the document's heading (how the machine was
+    /// loaded, say).
     #[arg(long, value_name = "TEXT")]
     pub note: Option<String>,
 }
@@ -68,11 +50,64 @@ const PAPER: [(&str, &str, [f64; 3]); 5] = [
     ("LLNL-Atlas-2006-2.1-cln", "LLNL Atlas", [4.0, 283.0, 47.0]),
     ("SDSC-DS-2004-2.1-cln", "SDSC DataStar", [43.0, 130.0, 87.0]),
 ];
-const RS: &str = "cons-rs";
-const CONS: &str = "conservative";
 const NOCOMP: &str = "conservative-no-compression";
 const EASY: &str = "easy";
-const POLICIES: [&str; 4] = [RS, CONS, NOCOMP, EASY];
+
+/// A semantics: the policies that play CONS+RS, CONS, CONS without
+/// compression (when it has one) and EASY.
+#[derive(Clone, Copy, Debug)]
+struct Semantics {
+    /// Its heading.
+    title: &'static str,
+    /// A file-name suffix for its figures.
+    suffix: &'static str,
+    rs: &'static str,
+    cons: &'static str,
+    nocomp: Option<&'static str>,
+}
+
+impl Semantics {
+    /// The policies of its tables, in their order.
+    fn policies(&self) -> Vec<&'static str> {
+        let mut v = vec![self.rs, self.cons];
+        v.extend(self.nocomp);
+        v.push(EASY);
+        v
+    }
+
+    /// A policy's name in the tables.
+    fn label(&self, p: &str) -> String {
+        if p == self.rs {
+            format!("CONS+RS (`{p}`)")
+        } else if p == self.cons {
+            format!("Conservative (`{p}`)")
+        } else if p == NOCOMP {
+            "Conservative, no compression".to_owned()
+        } else {
+            "EASY".to_owned()
+        }
+    }
+}
+
+/// Our rules (the defaults).
+const OURS: Semantics = Semantics {
+    title: "our rules",
+    suffix: "",
+    rs: "cons-rs",
+    cons: "conservative",
+    nocomp: Some(NOCOMP),
+};
+/// The Alea simulator's rules (its CONS+RS and CONS; its EASY is ours:
+/// the processor bookkeeping of Alea's EASY is not copied).
+const ALEA: Semantics = Semantics {
+    title: "Alea's rules",
+    suffix: "-alea",
+    rs: "cons-rs-alea",
+    cons: "conservative-rebuild",
+    nocomp: None,
+};
+/// Both, in the document's order.
+const BOTH: [Semantics; 2] = [OURS, ALEA];
 
 /// One replay, as the CSV row `cons-rs-runs.csv` holds.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -81,9 +116,9 @@ struct Run {
     estimates: String,
     policy: String,
     seed: Option<u64>,
-    /// Set when the study stopped the replay: its time limit (s).
-    timeout_seconds: Option<u64>,
-    /// The window: the first this many jobs (`None`: the whole trace).
+    /// The window: job lines skipped first (`None`: none).
+    skip: Option<u64>,
+    /// The window: this many job lines (`None`: to the end).
     first: Option<u64>,
     machine_procs: Option<u64>,
     jobs: Option<u64>,
@@ -104,23 +139,21 @@ struct Run {
 struct Doc {
     runs: Vec<Run>,
     traces: Vec<String>,
-    /// The window, in words: "whole traces" or "the first N jobs of each
-    /// trace".
-    window: String,
 }
 
 impl Doc {
-    /// The replay of `trace` under `policy` (CONS+RS: seed `seed`, else 0).
+    /// The replay of `trace` under `policy` (a policy that draws: seed
+    /// `seed`).
     fn run(&self, trace: &str, est: &str, policy: &str, seed: u64) -> Option<&Run> {
         self.runs.iter().find(|r| {
             r.trace == trace
                 && r.estimates == est
                 && r.policy == policy
-                && (policy != RS || r.seed == Some(seed))
+                && r.seed.is_none_or(|s| s == seed)
         })
     }
 
-    /// A finished replay's mean wait (minutes) or mean bounded slowdown.
+    /// A replay's mean wait (minutes) or mean bounded slowdown (seed 0).
     fn value(&self, trace: &str, est: &str, policy: &str, wait: bool) -> Option<f64> {
         let r = self.run(trace, est, policy, 0)?;
         if wait {
@@ -130,14 +163,15 @@ impl Doc {
         }
     }
 
-    fn seeds(&self, trace: &str) -> Vec<&Run> {
+    /// Every seed's replay of `policy` on `trace`, user estimates.
+    fn seeds(&self, trace: &str, policy: &str) -> Vec<&Run> {
         let mut v: Vec<&Run> = self
             .runs
             .iter()
             .filter(|r| {
                 r.trace == trace
                     && r.estimates == "user"
-                    && r.policy == RS
+                    && r.policy == policy
                     && r.mean_wait_minutes.is_some()
             })
             .collect();
@@ -161,18 +195,29 @@ impl Doc {
             .collect()
     }
 
-    /// The state of a replay for a table cell: its value, "stopped after N
-    /// s", or "-" when it was not run.
-    fn cell(&self, trace: &str, est: &str, policy: &str, wait: bool) -> String {
-        match self.run(trace, est, policy, 0) {
-            None => "-".to_owned(),
-            Some(r) if r.timeout_seconds.is_some() => {
-                format!("stopped after {} s", r.timeout_seconds.unwrap_or(0))
-            }
-            Some(_) => self
-                .value(trace, est, policy, wait)
-                .map_or_else(|| "-".to_owned(), |v| num(v, wait)),
+    /// The window of `trace`'s replays, in words ("mixed" when they differ).
+    fn window(&self, trace: &str) -> String {
+        let mut w: Vec<(Option<u64>, Option<u64>)> = self
+            .runs
+            .iter()
+            .filter(|r| r.trace == trace)
+            .map(|r| (r.skip, r.first))
+            .collect();
+        w.sort_unstable();
+        w.dedup();
+        match w.as_slice() {
+            [(None | Some(0), None)] => "whole trace".to_owned(),
+            [(None | Some(0), Some(n))] => format!("first {n} jobs"),
+            [(Some(s), Some(n))] => format!("job lines {} to {}", s + 1, s + n),
+            [(Some(s), None)] => format!("from job line {}", s + 1),
+            _ => "mixed windows".to_owned(),
         }
+    }
+
+    /// A table cell: the value, or "-" when it was not run.
+    fn cell(&self, trace: &str, est: &str, policy: &str, wait: bool) -> String {
+        self.value(trace, est, policy, wait)
+            .map_or_else(|| "-".to_owned(), |v| num(v, wait))
     }
 }
 
@@ -184,12 +229,12 @@ fn num(v: f64, wait: bool) -> String {
     }
 }
 
-/// Percent change against CONS+RS of each other policy (the paper's
-/// table gives the others' extra wait over CONS+RS).
-fn bars(doc: &Doc, traces: &[&str], title: &str) -> Result<String, String> {
+/// Percent change against CONS+RS of each other policy of `sem` (the
+/// paper's table gives the others' extra wait over CONS+RS).
+fn bars(doc: &Doc, sem: Semantics, traces: &[&str], title: &str) -> Result<String, String> {
     let subtitle = format!(
-        "percent change against CONS+RS (seed 0); positive: CONS+RS is better; {}, load x1",
-        doc.window
+        "percent change against CONS+RS (seed 0), {}; positive: CONS+RS is better; windows as in the README, load x1",
+        sem.title
     );
     let panels: Vec<BarPanel> = [(true, "mean wait"), (false, "mean bounded slowdown")]
         .iter()
@@ -197,14 +242,16 @@ fn bars(doc: &Doc, traces: &[&str], title: &str) -> Result<String, String> {
             title: format!("{label}, user estimates"),
             y_label: format!("{label} vs CONS+RS"),
             categories: traces.iter().map(|t| short(t)).collect(),
-            series: [CONS, NOCOMP, EASY]
+            series: sem
+                .policies()
                 .iter()
+                .filter(|p| **p != sem.rs)
                 .map(|p| Series {
                     name: (*p).to_owned(),
                     values: traces
                         .iter()
                         .map(|t| {
-                            let base = doc.value(t, "user", RS, wait)?;
+                            let base = doc.value(t, "user", sem.rs, wait)?;
                             Some(change(doc.value(t, "user", p, wait)?, base))
                         })
                         .collect(),
@@ -215,169 +262,57 @@ fn bars(doc: &Doc, traces: &[&str], title: &str) -> Result<String, String> {
     plot::grouped_bars(title, &subtitle, &panels)
 }
 
-/// One replay: trace, estimates, policy, CONS+RS seed.
-struct Replay {
-    trace: String,
-    estimates: &'static str,
-    policy: &'static str,
-    seed: Option<u64>,
-}
-
-/// Runs the study into its folder (see the module docs). The paper's
-/// traces come first (seed 0 and the baselines, then the other seeds), then
-/// the other traces.
+/// Runs the study into its folder (see the module docs).
 pub fn run(common: &Common, reports: &Reports, options: &Options) -> Result<(), String> {
-    let dir = repo::traces_dir(common.traces.as_deref())?;
-    let paper: Vec<&str> = PAPER.iter().map(|p| p.0).collect();
-    repo::require_traces(&dir, &paper)?;
-    let others: Vec<String> = if options.paper_only {
-        Vec::new()
-    } else {
-        repo::traces_in(&dir)?
-            .iter()
-            .map(|t| stem(t))
-            .filter(|t| !paper.contains(&t.as_str()))
-            .collect()
-    };
-    let (bin, study) = begin(common, NAME)?;
-    let runs = RunsDir::new(reports.runs.as_deref())?;
-    let mut list = Vec::new();
-    let baselines = |list: &mut Vec<Replay>, trace: &str| {
-        list.push(Replay {
-            trace: trace.to_owned(),
-            estimates: "user",
-            policy: RS,
-            seed: Some(0),
-        });
-        for policy in [EASY, CONS, NOCOMP] {
-            list.push(Replay {
-                trace: trace.to_owned(),
-                estimates: "user",
-                policy,
-                seed: None,
-            });
-        }
-    };
-    for trace in &paper {
-        baselines(&mut list, trace);
-    }
-    for trace in &paper {
-        for (policy, seed) in [(CONS, None), (RS, Some(0))] {
-            list.push(Replay {
-                trace: (*trace).to_owned(),
-                estimates: "exact",
-                policy,
-                seed,
-            });
-        }
-    }
-    for &seed in options.seeds.iter().filter(|&&s| s != 0) {
-        for trace in &paper {
-            list.push(Replay {
-                trace: (*trace).to_owned(),
-                estimates: "user",
-                policy: RS,
-                seed: Some(seed),
-            });
-        }
-    }
-    for trace in &others {
-        baselines(&mut list, trace);
-    }
-    eprintln!("{} replays into {}", list.len(), runs.path().display());
-    let limit = Duration::from_secs(options.timeout);
-    let started = Instant::now();
-    exec::parallel(common.jobs(), &list, |r| {
-        let seed = r.seed.map_or_else(|| "-".to_owned(), |s| s.to_string());
-        let out = runs.path().join(format!(
-            "{}__{}__{}__s{seed}.json",
-            r.trace, r.estimates, r.policy
-        ));
-        if exec::done(&out) {
-            return Ok(());
-        }
-        let mut command = Command::new(&bin);
-        command
-            .arg("replay")
-            .arg(dir.join(format!("{}.swf.gz", r.trace)))
-            .args(["--estimates", r.estimates]);
-        match (r.policy, r.seed) {
-            (NOCOMP, _) => command.args(["--policy", CONS, "--no-compression"]),
-            (policy, Some(s)) => command.args(["--policy", policy, "--seed", &s.to_string()]),
-            (policy, None) => command.args(["--policy", policy]),
-        };
-        if let Some(n) = options.first {
-            command.args(["--first", &n.to_string()]);
-        }
-        command.args(["--format", "json", "--latency"]);
-        match exec::to_file(command, &out, Some(limit))? {
-            Ended::Done => eprintln!("  {} {} {} seed {seed}", r.trace, r.estimates, r.policy),
-            Ended::TimedOut => {
-                let marker = serde_json::json!({
-                    "timeout": options.timeout,
-                    "trace": r.trace,
-                    "estimates": r.estimates,
-                    "policy": r.policy,
-                    "seed": seed,
-                });
-                repo::write_text(&out, &format!("{marker}\n"))?;
-                eprintln!(
-                    "  {} {} {} seed {seed}: stopped after {} s",
-                    r.trace, r.estimates, r.policy, options.timeout
-                );
-            }
-        }
-        Ok(())
-    })?;
+    let (study, cells, started) = run_plan(common, reports, NAME)?;
+    let runs = cells.iter().map(run_of).collect::<Result<Vec<_>, _>>()?;
     let meta = Meta {
         seconds: started.elapsed().as_secs(),
         jobs: Some(common.jobs()),
         note: options.note.clone(),
     };
-    let rows = repo::csv_text(&read_runs(runs.path())?)?;
-    finish(study, &[(RUNS_CSV, rows)], &meta, generate)
+    finish(
+        study,
+        &[(RUNS_CSV, repo::csv_text(&runs)?)],
+        &meta,
+        generate,
+    )
 }
 
 /// The runs file in `data/`.
 const RUNS_CSV: &str = "cons-rs-runs.csv";
 
-/// The replay reports (and time-limit markers) in `dir` as CSV rows.
-fn read_runs(dir: &Path) -> Result<Vec<Run>, String> {
-    rows_of_reports(dir, |r| {
-        let (f, u, s) = (|p| r.f(p), |p| r.u(p), |p| r.s(p));
-        let policy = s("/policy")?;
-        let seed = if policy == RS {
-            u("/cons_rs/seed").or_else(|| s("/seed").ok().and_then(|s| s.parse().ok()))
-        } else {
-            None
-        };
-        Ok(Run {
-            trace: stem(Path::new(&s("/trace")?)),
-            estimates: s("/estimates")?,
-            policy,
-            seed,
-            timeout_seconds: u("/timeout"),
-            first: u("/first"),
-            machine_procs: u("/machine_procs"),
-            jobs: u("/accounting/scheduled"),
-            mean_wait_minutes: f("/metrics/0/mean_wait").map(|w| w / 60.0),
-            mean_bounded_slowdown: f("/metrics/0/mean_bounded_slowdown"),
-            utilisation: f("/utilisation"),
-            searches: u("/cons_rs/searches"),
-            iterations: u("/cons_rs/iterations"),
-            accepted: u("/cons_rs/accepted"),
-            rejected_guarantee: u("/cons_rs/rejected_guarantee"),
-            rejected_objective: u("/cons_rs/rejected_objective"),
-            no_gap: u("/cons_rs/no_gap"),
-            too_crowded: u("/cons_rs/too_crowded"),
-            replay_seconds: f("/timings/replay_seconds"),
-            slowest_call_ms: f("/timings/slowest_call_us").map(|us| us / 1000.0),
-        })
+/// One merged plan row as a run.
+fn run_of(cell: &PlanRow) -> Result<Run, String> {
+    let f = |k: &str| cell.get(k).and_then(serde_json::Value::as_f64);
+    let u = |k: &str| cell.get(k).and_then(serde_json::Value::as_u64);
+    Ok(Run {
+        trace: stem(Path::new(&plan_str(cell, "trace")?)),
+        estimates: plan_str(cell, "estimates")?,
+        policy: plan_str(cell, "policy")?,
+        seed: u("seed"),
+        skip: u("skip"),
+        first: u("first"),
+        machine_procs: u("machine_procs"),
+        jobs: u("jobs"),
+        mean_wait_minutes: f("mean_wait").map(|w| w / 60.0),
+        mean_bounded_slowdown: f("mean_bounded_slowdown"),
+        utilisation: f("utilisation"),
+        searches: u("cons_rs.searches"),
+        iterations: u("cons_rs.iterations"),
+        accepted: u("cons_rs.accepted"),
+        rejected_guarantee: u("cons_rs.rejected_guarantee"),
+        rejected_objective: u("cons_rs.rejected_objective"),
+        no_gap: u("cons_rs.no_gap"),
+        too_crowded: u("cons_rs.too_crowded"),
+        replay_seconds: f("replay_seconds"),
+        slowest_call_ms: f("slowest_call_us").map(|us| us / 1000.0),
     })
 }
 
 /// The study's generated files, from its `data/cons-rs-runs.csv` and
-/// `data/study.toml`: the two figures and `README.md`.
+/// `data/study.toml`: the figures (both semantics, the paper's traces and
+/// the others) and `README.md`.
 pub fn generate(dir: &Path) -> Result<Generated, String> {
     let runs: Vec<Run> = repo::read_csv(&dir.join("data").join(RUNS_CSV))?;
     let meta = Meta::read(dir)?;
@@ -390,44 +325,32 @@ pub fn generate(dir: &Path) -> Result<Generated, String> {
     let mut traces: Vec<String> = runs.iter().map(|r| r.trace.clone()).collect();
     traces.sort();
     traces.dedup();
-    let mut firsts: Vec<Option<u64>> = runs
-        .iter()
-        .filter(|r| r.timeout_seconds.is_none())
-        .map(|r| r.first)
-        .collect();
-    firsts.sort_unstable();
-    firsts.dedup();
-    let window = match firsts.as_slice() {
-        [None] | [] => "whole traces".to_owned(),
-        [Some(n)] => format!("the first {n} jobs of each trace (`--first {n}`)"),
-        _ => "mixed windows (see the CSV's `first` column)".to_owned(),
-    };
-    let doc = Doc {
-        runs,
-        traces,
-        window,
-    };
+    let doc = Doc { runs, traces };
     let paper = doc.paper();
     let others = doc.others();
-    Ok(vec![
-        (
-            "figures/cons-rs-paper-traces.svg".to_owned(),
+    let mut out = Vec::new();
+    for sem in BOTH {
+        out.push((
+            format!("figures/cons-rs-paper-traces{}.svg", sem.suffix),
             bars(
                 &doc,
+                sem,
                 &paper,
-                "Conservative, Conservative without compression and EASY against CONS+RS: the paper's traces",
+                &format!("Against CONS+RS under {}: the paper's traces", sem.title),
             )?,
-        ),
-        (
-            "figures/cons-rs-other-traces.svg".to_owned(),
+        ));
+        out.push((
+            format!("figures/cons-rs-other-traces{}.svg", sem.suffix),
             bars(
                 &doc,
+                sem,
                 &others,
-                "Conservative, Conservative without compression and EASY against CONS+RS: the other traces",
+                &format!("Against CONS+RS under {}: the other traces", sem.title),
             )?,
-        ),
-        ("README.md".to_owned(), markdown(&doc, &meta)),
-    ])
+        ));
+    }
+    out.push(("README.md".to_owned(), markdown(&doc, &meta)));
+    Ok(out)
 }
 
 /// `n` replays at a time, in words.
@@ -444,18 +367,9 @@ fn change(new: f64, base: f64) -> f64 {
     percent_change(new, base).unwrap_or(f64::NAN)
 }
 
-fn policy_label(p: &str) -> &'static str {
-    match p {
-        RS => "CONS+RS",
-        CONS => "Conservative",
-        NOCOMP => "Conservative, no compression",
-        _ => "EASY",
-    }
-}
-
-/// A table of `traces` x the four policies: CONS+RS absolute, the others
-/// absolute with their difference to CONS+RS.
-fn table(out: &mut String, doc: &Doc, traces: &[&str], wait: bool) {
+/// A table of `traces` x the policies of `sem`: CONS+RS absolute, the
+/// others absolute with their difference to CONS+RS.
+fn table(out: &mut String, doc: &Doc, sem: Semantics, traces: &[&str], wait: bool) {
     let _ = writeln!(
         out,
         "| policy | {} |",
@@ -466,15 +380,15 @@ fn table(out: &mut String, doc: &Doc, traces: &[&str], wait: bool) {
             .join(" | ")
     );
     let _ = writeln!(out, "| --- |{}", " ---: |".repeat(traces.len()));
-    for p in POLICIES {
+    for p in sem.policies() {
         let cells: Vec<String> = traces
             .iter()
             .map(|t| {
                 let cell = doc.cell(t, "user", p, wait);
                 match (
-                    p == RS,
+                    p == sem.rs,
                     doc.value(t, "user", p, wait),
-                    doc.value(t, "user", RS, wait),
+                    doc.value(t, "user", sem.rs, wait),
                 ) {
                     (false, Some(v), Some(base)) => {
                         let d = v - base;
@@ -488,7 +402,7 @@ fn table(out: &mut String, doc: &Doc, traces: &[&str], wait: bool) {
                 }
             })
             .collect();
-        let _ = writeln!(out, "| {} | {} |", policy_label(p), cells.join(" | "));
+        let _ = writeln!(out, "| {} | {} |", sem.label(p), cells.join(" | "));
     }
 }
 
@@ -508,17 +422,18 @@ fn markdown(doc: &Doc, meta: &Meta) -> String {
     let mut out = String::new();
     let paper = doc.paper();
     let others = doc.others();
-    let timeouts: Vec<&Run> = doc
-        .runs
-        .iter()
-        .filter(|r| r.timeout_seconds.is_some())
-        .collect();
-    let _ = writeln!(out, "# CONS+RS against Conservative and EASY\n");
+    let cell_seconds: f64 = doc.runs.iter().filter_map(|r| r.replay_seconds).sum();
     let _ = writeln!(
         out,
-        "Generated by `cargo xtask study cons-rs` ({} replays, {} s on this 2-core machine, {}) \
-         with `xtask/src/study/cons_rs.rs`; do not edit by hand. Every number is in \
-         [`data/cons-rs-runs.csv`](data/cons-rs-runs.csv) (one row per replay).\n",
+        "# CONS+RS against Conservative and EASY, under two semantics\n"
+    );
+    let _ = writeln!(
+        out,
+        "Generated by `cargo xtask study cons-rs` ({} cells of [plan.toml](plan.toml), run \
+         with `host-cli plan run` and read back with `host-cli plan merge`; {} s from start to \
+         end and {cell_seconds:.0} s of replay time in all, on this 2-core machine, {}) with \
+         `xtask/src/study/cons_rs.rs`; do not edit by hand. Every number is in \
+         [`data/cons-rs-runs.csv`](data/cons-rs-runs.csv) (one row per cell).\n",
         doc.runs.len(),
         meta.seconds,
         at_a_time(meta.jobs.unwrap_or(1))
@@ -529,67 +444,61 @@ fn markdown(doc: &Doc, meta: &Meta) -> String {
     let _ = writeln!(
         out,
         "CONS+RS (D. Klusáček, *Conservative backfilling with random-search gap filling*) is \
-         Conservative backfilling plus, at every instant with an early completion, a bounded \
-         random search: a random queued job moves into the earliest gap before its reservation, \
-         the jobs it displaces are re-placed in queue order, and the move is kept only if no job \
-         passes its guarantee (its reservation at arrival) and the relative change of mean \
-         predicted wait plus that of mean predicted bounded slowdown of the queued jobs is \
-         negative. The rules as implemented are in `core/src/policy/cons_rs.rs`.\n"
+         Conservative backfilling plus a bounded random search over the plan. The paper's \
+         figures come from its author's simulator, Alea, whose rules differ from ours in \
+         documented ways ([docs/design.md](../../design.md), \"Conservative\" and \"CONS+RS\"), \
+         so the study runs both:\n\n\
+         * **Our rules**: CONS+RS (`cons-rs`: at every instant with an early completion a \
+         random queued job moves into the earliest gap before its reservation, kept only if no \
+         job passes its guarantee and the objective improves; \
+         `core/src/policy/cons_rs.rs`), Conservative (compression in queue order after every \
+         completion instant), Conservative without compression (reservations made at arrival \
+         never move).\n\
+         * **Alea's rules**: CONS+RS (`cons-rs-alea`: no compression, the plan kept as a list \
+         scheduled in order, a search after every early completion and every 300 s that moves \
+         a random job to a random list position and keeps the move when Alea's weighted \
+         objective improves, no guarantee; `core/src/policy/cons_rs_alea.rs`), Conservative \
+         (`conservative-rebuild`: compression only after an early completion, re-inserting \
+         the jobs in order of planned start; `core/src/policy/rebuild.rs`). How closely these \
+         follow Alea itself is measured in [the Alea comparison](../alea/README.md).\n\
+         * EASY is the same for both (Alea's EASY shares processor ids between running jobs, \
+         a defect not copied).\n"
     );
     let _ = writeln!(out, "## Setup\n");
     let _ = writeln!(
         out,
-        "* Windows: {}. The traces are from the traces folder (`--traces DIR`), at their own load (x1), one machine of the \
-         header's size (METACENTRUM has no header: the replay takes the peak usage, 604 \
-         processors). Jobs are killed at their estimate; a job without a requested time gets \
-         its run time as estimate.\n\
+        "* Windows, the same for both semantics: {}. The Alea flavour of CONS+RS schedules \
+         the whole list for every move of a search, too slow for whole busy traces here, so \
+         each trace is replayed on its first 5,000 jobs, except where those hold no wait at \
+         all (METACENTRUM: 5,000 jobs from the middle of the log; LLNL Atlas and Thunder, \
+         whose queues stay short: whole) or where the queue grows into the hundreds (the \
+         generated `lublin_256`: its first 2,000). The paper replayed whole traces. The traces are from the traces folder (`--traces DIR`), at their \
+         own load (x1), one machine of the header's size (METACENTRUM has no header: the \
+         replay takes the peak usage). Jobs are killed at their estimate; a job without a \
+         requested time gets its run time as estimate.\n\
          * The paper's traces that we have: {}. Meta08 is not in the archive. Our copies are \
-         the archive's cleaned logs (`-cln`); the paper's simulator (Alea) read the raw ones.\n\
-         * Policies: CONS+RS (`--policy cons-rs`, seeds 0-4, 4 iterations per queued job when \
-         a search starts, no time limit), Conservative (compression after every completion \
-         instant), Conservative without compression (`--policy conservative --no-compression`: \
-         reservations made at arrival never move: the variant the design document \
-         ([docs/design.md](../../design.md), \"CONS+RS\") says the paper's CONS \
-         numbers look like, though on whole busy traces its waits grow far past them), EASY. \
-         User estimates; Conservative and CONS+RS also with exact ones on the paper's traces.\n\
-         * Metrics: mean wait in minutes and mean bounded slowdown (10 s bound) over all jobs.\n",
-        doc.window,
+         the archive's cleaned logs (`-cln`); the paper's simulator read the raw ones.\n\
+         * CONS+RS: seeds 0, 1, 2 on the paper's traces, seed 0 elsewhere; 4 iterations per \
+         queued job when a search starts, no time limit. User estimates; Conservative and \
+         CONS+RS also with exact ones on the paper's traces.\n\
+         * Metrics: mean wait in minutes and mean bounded slowdown (10 s bound) over all jobs \
+         of the window.\n",
+        doc.traces
+            .iter()
+            .map(|t| format!("{} {}", short(t), doc.window(t)))
+            .collect::<Vec<_>>()
+            .join(", "),
         paper
             .iter()
             .map(|t| format!("`{t}`"))
             .collect::<Vec<_>>()
             .join(", ")
     );
-    if timeouts.is_empty() {
-        let _ = writeln!(
-            out,
-            "Every replay finished; none was stopped by the study's time limit.\n"
-        );
-    } else {
-        let _ = writeln!(
-            out,
-            "Replays stopped by the study's time limit (no number is given for them, and \
-             none is estimated):\n"
-        );
-        for r in &timeouts {
-            let _ = writeln!(
-                out,
-                "* {} ({} estimates) under {}{}: stopped after {} s.",
-                r.trace,
-                r.estimates,
-                r.policy,
-                r.seed.map_or_else(String::new, |s| format!(" seed {s}")),
-                r.timeout_seconds.unwrap_or(0)
-            );
-        }
-        out.push('\n');
-    }
-
-    let _ = writeln!(out, "## The paper's table, and ours\n");
+    let _ = writeln!(out, "## The paper's table\n");
     let _ = writeln!(
         out,
-        "The paper's mean waits (minutes; its rows 3-4 give the extra wait over CONS+RS, added \
-         here):\n"
+        "The paper's mean waits (minutes, whole traces; its rows 3-4 give the extra wait over \
+         CONS+RS, added here):\n"
     );
     let _ = writeln!(
         out,
@@ -610,34 +519,97 @@ fn markdown(doc: &Doc, meta: &Meta) -> String {
             .collect();
         let _ = writeln!(out, "| {name} | {} |", cells.join(" | "));
     }
+    out.push('\n');
+    let mut verdicts = Vec::new();
+    let mut sections = String::new();
+    for sem in BOTH {
+        let _ = writeln!(out, "## The paper's traces under {}\n", sem.title);
+        let _ = writeln!(
+            out,
+            "Mean wait in minutes (CONS+RS with seed 0; in brackets the difference to \
+             CONS+RS):\n"
+        );
+        table(&mut out, doc, sem, &paper, true);
+        let _ = writeln!(out, "\nMean bounded slowdown:\n");
+        table(&mut out, doc, sem, &paper, false);
+        let _ = writeln!(
+            out,
+            "\n![against CONS+RS, the paper's traces, {}](figures/cons-rs-paper-traces{}.svg)\n",
+            sem.title, sem.suffix
+        );
+        seeds_table(&mut out, doc, sem, &paper);
+        let (text, v) = claims(doc, sem);
+        sections.push_str(&text);
+        verdicts.push(v);
+    }
+    let _ = writeln!(out, "## The paper's claims under each semantics\n");
     let _ = writeln!(
         out,
-        "\nOurs, mean wait in minutes (CONS+RS with seed 0; in brackets the difference to \
-         CONS+RS):\n"
+        "Verdicts on the paper's traces we have (the details follow below): \"holds\" means \
+         on every trace with numbers, \"partly\" on some. A claim that holds under Alea's \
+         rules and not under ours depends on the simulator's semantics.\n"
     );
-    table(&mut out, doc, &paper, true);
-    let _ = writeln!(out, "\nOurs, mean bounded slowdown:\n");
-    table(&mut out, doc, &paper, false);
     let _ = writeln!(
         out,
-        "\n![against CONS+RS, the paper's traces](figures/cons-rs-paper-traces.svg)\n"
+        "| claim | {} | {} | which semantics the paper's claim needs |",
+        OURS.title, ALEA.title
     );
+    let _ = writeln!(out, "| --- | --- | --- | --- |");
+    if let [ours, alea] = verdicts.as_slice() {
+        for (&(claim, o, on), &(_, a, an)) in ours.iter().zip(alea) {
+            let needs = match (o == on, a == an) {
+                _ if on == 0 || an == 0 => "no data",
+                (true, true) => "holds under both",
+                (false, true) => "holds under Alea's rules only: it depends on them",
+                (true, false) => "holds under our rules only",
+                (false, false) if a > o => "holds under neither; closer under Alea's rules",
+                (false, false) if a < o => "holds under neither; closer under our rules",
+                (false, false) => "holds under neither, on as many traces under both",
+            };
+            let _ = writeln!(
+                out,
+                "| {claim} | {} ({o} of {on}) | {} ({a} of {an}) | {needs} |",
+                holds(o, on),
+                holds(a, an)
+            );
+        }
+    }
+    out.push('\n');
+    for sem in BOTH {
+        let _ = writeln!(out, "## The other traces under {}\n", sem.title);
+        let _ = writeln!(
+            out,
+            "User estimates, CONS+RS seed 0. Mean wait in minutes:\n"
+        );
+        table(&mut out, doc, sem, &others, true);
+        let _ = writeln!(out, "\nMean bounded slowdown:\n");
+        table(&mut out, doc, sem, &others, false);
+        let _ = writeln!(
+            out,
+            "\n![against CONS+RS, the other traces, {}](figures/cons-rs-other-traces{}.svg)\n",
+            sem.title, sem.suffix
+        );
+    }
+    search_table(&mut out, doc, &paper, &others);
+    out.push_str(&sections);
+    out
+}
 
-    // Seed sweep.
-    let _ = writeln!(out, "## Five seeds\n");
+/// The seeds of `sem`'s CONS+RS on each paper trace: mean, spread, and
+/// whether every seed beats Conservative and EASY.
+fn seeds_table(out: &mut String, doc: &Doc, sem: Semantics, paper: &[&str]) {
     let _ = writeln!(
         out,
-        "CONS+RS with seeds 0-4 on each paper trace (user estimates): mean, sample standard \
-         deviation and range over the seeds, and whether every seed beats Conservative and \
-         EASY.\n"
+        "CONS+RS over its seeds (user estimates): mean, sample standard deviation and range, \
+         and whether every seed beats Conservative and EASY.\n"
     );
     let _ = writeln!(
         out,
         "| trace | seeds | mean wait min: mean ± sd (min-max) | bounded slowdown: mean ± sd (min-max) | every seed below Conservative (wait / bsld) | every seed below EASY (wait / bsld) |"
     );
     let _ = writeln!(out, "| --- | ---: | ---: | ---: | --- | --- |");
-    for t in &paper {
-        let seeds = doc.seeds(t);
+    for t in paper {
+        let seeds = doc.seeds(t, sem.rs);
         if seeds.is_empty() {
             let _ = writeln!(out, "| {} | 0 | - | - | - | - |", short(t));
             continue;
@@ -667,116 +639,93 @@ fn markdown(doc: &Doc, meta: &Meta) -> String {
             hi(&w),
             lo(&b),
             hi(&b),
-            below(CONS),
+            below(sem.cons),
             below(EASY)
         );
     }
+    out.push('\n');
+}
 
-    // Other traces.
-    let _ = writeln!(out, "\n## The other traces\n");
-    let _ = writeln!(
-        out,
-        "The same four policies on every other trace we have (user estimates, CONS+RS seed 0).\n"
-    );
-    let _ = writeln!(out, "Mean wait in minutes:\n");
-    table(&mut out, doc, &others, true);
-    let _ = writeln!(out, "\nMean bounded slowdown:\n");
-    table(&mut out, doc, &others, false);
-    let _ = writeln!(
-        out,
-        "\n![against CONS+RS, the other traces](figures/cons-rs-other-traces.svg)\n"
-    );
-
-    // Counters.
+/// What each CONS+RS search did, seed 0, both semantics.
+fn search_table(out: &mut String, doc: &Doc, paper: &[&str], others: &[&str]) {
     let _ = writeln!(out, "## What the search did\n");
     let _ = writeln!(
         out,
-        "Per CONS+RS replay (seed 0): searches (instants with an early completion and jobs \
-         waiting), iterations, and how each iteration ended: move accepted, rejected because a \
-         job would pass its guarantee, rejected because the objective did not improve, no gap \
-         before the chosen job's reservation, or too many queued jobs in the gap's window \
-         (more than 64). Replay time in seconds (release build, this machine) and the slowest \
-         kernel call.\n"
+        "Per CONS+RS replay (seed 0): searches, iterations, and how each iteration ended: \
+         move accepted, rejected because a job would pass its guarantee (ours only), \
+         rejected because the objective did not improve, no gap before the chosen job's \
+         reservation or too many queued jobs in the gap's window (more than 64; ours only). \
+         Replay time in seconds (release build, this machine, two replays at a time) and the \
+         slowest kernel call.\n"
     );
     let _ = writeln!(
         out,
-        "| trace | estimates | searches | iterations | accepted | rej. guarantee | rej. objective | no gap | too crowded | replay s | slowest call ms |"
+        "| trace | policy | estimates | searches | iterations | accepted | rej. guarantee | rej. objective | no gap | too crowded | replay s | slowest call ms |"
     );
     let _ = writeln!(
         out,
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     );
-    let all: Vec<&str> = paper
-        .iter()
-        .copied()
-        .chain(others.iter().copied())
-        .collect();
-    for t in &all {
-        for est in ["user", "exact"] {
-            let Some(r) = doc.run(t, est, RS, 0) else {
-                continue;
-            };
-            if let Some(limit) = r.timeout_seconds {
+    for t in paper.iter().chain(others) {
+        for sem in BOTH {
+            for est in ["user", "exact"] {
+                let Some(r) = doc.run(t, est, sem.rs, 0) else {
+                    continue;
+                };
+                let n = |v: Option<u64>| v.map_or_else(|| "-".to_owned(), |v| v.to_string());
                 let _ = writeln!(
                     out,
-                    "| {} | {est} | stopped after {limit} s | | | | | | | | |",
-                    short(t)
+                    "| {} | `{}` | {est} | {} | {} | {} | {} | {} | {} | {} | {:.1} | {:.1} |",
+                    short(t),
+                    sem.rs,
+                    n(r.searches),
+                    n(r.iterations),
+                    n(r.accepted),
+                    n(r.rejected_guarantee),
+                    n(r.rejected_objective),
+                    n(r.no_gap),
+                    n(r.too_crowded),
+                    r.replay_seconds.unwrap_or(f64::NAN),
+                    r.slowest_call_ms.unwrap_or(f64::NAN)
                 );
-                continue;
             }
-            let n = |v: Option<u64>| v.map_or_else(|| "-".to_owned(), |v| v.to_string());
-            let _ = writeln!(
-                out,
-                "| {} | {est} | {} | {} | {} | {} | {} | {} | {} | {:.1} | {:.1} |",
-                short(t),
-                n(r.searches),
-                n(r.iterations),
-                n(r.accepted),
-                n(r.rejected_guarantee),
-                n(r.rejected_objective),
-                n(r.no_gap),
-                n(r.too_crowded),
-                r.replay_seconds.unwrap_or(f64::NAN),
-                r.slowest_call_ms.unwrap_or(f64::NAN)
-            );
         }
     }
     out.push('\n');
-    out.push_str(&claims(doc));
-    out
 }
 
+/// The claims under `sem`: the section, and each claim's verdict.
 #[allow(clippy::too_many_lines)]
-fn claims(doc: &Doc) -> String {
+fn claims(doc: &Doc, sem: Semantics) -> (String, Vec<(&'static str, usize, usize)>) {
     let mut out = String::new();
+    let mut verdicts = Vec::new();
     let paper = doc.paper();
-    let _ = writeln!(out, "## The paper's claims\n");
+    let (rs_p, cons_p) = (sem.rs, sem.cons);
+    let _ = writeln!(out, "## The paper's claims under {}\n", sem.title);
     let _ = writeln!(
         out,
-        "Verdicts on the paper's traces we have, user estimates, CONS+RS seed 0 unless said \
-         otherwise. \"Holds\" means it holds on every trace with numbers, \"partly\" on some.\n"
+        "CONS+RS is `{rs_p}`, Conservative `{cons_p}`; user estimates, CONS+RS seed 0 unless \
+         said otherwise.\n"
     );
     // C1.
-    let _ = writeln!(
-        out,
-        "### C1: CONS+RS outperforms both CONS and EASY on mean wait in all data sets\n"
-    );
+    let c1 = "C1: CONS+RS outperforms both CONS and EASY on mean wait in all data sets";
+    let _ = writeln!(out, "### {c1}\n");
     let mut both = 0;
     let mut with_numbers = 0;
     for t in &paper {
         let (Some(rs), Some(c), Some(e)) = (
-            doc.value(t, "user", RS, true),
-            doc.value(t, "user", CONS, true),
+            doc.value(t, "user", rs_p, true),
+            doc.value(t, "user", cons_p, true),
             doc.value(t, "user", EASY, true),
         ) else {
             let _ = writeln!(out, "* {}: no complete set of numbers.", short(t));
             continue;
         };
         with_numbers += 1;
-        let nc = doc.value(t, "user", NOCOMP, true);
         if rs < c && rs < e {
             both += 1;
         }
+        let nc = sem.nocomp.and_then(|p| doc.value(t, "user", p, true));
         let _ = writeln!(
             out,
             "* {}: CONS+RS {rs:.1} min; Conservative {c:.1} ({:+.1}%), EASY {e:.1} ({:+.1}%){}.",
@@ -789,77 +738,61 @@ fn claims(doc: &Doc) -> String {
             ))
         );
     }
+    let v1 = holds(both, with_numbers);
     let _ = writeln!(
         out,
-        "\n**Verdict: {}** (CONS+RS below both on {both} of {with_numbers}).\n",
-        holds(both, with_numbers)
+        "\n**Verdict: {v1}** (CONS+RS below both on {both} of {with_numbers}).\n"
     );
+    verdicts.push((c1, both, with_numbers));
     // C2.
-    let _ = writeln!(
-        out,
-        "### C2: with one exception (HPC2N), EASY always outperformed CONS (mean wait)\n"
-    );
+    let c2 = "C2: with one exception (HPC2N), EASY always outperformed CONS (mean wait)";
+    let _ = writeln!(out, "### {c2}\n");
     let mut easy_wins = Vec::new();
-    let mut easy_wins_nc = Vec::new();
     for t in &paper {
         let (Some(c), Some(e)) = (
-            doc.value(t, "user", CONS, true),
+            doc.value(t, "user", cons_p, true),
             doc.value(t, "user", EASY, true),
         ) else {
             continue;
         };
-        let nc = doc.value(t, "user", NOCOMP, true);
         easy_wins.push((short(t), e < c));
-        if let Some(nc) = nc {
-            easy_wins_nc.push((short(t), e < nc));
-        }
-        let _ = writeln!(
-            out,
-            "* {}: EASY {e:.1} min, Conservative {c:.1}{}.",
-            short(t),
-            nc.map_or_else(String::new, |v| format!(
-                ", Conservative without compression {v:.1}"
-            ))
-        );
+        let _ = writeln!(out, "* {}: EASY {e:.1} min, Conservative {c:.1}.", short(t));
     }
-    let list = |v: &[(String, bool)], want: bool| {
-        v.iter()
+    let list = |want: bool| {
+        easy_wins
+            .iter()
             .filter(|x| x.1 == want)
             .map(|x| x.0.clone())
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let expected =
-        |v: &[(String, bool)]| v.iter().filter(|(t, wins)| *wins == (t != "HPC2N")).count();
+    let expected = easy_wins
+        .iter()
+        .filter(|(t, wins)| *wins == (t != "HPC2N"))
+        .count();
+    let v2 = holds(expected, easy_wins.len());
     let _ = writeln!(
         out,
-        "\nEASY below Conservative on: {}; not on: {}. Against Conservative without \
-         compression, EASY below on: {}; not on: {}.\n\n**Verdict: {}** against our \
-         Conservative (the paper's pattern, EASY better everywhere but HPC2N, matches on {} of \
-         {}); **{}** against Conservative without compression (matches on {} of {}).\n",
-        list(&easy_wins, true),
-        list(&easy_wins, false),
-        list(&easy_wins_nc, true),
-        list(&easy_wins_nc, false),
-        holds(expected(&easy_wins), easy_wins.len()),
-        expected(&easy_wins),
-        easy_wins.len(),
-        holds(expected(&easy_wins_nc), easy_wins_nc.len()),
-        expected(&easy_wins_nc),
-        easy_wins_nc.len()
+        "\nEASY below Conservative on: {}; not on: {}.\n\n**Verdict: {v2}** (the paper's \
+         pattern, EASY better everywhere but HPC2N, matches on {expected} of {}).\n",
+        list(true),
+        list(false),
+        easy_wins.len()
     );
+    verdicts.push((c2, expected, easy_wins.len()));
     // C3.
+    let c3 = "C3: similar results for mean slowdown";
     let _ = writeln!(
         out,
-        "### C3: similar results for mean slowdown\n\nThe paper gives no slowdown numbers; \
-         read as \"CONS+RS below CONS and EASY in mean bounded slowdown too\".\n"
+        "### {c3}\n\nThe paper gives no slowdown numbers; read as \"CONS+RS below CONS and \
+         EASY in mean bounded slowdown too\".\n"
     );
     let mut both_b = 0;
     let mut n_b = 0;
     for t in &paper {
         let (Some(rs), Some(c), Some(e)) = (
-            doc.value(t, "user", RS, false),
-            doc.value(t, "user", CONS, false),
+            doc.value(t, "user", rs_p, false),
+            doc.value(t, "user", cons_p, false),
             doc.value(t, "user", EASY, false),
         ) else {
             continue;
@@ -876,22 +809,20 @@ fn claims(doc: &Doc) -> String {
             change(e, rs)
         );
     }
+    let v3 = holds(both_b, n_b);
     let _ = writeln!(
         out,
-        "\n**Verdict: {}** (CONS+RS below both on {both_b} of {n_b}).\n",
-        holds(both_b, n_b)
+        "\n**Verdict: {v3}** (CONS+RS below both on {both_b} of {n_b}).\n"
     );
+    verdicts.push((c3, both_b, n_b));
     // C4.
-    let _ = writeln!(
-        out,
-        "### C4: the optimisation significantly decreases the influence of inaccurate estimates\n"
-    );
+    let c4 = "C4: the optimisation significantly decreases the influence of inaccurate estimates";
+    let _ = writeln!(out, "### {c4}\n");
     let _ = writeln!(
         out,
         "Read as: going from exact to user estimates costs CONS+RS less mean wait (or gains it \
-         more) than it costs Conservative, i.e. (user - exact) is strictly lower under CONS+RS. With exact estimates only jobs with a \
-         zero run time end early (their estimate is 1 s), so searches are few and find little \
-         (\"What the search did\" above) and CONS+RS stays close to Conservative.\n"
+         more) than it costs Conservative, i.e. (user - exact) is lower under CONS+RS by more \
+         than 0.05 min.\n"
     );
     let _ = writeln!(
         out,
@@ -903,10 +834,10 @@ fn claims(doc: &Doc) -> String {
     for t in &paper {
         let v = |est: &str, p: &str| doc.value(t, est, p, true);
         let (Some(ce), Some(cu), Some(re), Some(ru)) = (
-            v("exact", CONS),
-            v("user", CONS),
-            v("exact", RS),
-            v("user", RS),
+            v("exact", cons_p),
+            v("user", cons_p),
+            v("exact", rs_p),
+            v("user", rs_p),
         ) else {
             continue;
         };
@@ -922,11 +853,12 @@ fn claims(doc: &Doc) -> String {
             ru - re
         );
     }
+    let v4 = holds(smaller, n4);
     let _ = writeln!(
         out,
-        "\n(mean wait, minutes.) User estimates cost CONS+RS less than Conservative (by more \
-         than 0.05 min) on {smaller} of {n4} traces (see the table for the others).\n\n**Verdict: {}.**\n",
-        holds(smaller, n4)
+        "\n(mean wait, minutes.) User estimates cost CONS+RS less than Conservative on \
+         {smaller} of {n4} traces.\n\n**Verdict: {v4}.**\n"
     );
-    out
+    verdicts.push((c4, smaller, n4));
+    (out, verdicts)
 }
