@@ -14,6 +14,10 @@
 //!   (sorted steps, fixed capacity, documented invariants, `validate()`).
 //! * [`plan`]: one profile per machine and license pool; joint earliest fit
 //!   over machines and licenses, yielding a [`Slot`].
+//! * [`reason`]: why a queued job waits ([`Reason`]), how a job started
+//!   ([`StartKind`]) and when a waiting job is expected to start
+//!   ([`ExpectedStart`]), which the policies report to an observer that
+//!   asks and [`Kernel::waiting`] gives for the queue as it stands.
 //! * the tally (private): for FCFS, EASY and SJF-EASY on one machine
 //!   without licenses, free processors now and the running jobs' estimated
 //!   ends, which is all those policies ask, kept instead of a plan.
@@ -26,10 +30,6 @@
 //!   (`policy/fcfs.rs`, `easy.rs`, `conservative.rs`, `selective.rs`,
 //!   `cons_rs.rs`, `dpsa.rs`, `flexible.rs`),
 //!   each working on that state.
-//! * [`reason`]: why a queued job waits ([`Reason`]), how a job started
-//!   ([`StartKind`]) and when a waiting job is expected to start
-//!   ([`ExpectedStart`]), which the policies report to an observer that
-//!   asks and [`Kernel::waiting`] gives for the queue as it stands.
 //! * [`checkpoint`]: the checkpoint format (header, CRC-32, the fields of
 //!   the state, [`RestoreError`]) that the kernel and the replay loop write
 //!   their state in and restore it from.

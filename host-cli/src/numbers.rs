@@ -1,7 +1,8 @@
 //! Numbers as the reports print them: a value as a user would write it,
 //! values rounded for CSV files, percent changes and their text.
 //!
-//! A leaf module: it uses no other module of the crate.
+//! A leaf module: it uses no other module of the crate. It also reads the
+//! decimals the flexible-backfilling heuristics take.
 
 /// A number as a user would write it: `1.5`, `1e-300`.
 #[must_use]
@@ -54,6 +55,28 @@ pub(crate) const fn agree<'a>(n: u64, one: &'a str, many: &'a str) -> &'a str {
 #[must_use]
 pub fn pct_text(change: Option<f64>) -> String {
     change.map_or_else(|| "-".to_owned(), |c| format!("{c:+.1}%"))
+}
+
+/// A non-negative decimal (`1`, `0.25`) in thousandths, as the command
+/// line and plan files give the flexible-backfilling heuristics.
+///
+/// # Errors
+/// A message for anything else or more than 4,000,000.
+pub(crate) fn parse_thousandths(text: &str) -> Result<u32, String> {
+    let v: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected a number, found '{text}'"))?;
+    let milli = (v * 1000.0).round();
+    if !(v.is_finite() && (0.0..=4e9).contains(&milli)) {
+        return Err(format!(
+            "expected a number from 0 to 4000000, found '{text}'"
+        ));
+    }
+    // In range, rounded.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let milli = milli as u32;
+    Ok(milli)
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ const CORE: &[&str] = &[
     "deck",
     "profile",
     "plan",
+    "reason",
     "tally",
     "state",
     "policy",

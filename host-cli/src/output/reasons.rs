@@ -12,157 +12,11 @@
 //! its first reason (none when the pass at its submit instant considers
 //! it) counts as `unreported`.
 
+use crate::replay::reasons::{Described, ReasonLog};
 use crate::replay::Prepared;
 use backfill_core::{Category, CategoryBounds, JobId, JobRecord, Time};
 use serde::Serialize;
 use std::fmt::Write as _;
-
-/// What the outputs need of a kernel's pending reason or start kind.
-pub(crate) trait Described: Copy + PartialEq {
-    /// A short stable name (`resources`, `priority`, ...).
-    fn code(&self) -> &'static str;
-    /// The detail in words, naming jobs by `number` (their trace numbers).
-    fn detail(&self, number: &dyn Fn(JobId) -> u64) -> String;
-    /// The expected start it carries beside its detail (the EASY
-    /// family's head's shadow time), if any.
-    fn expected(&self) -> Option<Time> {
-        None
-    }
-}
-
-/// One change of a job's pending reason.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Change<R> {
-    /// The job (kernel id).
-    pub(crate) job: JobId,
-    /// When the pass that reported it ran.
-    pub(crate) time: Time,
-    /// The new reason.
-    pub(crate) reason: R,
-}
-
-/// A job's start as the kernel reported it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Start<K> {
-    /// When.
-    pub(crate) time: Time,
-    /// How.
-    pub(crate) kind: K,
-}
-
-/// Which changes a [`ReasonLog`] keeps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Keep {
-    /// Every job's (`--reasons-out`).
-    All,
-    /// One job's (`--explain`).
-    Job(JobId),
-    /// None (the other options need only the last reasons).
-    Nothing,
-}
-
-/// The changes of the jobs' reasons the replay reported (those [`Keep`]
-/// says), every start and, when asked, each job's wait split by reason.
-#[derive(Clone, Debug)]
-pub(crate) struct ReasonLog<R, K> {
-    /// The changes kept, by time, within a time in the order the passes
-    /// reported them.
-    pub(crate) changes: Vec<Change<R>>,
-    /// Which changes are kept.
-    keep: Keep,
-    /// Each job's last reason and since when, by kernel id.
-    last: Vec<Option<(R, Time)>>,
-    /// Each job's start, by kernel id.
-    starts: Vec<Option<Start<K>>>,
-    /// Each job's wait so far by reason name, by kernel id, when tallied.
-    waits: Option<Vec<Vec<(&'static str, u32)>>>,
-}
-
-impl<R: Described, K: Described> ReasonLog<R, K> {
-    /// An empty log for `jobs` jobs (kernel ids `0..jobs`), keeping the
-    /// changes `keep` says, and tallying each job's wait by reason when
-    /// `tally` is set.
-    pub(crate) fn new(jobs: usize, keep: Keep, tally: bool) -> Self {
-        Self {
-            changes: Vec::new(),
-            keep,
-            last: vec![None; jobs],
-            starts: vec![None; jobs],
-            waits: tally.then(|| vec![Vec::new(); jobs]),
-        }
-    }
-
-    /// Adds `seconds` of `job`'s wait to `code`, when tallying.
-    fn add(&mut self, job: JobId, code: &'static str, seconds: u32) {
-        let Some(waits) = self.waits.as_mut().and_then(|w| w.get_mut(job as usize)) else {
-            return;
-        };
-        if seconds == 0 {
-            return;
-        }
-        match waits.iter_mut().find(|(c, _)| *c == code) {
-            Some((_, s)) => *s = s.saturating_add(seconds),
-            None => waits.push((code, seconds)),
-        }
-    }
-
-    /// The time since `job`'s last reason (or, before the first, since its
-    /// `submit`) up to `time`, added under that reason.
-    fn close(&mut self, job: JobId, submit: Time, time: Time) {
-        let (code, since) = match self.last.get(job as usize).copied().flatten() {
-            Some((reason, since)) => (reason.code(), since),
-            None => (UNREPORTED, submit),
-        };
-        self.add(job, code, time.saturating_sub(since));
-    }
-
-    /// The pass at `time` left `job` (submitted at `submit`) waiting for
-    /// `reason`: a change when it is not the job's last reason.
-    pub(crate) fn waiting(&mut self, job: JobId, submit: Time, time: Time, reason: R) {
-        let Some(&last) = self.last.get(job as usize) else {
-            return;
-        };
-        if last.is_some_and(|(r, _)| r == reason) {
-            return;
-        }
-        self.close(job, submit, time);
-        if let Some(last) = self.last.get_mut(job as usize) {
-            *last = Some((reason, time));
-        }
-        if self.keep == Keep::All || self.keep == Keep::Job(job) {
-            self.changes.push(Change { job, time, reason });
-        }
-    }
-
-    /// `job` (submitted at `submit`) started at `time`, as `kind` says.
-    pub(crate) fn started(&mut self, job: JobId, submit: Time, time: Time, kind: K) {
-        self.close(job, submit, time);
-        if let Some(start) = self.starts.get_mut(job as usize) {
-            *start = Some(Start { time, kind });
-        }
-        if let Some(last) = self.last.get_mut(job as usize) {
-            *last = None;
-        }
-    }
-
-    /// `job`'s start, if it started.
-    pub(crate) fn start_of(&self, job: JobId) -> Option<Start<K>> {
-        self.starts.get(job as usize).copied().flatten()
-    }
-
-    /// `job`'s changes kept, in time order.
-    pub(crate) fn changes_of(&self, job: JobId) -> impl Iterator<Item = &Change<R>> {
-        self.changes.iter().filter(move |c| c.job == job)
-    }
-
-    /// `job`'s wait by reason name, when tallied.
-    fn waits_of(&self, job: JobId) -> &[(&'static str, u32)] {
-        self.waits
-            .as_ref()
-            .and_then(|w| w.get(job as usize))
-            .map_or(&[], Vec::as_slice)
-    }
-}
 
 /// `reason`'s detail with the expected start it carries, if any.
 fn full_detail<R: Described>(reason: &R, number: &dyn Fn(JobId) -> u64) -> String {
@@ -457,9 +311,6 @@ pub(crate) fn wait_split<R: Described, K: Described>(
         .collect()
 }
 
-/// The name of the wait before a job's first reason.
-pub(crate) const UNREPORTED: &str = "unreported";
-
 /// `--wait-by-reason` as a table: one line per set and reason, with its
 /// share of the set's total wait.
 pub(crate) fn wait_split_table(splits: &[WaitSplit]) -> String {
@@ -614,6 +465,7 @@ pub(crate) fn csv_fields(split: Option<&WaitSplit>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::replay::reasons::{Keep, Start, UNREPORTED};
     use backfill_core::{Job, Slot};
 
     /// A reason or start kind named by its letter.

@@ -26,10 +26,10 @@
 
 use super::metrics;
 use super::spec::{CellSpec, FarmParams, Plan, PolicySpec, Workload};
-use crate::cli::args::farm::parse_milli;
 use crate::error::CliError;
 use crate::farm::format::{line_of, FormatError};
 use crate::farm::generate::FarmSpec;
+use crate::numbers::parse_thousandths;
 use crate::replay::policy::{PolicyChoice, ThresholdFrom, ThresholdOptions};
 use crate::replay::thresholds::{parse_scale, parse_threshold};
 use crate::replay::{Estimates, Window};
@@ -867,7 +867,7 @@ fn policy(ctx: &Ctx<'_>, entry: &Spanned<Value>, at: &str) -> Result<PolicySpec,
             ("well_estimated_only", Value::Boolean(b)) => options.well_estimated_only = *b,
             ("license_weight", v) => {
                 let t = number_text(v).ok_or_else(|| bad("a number (e.g. 0 or 1.5)"))?;
-                spec.license_weight = Some(parsed(parse_milli(&t))?);
+                spec.license_weight = Some(parsed(parse_thousandths(&t))?);
             }
             ("nodes" | "iterations", Value::Integer(n)) => {
                 let n = u32::try_from(*n).map_err(|_| {

@@ -3,31 +3,11 @@
 //! and `farm-study`.
 
 use crate::farm::generate::{FarmSpec, MarginKind};
+use crate::numbers::parse_thousandths;
 use backfill_core::policy::Heuristics;
 use backfill_core::Policy;
 use clap::Args;
 use std::path::PathBuf;
-
-/// A non-negative decimal (`1`, `0.25`) in thousandths.
-///
-/// # Errors
-/// A message for anything else or more than 4,000,000.
-pub(crate) fn parse_milli(text: &str) -> Result<u32, String> {
-    let v: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("expected a number, found '{text}'"))?;
-    let milli = (v * 1000.0).round();
-    if !(v.is_finite() && (0.0..=4e9).contains(&milli)) {
-        return Err(format!(
-            "expected a number from 0 to 4000000, found '{text}'"
-        ));
-    }
-    // In range, rounded.
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    let milli = milli as u32;
-    Ok(milli)
-}
 
 /// `LO,HI` of whole numbers.
 ///
@@ -53,7 +33,7 @@ pub(crate) fn parse_milli_range(text: &str) -> Result<(u32, u32), String> {
     let (lo, hi) = text
         .split_once(',')
         .ok_or_else(|| format!("expected LO,HI, found '{text}'"))?;
-    Ok((parse_milli(lo)?, parse_milli(hi)?))
+    Ok((parse_thousandths(lo)?, parse_thousandths(hi)?))
 }
 
 /// The flexible-backfilling heuristics (bf-unmod, bf-mod): weights and
@@ -62,31 +42,31 @@ pub(crate) fn parse_milli_range(text: &str) -> Result<(u32, u32), String> {
 #[command(next_help_heading = "Flexible-backfilling heuristics (bf-unmod, bf-mod)")]
 pub(crate) struct HeuristicsArgs {
     /// bf-unmod/bf-mod: weight of the aging heuristic.
-    #[arg(long, value_name = "W", default_value = "1", value_parser = parse_milli)]
+    #[arg(long, value_name = "W", default_value = "1", value_parser = parse_thousandths)]
     pub(crate) aging_weight: u32,
     /// bf-unmod/bf-mod: aging points per second of wait (age_factor).
-    #[arg(long, value_name = "F", default_value = "0.001", value_parser = parse_milli)]
+    #[arg(long, value_name = "F", default_value = "0.001", value_parser = parse_thousandths)]
     pub(crate) age_factor: u32,
     /// bf-unmod/bf-mod: weight of the deadline heuristic.
-    #[arg(long, value_name = "W", default_value = "1", value_parser = parse_milli)]
+    #[arg(long, value_name = "W", default_value = "1", value_parser = parse_thousandths)]
     pub(crate) deadline_weight: u32,
     /// bf-unmod/bf-mod: deadline score far from the deadline (min).
-    #[arg(long, value_name = "POINTS", default_value = "1", value_parser = parse_milli)]
+    #[arg(long, value_name = "POINTS", default_value = "1", value_parser = parse_thousandths)]
     pub(crate) deadline_min: u32,
     /// bf-unmod/bf-mod: deadline score at the deadline (max).
-    #[arg(long, value_name = "POINTS", default_value = "10", value_parser = parse_milli)]
+    #[arg(long, value_name = "POINTS", default_value = "10", value_parser = parse_thousandths)]
     pub(crate) deadline_max: u32,
     /// bf-unmod/bf-mod: the score rises over the last k estimates before the deadline.
-    #[arg(long, value_name = "K", default_value = "2", value_parser = parse_milli)]
+    #[arg(long, value_name = "K", default_value = "2", value_parser = parse_thousandths)]
     pub(crate) deadline_k: u32,
     /// bf-unmod/bf-mod: weight of the licenses heuristic.
-    #[arg(long, value_name = "W", default_value = "1", value_parser = parse_milli)]
+    #[arg(long, value_name = "W", default_value = "1", value_parser = parse_thousandths)]
     pub(crate) license_weight: u32,
     /// bf-unmod/bf-mod: weight of the wait-minimisation heuristic.
-    #[arg(long, value_name = "W", default_value = "1", value_parser = parse_milli)]
+    #[arg(long, value_name = "W", default_value = "1", value_parser = parse_thousandths)]
     pub(crate) wait_weight: u32,
     /// bf-unmod/bf-mod: wait-minimisation score of the shortest job (priority_boost_value).
-    #[arg(long, value_name = "POINTS", default_value = "1", value_parser = parse_milli)]
+    #[arg(long, value_name = "POINTS", default_value = "1", value_parser = parse_thousandths)]
     pub(crate) boost: u32,
 }
 
