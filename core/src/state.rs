@@ -503,13 +503,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         self.first_end = Some(self.first_end.map_or(end, |t| t.min(end)));
         observer.started(&entry.job, slot);
         if observer.wants_reasons() {
-            let kind = match (at_reservation, entry.guarantee()) {
-                (true, Some(first)) if slot.start < first => StartKind::Compressed,
-                (true, _) => StartKind::AtReservation,
-                (false, _) if index == 0 => StartKind::InOrder,
-                (false, _) => StartKind::Backfilled,
-            };
-            observer.start_kind(&entry.job, kind);
+            report_start_kind(observer, &entry, slot, index, at_reservation);
         }
         Ok(())
     }
@@ -597,6 +591,26 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         }
         Ok(())
     }
+}
+
+/// Tells `observer` how queue entry `entry`, at position `index`, started
+/// at `slot`: at its reservation (`at_reservation`) or because it fit now
+/// (`docs/design.md`, "Pending reasons", start kinds).
+#[inline(never)]
+fn report_start_kind(
+    observer: &mut impl Observer,
+    entry: &QueuedJob,
+    slot: Slot,
+    index: usize,
+    at_reservation: bool,
+) {
+    let kind = match (at_reservation, entry.guarantee()) {
+        (true, Some(first)) if slot.start < first => StartKind::Compressed,
+        (true, _) => StartKind::AtReservation,
+        (false, _) if index == 0 => StartKind::InOrder,
+        (false, _) => StartKind::Backfilled,
+    };
+    observer.start_kind(&entry.job, kind);
 }
 
 #[cfg(test)]
