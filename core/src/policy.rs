@@ -391,8 +391,11 @@ impl core::fmt::Display for Policy {
 }
 
 /// A policy's memory between kernel calls, one arm per policy family; the
-/// kernel dispatches on it by value.
+/// kernel dispatches on it by value, and [`Kernel::reset`](crate::Kernel::reset)
+/// builds it as a value, so every arm stays small (a few hundred bytes):
+/// CONS+RS's search keeps its caches and buffers on its own stack.
 #[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Engine {
     /// FCFS remembers nothing.
     Fcfs,

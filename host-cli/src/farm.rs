@@ -24,7 +24,7 @@ pub mod generate;
 pub(crate) mod metrics;
 pub mod replay;
 pub(crate) mod report;
-pub(crate) mod study;
+pub mod study;
 
 use backfill_core::{
     Cluster, Job, JobId, LicensePool, LicenseSet, Machine, MachineSet, SimJob, Time,

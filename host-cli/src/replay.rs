@@ -40,7 +40,7 @@ pub use kernels::TraceKernel;
 pub use kernels::QUEUE_CAPACITY;
 pub use kernels::RUNNING_CAPACITY;
 pub use kernels::STEP_CAPACITY;
-pub(crate) use latency::Latency;
+pub(crate) use latency::{CallTimes, Latency};
 pub(crate) use prepare::kernel_job;
 pub(crate) use prepare::machine_size;
 pub(crate) use prepare::machine_source_words;

@@ -7,8 +7,10 @@
 //! cargo xtask snapshot BIN DIR [POLICY...] [--traces DIR]
 //! cargo xtask snapshot --compare DIR1 DIR2
 //! cargo xtask dpsa-nodes TRACE --policy dpsa-p --nodes N
+//! cargo xtask plan-timings TABLE.csv [--nodes 1,2,8] [--slowest N] [--extrapolate]
 //! cargo xtask medians [CRITERION_DIR]
 //! cargo xtask side-by-side N 'TRACES/*.gz' LABEL=BIN:ARGS...
+//! cargo xtask latency [--bin BIN] [--traces DIR] [--budget TRACE [--first N]]
 //! ```
 //!
 //! * `study NAME` replays what the study needs with a release `host-cli`
@@ -20,6 +22,8 @@
 //!   `--check` writes nothing and fails naming every file that differs.
 //! * `snapshot` writes every trace x policy x estimate kind's job CSV, to
 //!   compare two builds byte for byte (`--compare`).
+//! * `latency` prints the worst-case kernel call table of
+//!   `docs/performance.md` (see [`latency`]).
 //!
 //! The traces folder is `--traces DIR`, else `$BACKFILL_TRACES_DIR`, else
 //! `../shared/traces` beside the repository; a relative path is taken from
@@ -30,6 +34,8 @@ mod bench;
 mod docs;
 mod dpsa_nodes;
 mod exec;
+mod latency;
+mod plan_timings;
 mod repo;
 mod snapshot;
 mod study;
@@ -68,11 +74,17 @@ enum Task {
     Snapshot(SnapshotArgs),
     /// Nodes per DPSA search on one trace, by percentile.
     DpsaNodes(dpsa_nodes::Args),
+    /// A merged plan table's timings: the slowest cells, and what N
+    /// one-core nodes would take for the plan.
+    PlanTimings(plan_timings::Args),
     /// The medians of the criterion benches.
     Medians {
         /// The criterion folder (default: target/criterion).
         dir: Option<PathBuf>,
     },
+    /// The slowest kernel calls of every policy on every whole trace (or,
+    /// with --budget, as a function of the search budget), as Markdown.
+    Latency(latency::Args),
     /// Time whole commands side by side, interleaved; medians in ms.
     SideBySide {
         /// Runs of each command per trace.
@@ -184,6 +196,8 @@ fn run(cli: Cli) -> Result<(), String> {
             _ => Err("snapshot needs BIN and DIR, or --compare DIR1 DIR2".into()),
         },
         Task::DpsaNodes(args) => dpsa_nodes::run(&args).map_err(|e| e.to_string()),
+        Task::PlanTimings(args) => plan_timings::run(&args),
+        Task::Latency(args) => latency::run(&args),
         Task::Medians { dir } => bench::medians(dir.as_deref()),
         Task::SideBySide {
             runs,

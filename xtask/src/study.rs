@@ -179,6 +179,17 @@ pub fn run_plan(
 ) -> Result<(StudyDir, Vec<PlanRow>, std::time::Instant), String> {
     let traces = repo::traces_dir(common.traces.as_deref())?;
     repo::traces_in(&traces)?;
+    run_plan_with(common, reports, name, &traces)
+}
+
+/// [`run_plan`] with relative trace names looked up in `traces` (a plan
+/// of generated workloads names none).
+pub fn run_plan_with(
+    common: &Common,
+    reports: &Reports,
+    name: &str,
+    traces: &Path,
+) -> Result<(StudyDir, Vec<PlanRow>, std::time::Instant), String> {
     let plan = repo::studies_dir().join(name).join(PLAN_FILE);
     let text = repo::read_text(&plan)?;
     let (bin, study) = begin(common, name)?;
@@ -188,7 +199,7 @@ pub fn run_plan(
     let rows = StudyPlan {
         bin: &bin,
         plan: &plan,
-        traces: &traces,
+        traces,
         out: runs.path(),
         jobs: common.jobs(),
     }

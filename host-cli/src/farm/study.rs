@@ -25,7 +25,7 @@
 //! `farm-fig2b-licenses.svg`.
 
 use super::generate::{generate, FarmSpec};
-use super::replay::{self as farm_replay, prepare, SkipReason};
+use super::replay::{self as farm_replay, prepare, PreparedFarm, SkipReason};
 use crate::error::CliError;
 use crate::numbers::{count_of, number_text, round4};
 use crate::output::csv_text;
@@ -37,70 +37,70 @@ use std::fmt::Write as _;
 
 /// What to run.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct StudySpec {
+pub struct StudySpec {
     /// The generator's parameters (its mean, license ratio and seed are
     /// replaced by the grid's).
-    pub(crate) base: FarmSpec,
+    pub base: FarmSpec,
     /// Inter-arrival means of the grid.
-    pub(crate) means: Vec<f64>,
+    pub means: Vec<f64>,
     /// Repetitions per setting.
-    pub(crate) repetitions: u32,
+    pub repetitions: u32,
     /// Policies.
-    pub(crate) policies: Vec<Policy>,
+    pub policies: Vec<Policy>,
     /// License ratio ranges of the sweep (empty: no sweep).
-    pub(crate) license_ratios: Vec<(u32, u32)>,
+    pub license_ratios: Vec<(u32, u32)>,
     /// Inter-arrival mean of the sweep.
-    pub(crate) license_mean: f64,
+    pub license_mean: f64,
 }
 
 /// One replay's numbers.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub(crate) struct StudyRow {
+pub struct StudyRow {
     /// `grid` or `licenses`.
-    pub(crate) experiment: String,
+    pub experiment: String,
     /// Mean inter-arrival time.
-    pub(crate) mean_interarrival: f64,
+    pub mean_interarrival: f64,
     /// License ratio range, `LO-HI` percent.
-    pub(crate) license_ratio: String,
+    pub license_ratio: String,
     /// Repetition (0-based).
-    pub(crate) repetition: u32,
+    pub repetition: u32,
     /// Generator seed.
-    pub(crate) seed: u64,
+    pub seed: u64,
     /// Policy.
-    pub(crate) policy: String,
+    pub policy: String,
     /// Offered load: estimated CPU-time of the jobs over the farm's CPUs
     /// times the last submit time.
-    pub(crate) offered_load: f64,
+    pub offered_load: f64,
     /// Jobs replayed.
-    pub(crate) jobs: u64,
+    pub jobs: u64,
     /// Jobs no machine can run (not replayed).
-    pub(crate) skipped: u64,
+    pub skipped: u64,
     /// The paper's system usage, percent.
-    pub(crate) system_usage: Option<f64>,
+    pub system_usage: Option<f64>,
     /// System usage against the CPUs jobs ask for, percent.
-    pub(crate) system_usage_cpus: Option<f64>,
+    pub system_usage_cpus: Option<f64>,
     /// Utilisation, percent.
-    pub(crate) utilisation: f64,
+    pub utilisation: f64,
     /// Deadline jobs replayed.
-    pub(crate) deadline_jobs: u64,
+    pub deadline_jobs: u64,
     /// Of those, missed.
-    pub(crate) missed_deadlines: u64,
+    pub missed_deadlines: u64,
     /// Missed, percent of the deadline jobs.
-    pub(crate) missed_percent: Option<f64>,
+    pub missed_percent: Option<f64>,
     /// Mean slowdown (unbounded).
-    pub(crate) mean_slowdown: f64,
+    pub mean_slowdown: f64,
     /// Mean bounded slowdown.
-    pub(crate) mean_bounded_slowdown: f64,
+    pub mean_bounded_slowdown: f64,
     /// Mean wait.
-    pub(crate) mean_wait: f64,
+    pub mean_wait: f64,
     /// License usage, percent.
-    pub(crate) license_usage: Option<f64>,
+    pub license_usage: Option<f64>,
     /// BF_MOD's reservation hand-overs.
-    pub(crate) handovers: u64,
+    pub handovers: u64,
     /// Longest queue.
-    pub(crate) max_queue: u64,
+    pub max_queue: u64,
     /// Last end minus first submit.
-    pub(crate) span: u64,
+    pub span: u64,
 }
 
 /// How a metric is read from a replay's row.
@@ -217,13 +217,13 @@ impl SummaryRow {
 
 /// Everything a study produced.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct StudyResults {
+pub struct StudyResults {
     /// What ran.
-    pub(crate) spec: StudySpec,
+    pub spec: StudySpec,
     /// The grid's replays, by mean, repetition, policy.
-    pub(crate) grid: Vec<StudyRow>,
+    pub grid: Vec<StudyRow>,
     /// The license sweep's replays, by ratio, repetition, policy.
-    pub(crate) licenses: Vec<StudyRow>,
+    pub licenses: Vec<StudyRow>,
 }
 
 /// The text of a license ratio range.
@@ -232,17 +232,10 @@ pub(crate) fn ratio_text((lo, hi): (u32, u32)) -> String {
     format!("{lo}-{hi}")
 }
 
-/// One generated workload, replayed under every policy.
-fn replay_setting(
-    spec: &FarmSpec,
-    experiment: &str,
-    repetition: u32,
-    policies: &[Policy],
-    tick: &(dyn Fn(u64) + Sync),
-) -> Result<Vec<StudyRow>, CliError> {
-    let workload = generate(spec).map_err(CliError::Usage)?;
-    let name = format!("generated farm (seed {})", spec.seed);
-    let prepared = prepare(&name, workload)?;
+/// A prepared farm's offered load (estimated CPU-time of the jobs over the
+/// farm's CPUs times the last submit time) and the jobs no machine can run.
+#[must_use]
+pub(crate) fn offered(prepared: &PreparedFarm) -> (f64, u64) {
     let cpus = prepared.workload.farm.total_cpus();
     let work: f64 = prepared
         .jobs
@@ -256,6 +249,21 @@ fn replay_setting(
         .into_iter()
         .map(|r| prepared.skipped_for(r))
         .sum();
+    (offered_load, skipped)
+}
+
+/// One generated workload, replayed under every policy.
+fn replay_setting(
+    spec: &FarmSpec,
+    experiment: &str,
+    repetition: u32,
+    policies: &[Policy],
+    tick: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<StudyRow>, CliError> {
+    let workload = generate(spec).map_err(CliError::Usage)?;
+    let name = format!("generated farm (seed {})", spec.seed);
+    let prepared = prepare(&name, workload)?;
+    let (offered_load, skipped) = offered(&prepared);
     let mut rows = Vec::with_capacity(policies.len());
     for &policy in policies {
         let run = farm_replay::run(&prepared, policy, CategoryBounds::DEFAULT)?;
@@ -491,7 +499,7 @@ pub(crate) fn figure_names(license_sweep: bool) -> Vec<&'static str> {
 ///
 /// # Errors
 /// [`CliError::Io`] when writing fails.
-pub(crate) fn csv_files(results: &StudyResults) -> Result<Vec<(String, String)>, CliError> {
+pub fn csv_files(results: &StudyResults) -> Result<Vec<(String, String)>, CliError> {
     let mut files = vec![
         (
             "farm-grid.csv".to_owned(),
@@ -584,7 +592,7 @@ fn ratio_settings(spec: &StudySpec) -> Vec<Setting<'static>> {
 ///
 /// # Errors
 /// [`CliError::Usage`] when drawing fails.
-pub(crate) fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, CliError> {
+pub fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, CliError> {
     let spec = &results.spec;
     let grid = summarise(&results.grid);
     let means = mean_settings(spec);
@@ -805,7 +813,7 @@ pub(crate) fn grid_text(spec: &StudySpec) -> String {
 
 /// The study's tables as text.
 #[must_use]
-pub(crate) fn tables(results: &StudyResults, seconds: f64) -> String {
+pub fn tables(results: &StudyResults, seconds: f64) -> String {
     let spec = &results.spec;
     let grid = summarise(&results.grid);
     let means = mean_settings(spec);

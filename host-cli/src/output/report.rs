@@ -382,6 +382,24 @@ pub(crate) struct LatencyReport {
     pub(crate) p999_below_us: f64,
     /// The non-empty buckets, fastest first.
     pub(crate) buckets: Vec<LatencyBucket>,
+    /// Per kind of call (`submit`, `complete`, `schedule`).
+    pub(crate) by_call: Vec<CallLatencyReport>,
+}
+
+/// One kind of call in a [`LatencyReport`].
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub(crate) struct CallLatencyReport {
+    /// `submit`, `complete` or `schedule`.
+    pub(crate) call: String,
+    /// Calls timed.
+    pub(crate) calls: u64,
+    /// Upper bounds (µs) of the 99th and 99.9th percentile, as the
+    /// report's.
+    pub(crate) p99_below_us: f64,
+    /// See `p99_below_us`.
+    pub(crate) p999_below_us: f64,
+    /// The slowest (µs).
+    pub(crate) slowest_us: f64,
 }
 
 /// One bucket of a [`LatencyReport`].
@@ -416,6 +434,17 @@ impl LatencyReport {
             p99_below_us: latency.quantile_below_us(0.99),
             p999_below_us: latency.quantile_below_us(0.999),
             buckets,
+            by_call: crate::replay::CallTimes::CALLS
+                .iter()
+                .zip(&latency.by_call)
+                .map(|(call, t)| CallLatencyReport {
+                    call: format!("{call:?}").to_lowercase(),
+                    calls: t.calls(),
+                    p99_below_us: t.quantile_below_us(0.99),
+                    p999_below_us: t.quantile_below_us(0.999),
+                    slowest_us: t.slowest.as_secs_f64() * 1e6,
+                })
+                .collect(),
         }
     }
 }

@@ -25,9 +25,11 @@
 //! parameters are all refused.
 
 use super::metrics;
-use super::spec::{CellSpec, Plan, PolicySpec, Workload};
+use super::spec::{CellSpec, FarmParams, Plan, PolicySpec, Workload};
+use crate::cli::args::farm::parse_milli;
 use crate::error::CliError;
 use crate::farm::format::{line_of, FormatError};
+use crate::farm::generate::FarmSpec;
 use crate::replay::policy::{PolicyChoice, ThresholdFrom, ThresholdOptions};
 use crate::replay::thresholds::{parse_scale, parse_threshold};
 use crate::replay::{Estimates, Window};
@@ -45,7 +47,7 @@ pub(crate) const TRACES_ENV: &str = "BACKFILL_TRACES_DIR";
 #[serde(deny_unknown_fields)]
 struct RawPlan {
     metrics: Option<Spanned<Vec<Spanned<String>>>>,
-    latency: Option<bool>,
+    latency: Option<Spanned<bool>>,
     #[serde(default)]
     experiment: Vec<Spanned<RawExperiment>>,
 }
@@ -55,6 +57,7 @@ struct RawPlan {
 struct RawExperiment {
     traces: Option<Spanned<Vec<Spanned<String>>>>,
     builtin: Option<Spanned<Vec<Spanned<RawBuiltin>>>>,
+    farms: Option<Spanned<Vec<Spanned<RawFarm>>>>,
     windows: Option<Spanned<Vec<Spanned<RawWindow>>>>,
     estimates: Option<Spanned<Vec<Spanned<String>>>>,
     loads: Option<Spanned<Vec<Spanned<f64>>>>,
@@ -70,6 +73,18 @@ struct RawBuiltin {
     jobs: Option<Spanned<i64>>,
     seed: Option<Spanned<i64>>,
 }
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFarm {
+    jobs: Option<Spanned<i64>>,
+    seeds: Option<Spanned<Vec<Spanned<i64>>>>,
+    mean_interarrivals: Option<Spanned<Vec<Spanned<f64>>>>,
+    license_ratios: Option<Spanned<Vec<Spanned<RawRange>>>>,
+}
+
+/// A `[LO, HI]` pair, as written.
+type RawRange = Vec<Spanned<i64>>;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -204,6 +219,8 @@ pub(crate) fn parse(file: &str, text: &str, traces: &Path) -> Result<Plan, Forma
         None => metrics::DEFAULT.map(str::to_owned).to_vec(),
         Some(list) => {
             let mut out: Vec<String> = Vec::new();
+            let any_farm = raw.experiment.iter().any(|e| e.get_ref().farms.is_some());
+            let any_other = raw.experiment.iter().any(|e| e.get_ref().farms.is_none());
             for (i, m) in ctx.list(list, "metrics", "metric")?.iter().enumerate() {
                 let field = format!("metrics[{i}]");
                 let name = m.get_ref();
@@ -212,6 +229,27 @@ pub(crate) fn parse(file: &str, text: &str, traces: &Path) -> Result<Plan, Forma
                 }
                 if out.contains(name) {
                     return Err(ctx.err(m.span(), &field, format!("`{name}` is listed twice")));
+                }
+                if any_farm && !metrics::for_farms(name) {
+                    return Err(ctx.err(
+                        m.span(),
+                        &field,
+                        format!(
+                            "`{name}` is not computed for generated farms, and this plan has \
+                             `farms`; their metrics are {}",
+                            metrics::farm_names().join(", ")
+                        ),
+                    ));
+                }
+                if any_other && metrics::farm_only(name) {
+                    return Err(ctx.err(
+                        m.span(),
+                        &field,
+                        format!(
+                            "`{name}` is a metric of generated farms only, and this plan also \
+                             replays traces or builtin workloads"
+                        ),
+                    ));
                 }
                 out.push(name.clone());
             }
@@ -228,6 +266,17 @@ pub(crate) fn parse(file: &str, text: &str, traces: &Path) -> Result<Plan, Forma
                 .into(),
         });
     }
+    let latency = raw.latency.as_ref().is_some_and(|l| *l.get_ref());
+    if let Some(l) = raw.latency.as_ref().filter(|l| *l.get_ref()) {
+        if raw.experiment.iter().any(|e| e.get_ref().farms.is_some()) {
+            return Err(ctx.err(
+                l.span(),
+                "latency",
+                "kernel calls are not timed in generated farms' replays, and this plan has \
+                 `farms`: leave `latency` out",
+            ));
+        }
+    }
     let mut specs = Vec::new();
     let mut lines = Vec::new();
     for (i, e) in raw.experiment.iter().enumerate() {
@@ -242,7 +291,7 @@ pub(crate) fn parse(file: &str, text: &str, traces: &Path) -> Result<Plan, Forma
         file.to_owned(),
         Some(traces.to_path_buf()),
         metrics,
-        raw.latency.unwrap_or(false),
+        latency,
         specs,
     )
     .map_err(|d| FormatError {
@@ -296,11 +345,17 @@ fn experiment(
             workloads.push(Workload::Builtin { jobs, seed });
         }
     }
+    if let Some(list) = &e.farms {
+        farms_alone(ctx, e, at)?;
+        for (i, f) in ctx.list(list, &field("farms"), "farm")?.iter().enumerate() {
+            workloads.extend(farms(ctx, f, &format!("{}[{i}]", field("farms")))?);
+        }
+    }
     if workloads.is_empty() {
         return Err(ctx.err(
             e.policies.span(),
             at,
-            "the experiment names no workload: give `traces` or `builtin`",
+            "the experiment names no workload: give `traces`, `builtin` or `farms`",
         ));
     }
     let windows = match &e.windows {
@@ -356,7 +411,22 @@ fn experiment(
         .list(&e.policies, &field("policies"), "policy")?
         .iter()
         .enumerate()
-        .map(|(i, p)| policy(ctx, p, &format!("{}[{i}]", field("policies"))))
+        .map(|(i, p)| {
+            let at = format!("{}[{i}]", field("policies"));
+            let spec = policy(ctx, p, &at)?;
+            if e.farms.is_some() && spec.needs_conservative() {
+                return Err(ctx.err(
+                    p.span(),
+                    &at,
+                    format!(
+                        "{} takes its thresholds from a Conservative run of a trace, which a \
+                         generated farm has not: give its thresholds",
+                        spec.choice.name()
+                    ),
+                ));
+            }
+            Ok(spec)
+        })
         .collect::<Result<_, _>>()?;
     let seeds: Option<Vec<u64>> = match &e.seeds {
         None => None,
@@ -417,6 +487,120 @@ fn experiment(
                         }
                     }
                 }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Refuses, beside `farms`, the keys that do not apply to generated farms.
+fn farms_alone(ctx: &Ctx<'_>, e: &RawExperiment, at: &str) -> Result<(), FormatError> {
+    let spans = [
+        ("traces", e.traces.as_ref().map(Spanned::span)),
+        ("builtin", e.builtin.as_ref().map(Spanned::span)),
+        ("windows", e.windows.as_ref().map(Spanned::span)),
+        ("estimates", e.estimates.as_ref().map(Spanned::span)),
+        ("loads", e.loads.as_ref().map(Spanned::span)),
+        ("short_max", e.short_max.as_ref().map(Spanned::span)),
+        ("narrow_max", e.narrow_max.as_ref().map(Spanned::span)),
+    ];
+    for (key, span) in spans {
+        if let Some(span) = span {
+            return Err(ctx.err(
+                span,
+                &format!("{at}.{key}"),
+                format!(
+                    "`{key}` does not apply to generated farms (their jobs carry their own \
+                     estimates, machines and deadlines): give `farms` in an experiment of its own"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A `farms` entry: the farms of every mean inter-arrival time, license
+/// ratio and seed given (in that order), the generator's defaults for the
+/// keys left out.
+fn farms(ctx: &Ctx<'_>, f: &Spanned<RawFarm>, at: &str) -> Result<Vec<Workload>, FormatError> {
+    let raw = f.get_ref();
+    let default = FarmSpec::default();
+    let jobs = match &raw.jobs {
+        Some(v) => ctx.int(v, &format!("{at}.jobs"), 1, u64::from(u32::MAX))?,
+        None => default.jobs,
+    };
+    let seeds: Vec<u64> = match &raw.seeds {
+        Some(list) => {
+            let field = format!("{at}.seeds");
+            ctx.list(list, &field, "seed")?
+                .iter()
+                .enumerate()
+                .map(|(i, v)| ctx.int(v, &format!("{field}[{i}]"), 0, u64::MAX))
+                .collect::<Result<_, _>>()?
+        }
+        None => vec![default.seed],
+    };
+    let means: Vec<f64> = match &raw.mean_interarrivals {
+        Some(list) => {
+            let field = format!("{at}.mean_interarrivals");
+            ctx.list(list, &field, "mean inter-arrival time")?
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    let m = *v.get_ref();
+                    if m.is_finite() && m >= 0.0 {
+                        Ok(m)
+                    } else {
+                        Err(ctx.err(
+                            v.span(),
+                            &format!("{field}[{i}]"),
+                            format!("{m} is not a mean inter-arrival time (a number >= 0)"),
+                        ))
+                    }
+                })
+                .collect::<Result<_, _>>()?
+        }
+        None => vec![default.mean_interarrival],
+    };
+    let ratios: Vec<(u32, u32)> = match &raw.license_ratios {
+        Some(list) => {
+            let field = format!("{at}.license_ratios");
+            ctx.list(list, &field, "license ratio")?
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    let field = format!("{field}[{i}]");
+                    let [lo, hi] = v.get_ref().as_slice() else {
+                        return Err(ctx.err(
+                            v.span(),
+                            &field,
+                            format!(
+                                "a license ratio is two percentages [LO, HI], not {} values",
+                                v.get_ref().len()
+                            ),
+                        ));
+                    };
+                    Ok((ctx.int(lo, &field, 0, 100)?, ctx.int(hi, &field, 0, 100)?))
+                })
+                .collect::<Result<_, _>>()?
+        }
+        None => vec![default.license_ratio],
+    };
+    let mut out = Vec::new();
+    for &mean in &means {
+        for &license_ratio in &ratios {
+            for &seed in &seeds {
+                let params = FarmParams {
+                    jobs,
+                    seed,
+                    mean_interarrival_bits: mean.to_bits(),
+                    license_ratio,
+                };
+                params
+                    .spec()
+                    .validate()
+                    .map_err(|m| ctx.err(f.span(), at, m))?;
+                out.push(Workload::Farm(params));
             }
         }
     }
@@ -550,7 +734,7 @@ fn number_text(v: &Value) -> Option<String> {
 }
 
 /// The options a policy entry may have: (key, the policies it applies to).
-const OPTIONS: [(&str, &str); 8] = [
+const OPTIONS: [(&str, &str); 9] = [
     ("threshold", "selective"),
     ("thresholds", "selective-d"),
     ("threshold_from", "selective and selective-d"),
@@ -562,6 +746,7 @@ const OPTIONS: [(&str, &str); 8] = [
     ("nodes", "dpsa-p, dpsa-n and dpsa-w"),
     ("iterations", "cons-rs"),
     ("no_compression", "conservative"),
+    ("license_weight", "bf-unmod and bf-mod"),
 ];
 
 /// A policy entry: a name, or a table with `name` and options.
@@ -633,6 +818,7 @@ fn policy(ctx: &Ctx<'_>, entry: &Spanned<Value>, at: &str) -> Result<PolicySpec,
             "well_estimated_only" => name == "selective-adaptive" || name == "selective-scaled",
             "nodes" => dpsa,
             "iterations" => spec.draws(),
+            "license_weight" => name == "bf-unmod" || name == "bf-mod",
             _ => name == "conservative",
         };
         if !fits {
@@ -679,6 +865,10 @@ fn policy(ctx: &Ctx<'_>, entry: &Spanned<Value>, at: &str) -> Result<PolicySpec,
                 options.scale = Some(parsed(parse_scale(&t))?);
             }
             ("well_estimated_only", Value::Boolean(b)) => options.well_estimated_only = *b,
+            ("license_weight", v) => {
+                let t = number_text(v).ok_or_else(|| bad("a number (e.g. 0 or 1.5)"))?;
+                spec.license_weight = Some(parsed(parse_milli(&t))?);
+            }
             ("nodes" | "iterations", Value::Integer(n)) => {
                 let n = u32::try_from(*n).map_err(|_| {
                     err(
@@ -715,6 +905,7 @@ fn policy(ctx: &Ctx<'_>, entry: &Spanned<Value>, at: &str) -> Result<PolicySpec,
     Ok(PolicySpec {
         dpsa_nodes: spec.dpsa_nodes,
         rs_iterations: spec.rs_iterations,
+        license_weight: spec.license_weight,
         ..with
     })
 }

@@ -8,6 +8,7 @@
 //! Per replay: [`RUN_METRICS`]. A metric that does not apply to a cell (a
 //! DPSA count under EASY, a mean over an empty category's jobs) is empty.
 
+use crate::farm::replay::FarmRun;
 use crate::output::report::{self, ConsRsStats, DpsaStats};
 use crate::replay::thresholds::{ThresholdSource, ThresholdsUsed};
 use crate::replay::{Prepared, RunResult};
@@ -83,6 +84,68 @@ pub(crate) const RUN_METRICS: [(&str, &str); 21] = [
     ("cons_rs.too_crowded", "CONS+RS: iterations skipped as too crowded"),
 ];
 
+/// Metrics of a generated farm's replay only: (name, meaning). As the
+/// farm study reports them (percentages as percent).
+pub(crate) const FARM_METRICS: [(&str, &str); 12] = [
+    (
+        "farm.offered_load",
+        "estimated CPU-time of the jobs over the farm's CPUs times the last submit time",
+    ),
+    (
+        "farm.skipped",
+        "jobs no machine of the farm can run (not replayed)",
+    ),
+    ("farm.system_usage", "the paper's system usage, percent"),
+    (
+        "farm.system_usage_cpus",
+        "system usage against the CPUs jobs ask for, percent",
+    ),
+    ("farm.utilisation", "utilisation, percent"),
+    ("farm.deadline_jobs", "jobs with a deadline"),
+    ("farm.missed_deadlines", "of those, jobs that missed it"),
+    (
+        "farm.missed_percent",
+        "missed deadlines, percent of the deadline jobs",
+    ),
+    ("farm.mean_slowdown", "mean slowdown (unbounded)"),
+    ("farm.license_usage", "license usage, percent"),
+    ("farm.handovers", "BF_MOD's reservation hand-overs"),
+    ("farm.span", "last end minus first submit"),
+];
+
+/// The metrics of [`SET_METRICS`] and [`RUN_METRICS`] that a generated
+/// farm's cell also reports (over every job).
+const FARM_SHARED: [&str; 6] = [
+    "jobs",
+    "mean_wait",
+    "mean_bounded_slowdown",
+    "max_queue",
+    "kernel_calls",
+    "rejected",
+];
+
+/// Whether a generated farm's cell reports metric `name`.
+#[must_use]
+pub(crate) fn for_farms(name: &str) -> bool {
+    FARM_SHARED.contains(&name) || farm_only(name)
+}
+
+/// Whether metric `name` is reported by generated farms' cells only.
+#[must_use]
+pub(crate) fn farm_only(name: &str) -> bool {
+    FARM_METRICS.iter().any(|m| m.0 == name)
+}
+
+/// The metrics a generated farm's cell reports.
+#[must_use]
+pub(crate) fn farm_names() -> Vec<&'static str> {
+    FARM_SHARED
+        .iter()
+        .copied()
+        .chain(FARM_METRICS.iter().map(|m| m.0))
+        .collect()
+}
+
 /// What a plan's cells report when it names no metrics.
 pub(crate) const DEFAULT: [&str; 4] = ["jobs", "mean_wait", "mean_bounded_slowdown", "utilisation"];
 
@@ -96,6 +159,7 @@ pub(crate) fn names() -> Vec<String> {
         out.extend(SET_METRICS.iter().map(|m| format!("{}.{}", m.0, c.label())));
     }
     out.extend(RUN_METRICS.iter().map(|m| m.0.to_owned()));
+    out.extend(FARM_METRICS.iter().map(|m| m.0.to_owned()));
     out
 }
 
@@ -106,7 +170,7 @@ pub(crate) fn is_known(name: &str) -> bool {
         None => SET_METRICS.iter().any(|m| m.0 == name),
         Some((base, set)) => SET_METRICS.iter().any(|m| m.0 == base) && category(set).is_some(),
     };
-    is_set || RUN_METRICS.iter().any(|m| m.0 == name)
+    is_set || RUN_METRICS.iter().any(|m| m.0 == name) || farm_only(name)
 }
 
 /// The category labelled `label` (SN, SW, LN, LW).
@@ -119,9 +183,10 @@ fn category(label: &str) -> Option<Category> {
 pub(crate) fn unknown(name: &str) -> String {
     format!(
         "`{name}` is not a metric; the metrics are {}, each also per category as NAME.SN, \
-         NAME.SW, NAME.LN or NAME.LW, and {}",
+         NAME.SW, NAME.LN or NAME.LW, and {}; for generated farms only, {}",
         SET_METRICS.map(|m| m.0).join(", "),
-        RUN_METRICS.map(|m| m.0).join(", ")
+        RUN_METRICS.map(|m| m.0).join(", "),
+        FARM_METRICS.map(|m| m.0).join(", ")
     )
 }
 
@@ -229,6 +294,44 @@ pub(crate) fn value(
     })
 }
 
+/// What a generated farm's cell measures besides its replay.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct FarmFacts {
+    /// Estimated CPU-time over the farm's CPUs times the last submit time.
+    pub(crate) offered_load: f64,
+    /// Jobs no machine can run.
+    pub(crate) skipped: u64,
+}
+
+/// Metric `name` of the farm replay `run`; `None` for a metric farms do
+/// not report ([`for_farms`]).
+#[must_use]
+pub(crate) fn farm_value(name: &str, run: &FarmRun, facts: FarmFacts) -> Option<Value> {
+    let m = &run.metrics;
+    let opt = |v: Option<f64>| v.map_or(Value::Null, number);
+    Some(match name {
+        "jobs" => Value::from(run.outcome.finished),
+        "mean_wait" => number(m.mean_wait),
+        "mean_bounded_slowdown" => number(m.mean_bounded_slowdown),
+        "max_queue" => Value::from(run.outcome.max_queue),
+        "kernel_calls" => Value::from(run.outcome.calls),
+        "rejected" => Value::from(run.rejected.len()),
+        "farm.offered_load" => number(facts.offered_load),
+        "farm.skipped" => Value::from(facts.skipped),
+        "farm.system_usage" => opt(m.system_usage),
+        "farm.system_usage_cpus" => opt(m.system_usage_cpus),
+        "farm.utilisation" => number(m.utilisation),
+        "farm.deadline_jobs" => Value::from(m.deadline_jobs),
+        "farm.missed_deadlines" => Value::from(m.missed_deadlines),
+        "farm.missed_percent" => opt(m.missed_percent),
+        "farm.mean_slowdown" => number(m.mean_slowdown),
+        "farm.license_usage" => opt(m.license_usage),
+        "farm.handovers" => Value::from(run.counters.reservation_handovers),
+        "farm.span" => Value::from(m.span),
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,7 +339,9 @@ mod tests {
     #[test]
     fn every_listed_name_is_known_and_nothing_else() {
         let names = names();
-        assert_eq!(names.len(), 9 * 5 + 21);
+        assert_eq!(names.len(), 9 * 5 + 21 + 12);
+        assert!(farm_names().iter().all(|n| is_known(n) && for_farms(n)));
+        assert!(!for_farms("utilisation") && !farm_only("jobs"));
         assert!(names.iter().all(|n| is_known(n)));
         for bad in [
             "",

@@ -18,8 +18,11 @@
 
 use super::metrics;
 use super::results::{self, CellFailure, CellResult, Stored, Timings, RESULT_FORMAT};
-use super::spec::{Cell, Plan, Workload};
+use super::spec::{Cell, FarmParams, Plan, Workload};
 use crate::error::CliError;
+use crate::farm::generate::generate;
+use crate::farm::replay::{self as farm_replay, prepare};
+use crate::farm::study::offered;
 use crate::output::{files, progress};
 use crate::replay::policy::PolicyChoice;
 use crate::replay::run::run_timed;
@@ -210,6 +213,9 @@ impl<'p> Runner<'p> {
             conservative: Memo::new(),
         };
         for cell in cells.iter().filter_map(|&i| plan.cells.get(i)) {
+            if is_farm(cell) {
+                continue;
+            }
             runner.sources.expect(&cell.spec.workload);
             runner.prepared.expect(&prepared_key(cell));
             if uses_conservative(cell) {
@@ -243,6 +249,10 @@ impl<'p> Runner<'p> {
                             seed: *seed,
                             ..SyntheticSpec::default()
                         })),
+                        Workload::Farm(_) => Err(CliError::Usage(format!(
+                            "{}: a generated farm is replayed by the farm kernel, not as a trace",
+                            describe(cell)
+                        ))),
                     })
                     .map_err(CliError::from)?;
                 source.prepare(&s.window, s.shaping())
@@ -298,7 +308,7 @@ impl<'p> Runner<'p> {
             s.policy
                 .thresholds
                 .resolve(choice, s.bounds, derived.as_ref())?;
-        let policy = s.policy.search(s.seed).apply(policy);
+        let policy = s.policy.heuristics(s.policy.search(s.seed).apply(policy));
         let (result, prerun_seconds) = match conservative {
             Some((run, _)) if choice == PolicyChoice::CONSERVATIVE => (run, None),
             other => {
@@ -334,6 +344,9 @@ impl<'p> Runner<'p> {
 
     /// `cell` is done: what only it still needed is dropped.
     pub(crate) fn release(&self, cell: &Cell) {
+        if is_farm(cell) {
+            return;
+        }
         self.sources.release(&cell.spec.workload);
         self.prepared.release(&prepared_key(cell));
         if uses_conservative(cell) {
@@ -344,6 +357,18 @@ impl<'p> Runner<'p> {
     /// The result file of `cell`, from its replay.
     #[must_use]
     pub(crate) fn result(&self, cell: &Cell, run: &CellRun) -> CellResult {
+        self.result_with(cell, run.timings.clone(), |m| {
+            metrics::value(m, &run.prepared, &run.result, &run.thresholds)
+        })
+    }
+
+    /// The result file of `cell`, metric `m` being `value(m)`.
+    fn result_with(
+        &self,
+        cell: &Cell,
+        timings: Timings,
+        value: impl Fn(&str) -> Option<serde_json::Value>,
+    ) -> CellResult {
         CellResult {
             format: RESULT_FORMAT.to_owned(),
             plan: self.plan.fingerprint.clone(),
@@ -354,15 +379,59 @@ impl<'p> Runner<'p> {
                 .plan
                 .metrics
                 .iter()
-                .map(|m| {
-                    let v = metrics::value(m, &run.prepared, &run.result, &run.thresholds);
-                    (m.clone(), v.unwrap_or(serde_json::Value::Null))
-                })
+                .map(|m| (m.clone(), value(m).unwrap_or(serde_json::Value::Null)))
                 .collect(),
-            timings: run.timings.clone(),
+            timings,
             host: results::host(),
         }
     }
+}
+
+impl Runner<'_> {
+    /// Replays the generated farm of `cell` (generated anew: it takes
+    /// milliseconds) and gives its result file and its wall time.
+    ///
+    /// # Errors
+    /// Generator, kernel-limit and replay errors.
+    pub(crate) fn run_farm(
+        &self,
+        cell: &Cell,
+        params: &FarmParams,
+    ) -> Result<(CellResult, f64), CliError> {
+        let started = Instant::now();
+        let s = &cell.spec;
+        let workload = generate(&params.spec()).map_err(CliError::Usage)?;
+        let prepared = prepare(&s.workload.name(), workload)?;
+        let (offered_load, skipped) = offered(&prepared);
+        let prepare_seconds = started.elapsed().as_secs_f64();
+        let (policy, _) = s
+            .policy
+            .thresholds
+            .resolve(s.policy.choice, s.bounds, None)?;
+        let policy = s.policy.heuristics(s.policy.search(s.seed).apply(policy));
+        let run = farm_replay::run(&prepared, policy, s.bounds)?;
+        let facts = metrics::FarmFacts {
+            offered_load,
+            skipped,
+        };
+        let timings = Timings {
+            prepare_seconds,
+            prerun_seconds: None,
+            replay_seconds: run.wall.as_secs_f64(),
+            cell_seconds: started.elapsed().as_secs_f64(),
+            slowest_call_us: None,
+        };
+        let seconds = timings.cell_seconds;
+        Ok((
+            self.result_with(cell, timings, |m| metrics::farm_value(m, &run, facts)),
+            seconds,
+        ))
+    }
+}
+
+/// Whether `cell` replays a generated farm.
+fn is_farm(cell: &Cell) -> bool {
+    matches!(cell.spec.workload, Workload::Farm(_))
 }
 
 /// Which of a plan's cells a `plan run` runs.
@@ -609,10 +678,15 @@ pub(crate) fn run_cells(
         let Some(cell) = plan.cells.get(i) else {
             return;
         };
-        let outcome = runner.run(cell, None).and_then(|run| {
-            let result = runner.result(cell, &run);
+        let ran_cell = match &cell.spec.workload {
+            Workload::Farm(params) => runner.run_farm(cell, params),
+            _ => runner
+                .run(cell, None)
+                .map(|run| (runner.result(cell, &run), run.timings.cell_seconds)),
+        };
+        let outcome = ran_cell.and_then(|(result, seconds)| {
             results::write_atomic(&results::result_path(options.out, &cell.id), &result)?;
-            Ok(run.timings.cell_seconds)
+            Ok(seconds)
         });
         runner.release(cell);
         match outcome {

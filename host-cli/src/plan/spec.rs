@@ -13,10 +13,11 @@
 //! FNV-1a 64 hash of `backfill plan 1`, the metrics asked for, whether
 //! kernel calls are timed, and every cell's index and id in order.
 
+use crate::farm::generate::FarmSpec;
 use crate::replay::policy::{PolicyChoice, SearchOptions, ThresholdOptions};
 use crate::replay::thresholds::milli_text;
 use crate::replay::{Estimates, Shaping, Window};
-use backfill_core::policy::RandomSearch;
+use backfill_core::policy::{Heuristics, RandomSearch};
 use backfill_core::{CategoryBounds, Policy};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -60,15 +61,56 @@ pub(crate) enum Workload {
         /// The workload's seed.
         seed: u64,
     },
+    /// A farm and job stream from the farm generator (see
+    /// [`crate::farm::generate`]), the paper's parameters but these.
+    Farm(FarmParams),
+}
+
+/// The generator parameters a plan's `farms` entry sets (the others keep
+/// the generator's defaults).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct FarmParams {
+    /// Jobs.
+    pub(crate) jobs: u32,
+    /// The generator's seed.
+    pub(crate) seed: u64,
+    /// Mean inter-arrival time, as the bits of its `f64` (so the
+    /// parameters can be hashed).
+    pub(crate) mean_interarrival_bits: u64,
+    /// License copies as a percent range of the eligible machines.
+    pub(crate) license_ratio: (u32, u32),
+}
+
+impl FarmParams {
+    /// The generator's parameters.
+    #[must_use]
+    pub(crate) fn spec(&self) -> FarmSpec {
+        FarmSpec {
+            jobs: self.jobs,
+            seed: self.seed,
+            mean_interarrival: f64::from_bits(self.mean_interarrival_bits),
+            license_ratio: self.license_ratio,
+            ..FarmSpec::default()
+        }
+    }
 }
 
 impl Workload {
-    /// The `trace` parameter: the trace's name, or `builtin(jobs=J,seed=S)`.
+    /// The `trace` parameter: the trace's name, `builtin(jobs=J,seed=S)`,
+    /// or `farm(jobs=J,seed=S,mean_interarrival=M,license_ratio=LO-HI)`.
     #[must_use]
     pub(crate) fn name(&self) -> String {
         match self {
             Self::Trace { name, .. } => name.clone(),
             Self::Builtin { jobs, seed } => format!("builtin(jobs={jobs},seed={seed})"),
+            Self::Farm(f) => format!(
+                "farm(jobs={},seed={},mean_interarrival={},license_ratio={}-{})",
+                f.jobs,
+                f.seed,
+                f64::from_bits(f.mean_interarrival_bits),
+                f.license_ratio.0,
+                f.license_ratio.1
+            ),
         }
     }
 }
@@ -86,6 +128,9 @@ pub(crate) struct PolicySpec {
     pub(crate) dpsa_nodes: Option<u32>,
     /// CONS+RS's fixed iterations per search.
     pub(crate) rs_iterations: Option<u32>,
+    /// BF_UNMOD's and BF_MOD's license heuristic weight, thousandths
+    /// (the others keep [`Heuristics::DEFAULT`]).
+    pub(crate) license_weight: Option<u32>,
 }
 
 impl PolicySpec {
@@ -97,6 +142,27 @@ impl PolicySpec {
             thresholds: options.for_choice(choice),
             dpsa_nodes: None,
             rs_iterations: None,
+            license_weight: None,
+        }
+    }
+
+    /// `policy` (this spec's, resolved) with the heuristic options given:
+    /// the license weight of BF_UNMOD and BF_MOD.
+    #[must_use]
+    pub(crate) const fn heuristics(&self, policy: Policy) -> Policy {
+        let Some(license_weight) = self.license_weight else {
+            return policy;
+        };
+        match policy {
+            Policy::BfUnmod(h) => Policy::BfUnmod(Heuristics {
+                license_weight,
+                ..h
+            }),
+            Policy::BfMod(h) => Policy::BfMod(Heuristics {
+                license_weight,
+                ..h
+            }),
+            other => other,
         }
     }
 
@@ -165,6 +231,9 @@ impl PolicySpec {
         }
         if let Some(n) = self.rs_iterations {
             words.push(format!("iterations={n}"));
+        }
+        if let Some(w) = self.license_weight {
+            words.push(format!("license-weight={}", milli_text(w)));
         }
         words.join(" ")
     }

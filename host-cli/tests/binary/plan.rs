@@ -1,7 +1,9 @@
 //! `host-cli plan`: cells run here, by index or as array tasks, merged
 //! into one table; a run killed mid-way and run again finishes only the
 //! missing cells; merge refuses gaps, results of another plan, files that
-//! are not what their name says and files cut short.
+//! are not what their name says and files cut short; the GNU parallel,
+//! Kubernetes and PBS recipes of docs/plans.md, run as written there, give
+//! the table of one run.
 
 use super::{job, run, scratch, stderr, stdout, write, BIN};
 use std::path::Path;
@@ -109,7 +111,8 @@ fn cells_by_index_and_as_array_tasks_give_the_table_of_one_run() {
     }
     assert_eq!(merged_values(&plan, &single), expected);
 
-    // Three Slurm array tasks, and two Kubernetes-style indexed tasks.
+    // Three Slurm array tasks (Kubernetes-style indexed tasks: the test of
+    // the recipes below).
     let tasks = d.join("tasks");
     for k in 0..3 {
         let out = Command::new(BIN)
@@ -129,24 +132,6 @@ fn cells_by_index_and_as_array_tasks_give_the_table_of_one_run() {
         );
     }
     assert_eq!(merged_values(&plan, &tasks), expected);
-    let indexed = d.join("indexed");
-    for k in 0..2 {
-        let out = Command::new(BIN)
-            .args(["plan", "run", s(&plan), "--out", s(&indexed)])
-            .args([
-                "--index-env",
-                "JOB_COMPLETION_INDEX",
-                "--count-env",
-                "TASKS",
-            ])
-            .env("JOB_COMPLETION_INDEX", k.to_string())
-            .env("TASKS", "2")
-            .env_remove("SLURM_ARRAY_TASK_ID")
-            .output()
-            .expect("run");
-        assert!(out.status.success(), "{}", stderr(&out));
-    }
-    assert_eq!(merged_values(&plan, &indexed), expected);
 
     // JSON rows hold the same values as the CSV, keys in column order.
     let json_path = d.join("table.json");
@@ -360,6 +345,14 @@ fn a_killed_run_resumes_with_only_the_missing_cells() {
         "{}",
         stderr(&m)
     );
+    let read_results = |names: &[String]| -> Vec<Vec<u8>> {
+        names
+            .iter()
+            .map(|n| std::fs::read(killed.join("cells").join(n)).expect("result"))
+            .collect()
+    };
+    let finished = result_files(&killed);
+    let before = read_results(&finished);
     let text = ok(&["plan", "run", s(&plan), "--out", s(&killed)]);
     assert!(
         text.contains(&format!(
@@ -368,6 +361,10 @@ fn a_killed_run_resumes_with_only_the_missing_cells() {
         )),
         "{text}"
     );
+    // The cells finished before the kill were not run again: their files
+    // are byte for byte what they were (timings and all).
+    assert_eq!(read_results(&finished), before);
+    assert_eq!(result_files(&killed).len(), 12);
     ok(&["plan", "run", s(&plan), "--out", s(&reference)]);
     assert_eq!(
         merged_values(&plan, &killed),
@@ -472,4 +469,170 @@ fn slurm_writes_the_array_script() {
         "{script}"
     );
     assert!(!Path::new(BIN).is_relative());
+}
+
+/// The GNU parallel recipe of docs/plans.md, run as written there (`host-cli`
+/// found on the PATH, the plan as `study.toml`, results in `results`), gives
+/// the table of one `plan run`. Needs GNU parallel: `.ci/run` installs it and
+/// runs this test by name.
+#[test]
+#[ignore = "needs GNU parallel (`apt-get install parallel`); .ci/run runs it"]
+fn the_gnu_parallel_recipe_gives_the_table_of_one_run() {
+    let recipe = docs_block("### GNU parallel", "sh");
+    assert!(recipe.contains("parallel "), "{recipe}");
+    let dir = scratch();
+    let d = dir.path();
+    let plan = write(d, "study.toml", &plan_text(300, "0.9, 1.0, 1.1, 1.2"));
+    let path = path_with_bin();
+    let out = Command::new("bash")
+        .args(["-euo", "pipefail", "-c", &recipe])
+        .current_dir(d)
+        .env("PATH", path)
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .output()
+        .expect("bash");
+    assert!(
+        out.status.success(),
+        "the recipe failed: {}\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert_eq!(result_files(&d.join("results")).len(), 16);
+    let reference = d.join("reference");
+    ok(&["plan", "run", s(&plan), "--out", s(&reference)]);
+    assert_eq!(
+        merged_values(&plan, &d.join("results")),
+        merged_values(&plan, &reference)
+    );
+}
+
+/// `$PATH` with the binary's folder first, for recipes that call
+/// `host-cli` by name.
+fn path_with_bin() -> std::ffi::OsString {
+    let bin_dir = Path::new(BIN).parent().expect("the binary's folder");
+    std::env::join_paths(
+        std::iter::once(bin_dir.to_path_buf()).chain(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        )),
+    )
+    .expect("PATH")
+}
+
+/// The block of `lang` after `heading` in docs/plans.md.
+fn docs_block(heading: &str, lang: &str) -> String {
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/plans.md");
+    let text = std::fs::read_to_string(&docs).expect("docs/plans.md");
+    let (_, section) = text
+        .split_once(&format!("{heading}\n"))
+        .unwrap_or_else(|| panic!("no {heading:?} in docs/plans.md"));
+    let (_, block) = section
+        .split_once(&format!("```{lang}\n"))
+        .unwrap_or_else(|| panic!("no {lang} block under {heading:?}"));
+    block
+        .split_once("```")
+        .expect("the block's end")
+        .0
+        .to_owned()
+}
+
+/// The Kubernetes Indexed Job and PBS array recipes of docs/plans.md, as far
+/// as they can run without those systems: the pod's command of the Job
+/// (paths mapped to a scratch folder) run once per completion index with
+/// `JOB_COMPLETION_INDEX` and the task count set as the Job sets them, and
+/// the PBS script run by bash once per `PBS_ARRAY_INDEX`, each give the
+/// table of one `plan run`.
+#[test]
+fn the_kubernetes_and_pbs_recipes_give_the_table_of_one_run() {
+    let dir = scratch();
+    let d = dir.path();
+    let plan = write(d, "study.toml", &plan_text(200, "1.0, 1.1, 1.2"));
+    let reference = d.join("reference");
+    ok(&["plan", "run", s(&plan), "--out", s(&reference)]);
+    let expected = merged_values(&plan, &reference);
+    assert_eq!(expected.len(), 13);
+
+    // Kubernetes: `completions` tasks, each told the count in TASKS.
+    let yaml = docs_block("### Kubernetes (Indexed Job)", "yaml");
+    let command = yaml
+        .split_once("command: [")
+        .and_then(|(_, rest)| rest.split_once(']'))
+        .map(|(list, _)| format!("[{list}]"))
+        .expect("the container's command");
+    let command: Vec<String> = serde_json::from_str(&command).expect("a JSON-like list");
+    let completions = yaml
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("completions: "))
+        .and_then(|v| v.split_whitespace().next())
+        .expect("completions");
+    assert!(
+        yaml.contains(&format!("{{ name: TASKS, value: \"{completions}\" }}")),
+        "TASKS must be the Job's completions: {yaml}"
+    );
+    assert_eq!(command[0], "host-cli");
+    let indexed = d.join("indexed");
+    let mapped: Vec<String> = command[1..]
+        .iter()
+        .map(|a| match a.as_str() {
+            "/study/study.toml" => s(&plan).to_owned(),
+            "/results" => s(&indexed).to_owned(),
+            "/traces" => s(d).to_owned(),
+            _ => a.clone(),
+        })
+        .collect();
+    // Five tasks for twelve cells: tasks 0 and 1 run three cells.
+    for k in 0..5 {
+        let out = Command::new(BIN)
+            .args(&mapped)
+            .env("JOB_COMPLETION_INDEX", k.to_string())
+            .env("TASKS", "5")
+            .env_remove("SLURM_ARRAY_TASK_ID")
+            .output()
+            .expect("run");
+        assert!(out.status.success(), "{mapped:?}: {}", stderr(&out));
+    }
+    assert_eq!(merged_values(&plan, &indexed), expected);
+
+    // PBS: one array task per cell, the script run as written.
+    let script = docs_block("### PBS Pro / OpenPBS", "sh");
+    assert!(script.starts_with("#PBS -J 0-"), "{script}");
+    let path = path_with_bin();
+    for k in 0..12 {
+        let out = Command::new("bash")
+            .args(["-euo", "pipefail", "-c", &script])
+            .current_dir(d)
+            .env("PATH", &path)
+            .env("PBS_ARRAY_INDEX", k.to_string())
+            .env_remove("SLURM_ARRAY_TASK_ID")
+            .output()
+            .expect("bash");
+        assert!(out.status.success(), "{script}: {}", stderr(&out));
+    }
+    assert_eq!(merged_values(&plan, &d.join("results")), expected);
+}
+
+/// The farm plan of docs/plans.md expands as the text says (means x ratios
+/// x seeds, then policies), and one of its cells runs.
+#[test]
+fn the_documented_farm_plan_expands_and_runs() {
+    let dir = scratch();
+    let d = dir.path();
+    let plan = write(d, "farms.toml", &docs_block("### Generated farms", "toml"));
+    let cells = ok(&["plan", "cells", s(&plan)]);
+    assert!(cells.contains("\n48 cells"), "{cells}");
+    assert!(
+        cells.contains("farm(jobs=1000,seed=2,mean_interarrival=48,license_ratio=50-70)"),
+        "{cells}"
+    );
+    assert!(cells.contains("license-weight=0.00"), "{cells}");
+    let out = d.join("out");
+    ok(&["plan", "run", s(&plan), "--out", s(&out), "--cell", "47"]);
+    let merged = run(&["plan", "merge", s(&plan), s(&out), "--allow-missing"]);
+    let table = stdout(&merged);
+    let row = table
+        .lines()
+        .find(|l| {
+            l.contains("seed=2,mean_interarrival=12,license_ratio=70-90") && l.contains("bf-mod")
+        })
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(row.contains(",ok,"), "{row}");
 }

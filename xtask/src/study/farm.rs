@@ -4,10 +4,14 @@
 //! license-ratio sweep at inter-arrival 12, the same sweep with the license
 //! heuristic's weight 0, and one generated farm replayed under each policy.
 //!
-//! `cargo xtask study farm` runs `host-cli generate farm`, `host-cli replay
-//! --farm` and `host-cli farm-study`, writing `data/` (one row per replay
-//! and their summaries, the example's reports, the study's own tables) and
-//! `figures/` (the paper's figures 1(a), 1(b), 2(a), 2(b));
+//! `cargo xtask study farm` runs the study's plan, `plan.toml` in its
+//! folder, with `host-cli plan run` and reads it back with `host-cli plan
+//! merge` (one cell per generated farm and policy), puts the cells in
+//! `host-cli farm-study`'s tables, and runs `host-cli generate farm` and
+//! `host-cli replay --farm` for the example, writing `data/` (one row per
+//! replay and their summaries, the example's reports, the study's own
+//! tables, as `host-cli farm-study` writes them) and `figures/` (the
+//! paper's figures 1(a), 1(b), 2(a), 2(b));
 //! [`generate`] writes the README, each claim of the paper with the verdict
 //! our numbers give.
 //!
@@ -16,15 +20,18 @@
 //! reported as its mean with a 95% confidence half-width (1.96 sd /
 //! sqrt(n)). A difference is "clear" when that interval excludes 0.
 
-use super::{begin, finish, Common, Generated};
+use super::{finish, plan_f64, plan_str, run_plan_with, Common, Generated, PlanRow, Reports};
 use crate::exec;
-use crate::repo::Meta;
+use crate::repo::{self, Meta};
 use crate::text::g;
+use backfill_cli::farm::generate::FarmSpec;
+use backfill_cli::farm::study::{self as farm_study, StudyResults, StudyRow, StudySpec};
+use backfill_core::policy::Heuristics;
+use backfill_core::Policy;
 use clap::Args;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::process::Command;
-use std::time::Instant;
 
 /// The study's name and folder.
 pub const NAME: &str = "farm";
@@ -39,11 +46,27 @@ const POLICIES: [(&str, &str); 4] = [
 /// The options of `cargo xtask study farm`.
 #[derive(Clone, Debug, Args)]
 pub struct Options {
-    /// Repetitions of every setting (fewer for a quick look only: the
-    /// README says how many ran).
-    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
-    pub repetitions: u32,
+    /// Where the plan's cells go.
+    #[command(flatten)]
+    pub reports: Reports,
 }
+
+/// The repetitions of every setting (the plan's seeds 1 to 20).
+const REPETITIONS: u32 = 20;
+/// The grid's mean inter-arrival times.
+const MEANS: [f64; 5] = [4.0, 6.0, 12.0, 24.0, 48.0];
+/// The license sweep's ratios, percent of the eligible machines.
+const RATIOS: [(u32, u32); 7] = [
+    (10, 30),
+    (20, 40),
+    (30, 50),
+    (40, 60),
+    (50, 70),
+    (60, 80),
+    (70, 90),
+];
+/// The license sweep's mean inter-arrival time.
+const SWEEP_MEAN: f64 = 12.0;
 
 /// Runs the study into its folder (see the module docs).
 pub fn run(common: &Common, options: &Options) -> Result<(), String> {
@@ -52,12 +75,72 @@ pub fn run(common: &Common, options: &Options) -> Result<(), String> {
             "the farm study replays generated farms, not traces: --traces does not apply".into(),
         );
     }
-    let (bin, study) = begin(common, NAME)?;
+    let (study, cells, started) = run_plan_with(
+        common,
+        &options.reports,
+        NAME,
+        &repo::studies_dir().join(NAME),
+    )?;
+    let seconds = started.elapsed().as_secs_f64();
     let data = study.path().join("data");
     let figures = study.path().join("figures");
-    let reps = options.repetitions.to_string();
+    let index = index_cells(&cells)?;
+    let mut used = HashSet::new();
+    let heuristics = |license_weight| Heuristics {
+        license_weight,
+        ..Heuristics::DEFAULT
+    };
+    let main = StudySpec {
+        base: FarmSpec::default(),
+        means: MEANS.to_vec(),
+        repetitions: REPETITIONS,
+        policies: vec![
+            Policy::Fcfs,
+            Policy::BfFcfs,
+            Policy::BfUnmod(Heuristics::DEFAULT),
+            Policy::BfMod(Heuristics::DEFAULT),
+        ],
+        license_ratios: RATIOS.to_vec(),
+        license_mean: SWEEP_MEAN,
+    };
+    // The license sweep again with the license heuristic off (G5: what the
+    // license priority itself does).
+    let nolicense = StudySpec {
+        means: vec![SWEEP_MEAN],
+        policies: vec![
+            Policy::BfFcfs,
+            Policy::BfUnmod(heuristics(0)),
+            Policy::BfMod(heuristics(0)),
+        ],
+        ..main.clone()
+    };
+    let main = results(&index, main, &mut used)?;
+    let nolicense = results(&index, nolicense, &mut used)?;
+    if used.len() != cells.len() {
+        return Err(format!(
+            "the plan has {} cells and the study's tables take {}: plan.toml and {} disagree",
+            cells.len(),
+            used.len(),
+            file!()
+        ));
+    }
+    let mut files: Vec<(String, String)> = Vec::new();
+    let fail = |e: backfill_cli::error::CliError| e.to_string();
+    files.extend(farm_study::csv_files(&main).map_err(fail)?);
+    files.push(("study.txt".into(), farm_study::tables(&main, seconds)));
+    for (name, text) in farm_study::csv_files(&nolicense).map_err(fail)? {
+        files.push((format!("nolicense/{name}"), text));
+    }
+    files.push((
+        "nolicense/study.txt".into(),
+        farm_study::tables(&nolicense, seconds),
+    ));
+    for (name, text) in farm_study::figures(&main).map_err(fail)? {
+        repo::write_text(&figures.join(name), &text)?;
+    }
     // One example farm (the paper's defaults, seed 1, inter-arrival 12), as
     // a reader would run it, in a folder of its own.
+    let bin = repo::host_cli(common.bin.as_deref())?;
     let example = tempfile::tempdir().map_err(|e| format!("temporary folder: {e}"))?;
     let mut command = Command::new(&bin);
     command.current_dir(example.path()).args([
@@ -89,48 +172,166 @@ pub fn run(common: &Common, options: &Options) -> Result<(), String> {
             None,
         )?;
     }
-    let started = Instant::now();
-    let mut study_run = Command::new(&bin);
-    study_run
-        .args(["farm-study", "--repetitions", &reps, "--data-dir"])
-        .arg(&data)
-        .arg("--figures-dir")
-        .arg(&figures);
-    // The license sweep again with the license heuristic off (G5: what the
-    // license priority itself does).
-    let nolicense = data.join("nolicense");
-    let mut nolicense_run = Command::new(&bin);
-    nolicense_run
-        .args([
-            "farm-study",
-            "--means",
-            "12",
-            "--repetitions",
-            &reps,
-            "--policies",
-            "bf-fcfs,bf-unmod,bf-mod",
-            "--license-weight",
-            "0",
-            "--data-dir",
-        ])
-        .arg(&nolicense);
-    std::fs::create_dir_all(&nolicense).map_err(|e| format!("{}: {e}", nolicense.display()))?;
-    let runs = [
-        (study_run, data.join("study.txt")),
-        (nolicense_run, nolicense.join("study.txt")),
-    ];
-    let runs: Vec<_> = runs.into_iter().map(std::sync::Mutex::new).collect();
-    exec::parallel(common.jobs(), &runs, |slot| {
-        let mut slot = slot.lock().map_err(|_| "a study run panicked".to_owned())?;
-        let (command, out) = &mut *slot;
-        let command = std::mem::replace(command, Command::new("true"));
-        exec::to_file(command, out, None).map(|_| ())
-    })?;
     let meta = Meta {
         seconds: started.elapsed().as_secs(),
         ..Meta::default()
     };
-    finish(study, &[], &meta, generate)
+    let data_files: Vec<(&str, String)> = files
+        .iter()
+        .map(|(name, text)| (name.as_str(), text.clone()))
+        .collect();
+    finish(study, &data_files, &meta, generate)
+}
+
+/// A farm cell's key: mean inter-arrival time (bits), license ratio,
+/// seed, policy and its options.
+type CellKey = (u64, (u32, u32), u64, String, String);
+
+/// The merged cells by [`CellKey`], each with its index.
+fn index_cells(cells: &[PlanRow]) -> Result<HashMap<CellKey, (u64, StudyRow)>, String> {
+    let mut out = HashMap::new();
+    for c in cells {
+        let at = || {
+            format!(
+                "plan cell {}",
+                c.get("cell").unwrap_or(&serde_json::Value::Null)
+            )
+        };
+        let trace = plan_str(c, "trace")?;
+        let fields: HashMap<&str, &str> = trace
+            .strip_prefix("farm(")
+            .and_then(|t| t.strip_suffix(')'))
+            .ok_or_else(|| format!("{}: `{trace}` is not a generated farm", at()))?
+            .split(',')
+            .filter_map(|kv| kv.split_once('='))
+            .collect();
+        let field = |name: &str| {
+            fields
+                .get(name)
+                .copied()
+                .ok_or_else(|| format!("{}: no {name} in `{trace}`", at()))
+        };
+        let number = |name: &str| -> Result<f64, String> {
+            field(name)?
+                .parse()
+                .map_err(|e| format!("{}: {name} in `{trace}`: {e}", at()))
+        };
+        let seed = field("seed")?
+            .parse::<u64>()
+            .map_err(|e| format!("{}: seed in `{trace}`: {e}", at()))?;
+        let mean = number("mean_interarrival")?;
+        let ratio_text = field("license_ratio")?;
+        let ratio = ratio_text
+            .split_once('-')
+            .and_then(|(lo, hi)| Some((lo.parse().ok()?, hi.parse().ok()?)))
+            .ok_or_else(|| format!("{}: license ratio `{ratio_text}`", at()))?;
+        let u = |name: &str| c.get(name).and_then(serde_json::Value::as_u64);
+        let f = |name: &str| c.get(name).and_then(serde_json::Value::as_f64);
+        let need_u = |name: &str| u(name).ok_or_else(|| format!("{}: no {name}", at()));
+        let policy = plan_str(c, "policy")?;
+        let row = StudyRow {
+            experiment: String::new(),
+            mean_interarrival: mean,
+            license_ratio: ratio_text.to_owned(),
+            repetition: 0,
+            seed,
+            policy: policy.clone(),
+            offered_load: plan_f64(c, "farm.offered_load")?,
+            jobs: need_u("jobs")?,
+            skipped: need_u("farm.skipped")?,
+            system_usage: f("farm.system_usage"),
+            system_usage_cpus: f("farm.system_usage_cpus"),
+            utilisation: plan_f64(c, "farm.utilisation")?,
+            deadline_jobs: need_u("farm.deadline_jobs")?,
+            missed_deadlines: need_u("farm.missed_deadlines")?,
+            missed_percent: f("farm.missed_percent"),
+            mean_slowdown: plan_f64(c, "farm.mean_slowdown")?,
+            mean_bounded_slowdown: plan_f64(c, "mean_bounded_slowdown")?,
+            mean_wait: plan_f64(c, "mean_wait")?,
+            license_usage: f("farm.license_usage"),
+            handovers: need_u("farm.handovers")?,
+            max_queue: need_u("max_queue")?,
+            span: need_u("farm.span")?,
+        };
+        let key = (mean.to_bits(), ratio, seed, policy, plan_str(c, "options")?);
+        out.insert(key, (need_u("cell")?, row));
+    }
+    Ok(out)
+}
+
+/// The `options` parameter of a farm cell of `policy`.
+fn options_of(policy: Policy) -> Result<String, String> {
+    match policy {
+        Policy::BfUnmod(h) | Policy::BfMod(h) if h != Heuristics::DEFAULT => {
+            if h == (Heuristics {
+                license_weight: h.license_weight,
+                ..Heuristics::DEFAULT
+            }) {
+                Ok(format!(
+                    "license-weight={}.{:02}",
+                    h.license_weight / 1000,
+                    h.license_weight % 1000 / 10
+                ))
+            } else {
+                Err(format!("{policy}: heuristics a plan cannot give"))
+            }
+        }
+        _ => Ok(String::new()),
+    }
+}
+
+/// The study `spec`'s rows, from the plan's cells (the grid by mean,
+/// repetition and policy, the license sweep by ratio, repetition and
+/// policy: `host-cli farm-study`'s order); the cells taken go in `used`.
+fn results(
+    index: &HashMap<CellKey, (u64, StudyRow)>,
+    spec: StudySpec,
+    used: &mut HashSet<u64>,
+) -> Result<StudyResults, String> {
+    let mut take = |experiment: &str, mean: f64, ratio: (u32, u32), r: u32| {
+        let seed = spec.base.seed + u64::from(r);
+        spec.policies
+            .iter()
+            .map(|&policy| {
+                let key = (
+                    mean.to_bits(),
+                    ratio,
+                    seed,
+                    policy.name().to_owned(),
+                    options_of(policy)?,
+                );
+                let (cell, row) = index.get(&key).ok_or_else(|| {
+                    format!(
+                        "the plan has no cell for {key:?}: plan.toml and {} disagree",
+                        file!()
+                    )
+                })?;
+                used.insert(*cell);
+                Ok(StudyRow {
+                    experiment: experiment.to_owned(),
+                    repetition: r,
+                    ..row.clone()
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()
+    };
+    let mut grid = Vec::new();
+    for &mean in &spec.means {
+        for r in 0..spec.repetitions {
+            grid.extend(take("grid", mean, spec.base.license_ratio, r)?);
+        }
+    }
+    let mut licenses = Vec::new();
+    for &ratio in &spec.license_ratios {
+        for r in 0..spec.repetitions {
+            licenses.extend(take("licenses", spec.license_mean, ratio, r)?);
+        }
+    }
+    Ok(StudyResults {
+        spec,
+        grid,
+        licenses,
+    })
 }
 
 /// One replay's row of `farm-grid.csv` / `farm-licenses.csv`, as text.
@@ -174,6 +375,20 @@ fn read_rows(path: &Path) -> Result<Vec<Row>, String> {
                 .collect())
         })
         .collect()
+}
+
+/// Replays the rows of `grid` and `licenses` come from: the sweep's rows
+/// at the grid's license ratio and inter-arrival time are the grid's.
+fn distinct_replays(grid: &[Row], licenses: &[Row]) -> usize {
+    let key = |r: &Row| {
+        ["mean_interarrival", "license_ratio", "seed", "policy"]
+            .map(|f| r.get(f).cloned().unwrap_or_default())
+    };
+    grid.iter()
+        .chain(licenses)
+        .map(key)
+        .collect::<HashSet<_>>()
+        .len()
 }
 
 /// A field as a number; NaN when empty (or missing).
@@ -420,7 +635,8 @@ pub fn generate(dir: &Path) -> Result<Generated, String> {
     );
     w(
         "Generated by `cargo xtask study farm` (do not edit by hand): every number below is read \
-       from the CSV files in `data/`, which that study writes with `host-cli farm-study`; the \
+       from the CSV files in `data/`, which that study writes from the cells of its plan \
+       (`plan.toml`, run with `host-cli plan run`) in `host-cli farm-study`'s tables; the \
        verdicts are computed by `xtask/src/study/farm.rs`.\n"
             .into(),
     );
@@ -433,18 +649,19 @@ pub fn generate(dir: &Path) -> Result<Generated, String> {
     );
     w("## What ran\n".into());
     w(format!(
-        "* `host-cli farm-study --repetitions {reps}`: the paper's grid, mean inter-arrival {} × \
-         {reps} repetitions × FCFS, BF_FCFS, BF_UNMOD, BF_MOD, and a license-ratio sweep ({}) at \
-         inter-arrival 12, {reps} repetitions each; {} replays in {} s (wall, including the \
-         sweep below, on a shared 2-core machine).",
+        "* `plan.toml`, the same as `host-cli farm-study --repetitions {reps}`: the paper's grid, \
+         mean inter-arrival {} × {reps} repetitions × FCFS, BF_FCFS, BF_UNMOD, BF_MOD, and a \
+         license-ratio sweep ({}) at inter-arrival 12, {reps} repetitions each; {} replays in {} s \
+         (wall, including the sweep below, on a shared 2-core machine).",
         labels(&ms),
         labels(&rs),
-        grid.len() + lic.len(),
+        distinct_replays(&grid, &lic),
         meta.seconds
     ));
     w(format!(
-        "* `host-cli farm-study --means 12 --repetitions {reps} --policies bf-fcfs,bf-unmod,bf-mod \
-         --license-weight 0 --data-dir data/nolicense`: the same sweep with the license heuristic \
+        "* Its third experiment, the same as `host-cli farm-study --means 12 --repetitions {reps} \
+         --policies bf-fcfs,bf-unmod,bf-mod --license-weight 0 --data-dir data/nolicense`: the \
+         same sweep with the license heuristic \
          switched off, to isolate what it does (table 1's claim)."
     ));
     w(

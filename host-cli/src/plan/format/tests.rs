@@ -1,4 +1,5 @@
 use super::*;
+use backfill_core::policy::Heuristics;
 
 /// A traces folder holding `a.swf`, `b.swf` and `sub/c.swf` (contents do
 /// not matter: the plan is only expanded here).
@@ -290,4 +291,155 @@ fn reading_names_the_file_and_the_traces_folder() {
     assert_eq!(plan.traces_dir.as_deref(), Some(dir.path()));
     let e = read(&file, Some(plan_dir.path())).unwrap_err().to_string();
     assert!(e.contains("trace `a.swf` not found in"), "{e}");
+}
+
+#[test]
+fn farms_expand_by_mean_ratio_and_seed_with_the_generator_defaults() {
+    let text = "metrics = [\"jobs\", \"farm.missed_percent\"]\n\
+                [[experiment]]\n\
+                farms = [{ mean_interarrivals = [4, 12.5], license_ratios = [[10, 30], [50, 70]], seeds = [1, 2] }, {}]\n\
+                policies = [\"bf-fcfs\", { name = \"bf-mod\", license_weight = 0 }]\n";
+    let plan = expand(text).unwrap();
+    // (2 means x 2 ratios x 2 seeds + the defaults' one farm) x 2 policies.
+    assert_eq!(plan.cells.len(), (2 * 2 * 2 + 1) * 2);
+    let p: Vec<_> = plan.cells.iter().map(|c| c.spec.parameters()).collect();
+    assert_eq!(
+        p[0].trace,
+        "farm(jobs=1000,seed=1,mean_interarrival=4,license_ratio=10-30)"
+    );
+    assert_eq!(
+        (p[0].policy.as_str(), p[0].options.as_str()),
+        ("bf-fcfs", "")
+    );
+    assert_eq!(
+        (p[1].policy.as_str(), p[1].options.as_str()),
+        ("bf-mod", "license-weight=0.00")
+    );
+    assert_eq!(
+        p[2].trace,
+        "farm(jobs=1000,seed=2,mean_interarrival=4,license_ratio=10-30)"
+    );
+    assert_eq!(
+        p[4].trace,
+        "farm(jobs=1000,seed=1,mean_interarrival=4,license_ratio=50-70)"
+    );
+    assert_eq!(
+        p[8].trace,
+        "farm(jobs=1000,seed=1,mean_interarrival=12.5,license_ratio=10-30)"
+    );
+    // The second entry is the generator's defaults (the paper's).
+    assert_eq!(
+        p[16].trace,
+        "farm(jobs=1000,seed=1,mean_interarrival=12,license_ratio=50-70)"
+    );
+    // The license weight reaches the kernel's heuristics, and only those
+    // of BF_UNMOD and BF_MOD.
+    let spec = plan.cells[1].spec.policy;
+    let Policy::BfMod(h) = spec.heuristics(Policy::BfMod(Heuristics::DEFAULT)) else {
+        panic!("not bf-mod");
+    };
+    assert_eq!(
+        h,
+        Heuristics {
+            license_weight: 0,
+            ..Heuristics::DEFAULT
+        }
+    );
+    assert_eq!(spec.heuristics(Policy::Easy), Policy::Easy);
+    let weighted = expand(
+        "[[experiment]]\ntraces = [\"a.swf\"]\n\
+         policies = [{ name = \"bf-unmod\", license_weight = 2.5 }]\n",
+    )
+    .unwrap();
+    assert_eq!(weighted.cells[0].spec.policy.license_weight, Some(2500));
+}
+
+#[test]
+fn farm_keys_that_cannot_take_effect_are_refused() {
+    let farm = "[[experiment]]\nfarms = [{}]\n";
+    let cases: Vec<(String, &str)> = vec![
+        (
+            format!("{farm}traces = [\"a.swf\"]\npolicies = [\"fcfs\"]\n"),
+            "plan.toml:3: field experiment[0].traces: `traces` does not apply to generated farms",
+        ),
+        (
+            format!("{farm}loads = [1.2]\npolicies = [\"fcfs\"]\n"),
+            "plan.toml:3: field experiment[0].loads: `loads` does not apply",
+        ),
+        (
+            format!("{farm}estimates = [\"exact\"]\npolicies = [\"fcfs\"]\n"),
+            "plan.toml:3: field experiment[0].estimates: ",
+        ),
+        (
+            format!("{farm}windows = [{{ first = 10 }}]\npolicies = [\"fcfs\"]\n"),
+            "plan.toml:3: field experiment[0].windows: ",
+        ),
+        (
+            format!("{farm}short_max = 10\npolicies = [\"fcfs\"]\n"),
+            "plan.toml:3: field experiment[0].short_max: ",
+        ),
+        (
+            format!("{farm}policies = [\"selective\"]\n"),
+            "plan.toml:3: field experiment[0].policies[0]: selective takes its thresholds from a \
+             Conservative run",
+        ),
+        (
+            format!("latency = true\n{farm}policies = [\"fcfs\"]\n"),
+            "plan.toml:1: field latency: kernel calls are not timed",
+        ),
+        (
+            format!("metrics = [\"utilisation\"]\n{farm}policies = [\"fcfs\"]\n"),
+            "plan.toml:1: field metrics[0]: `utilisation` is not computed for generated farms",
+        ),
+        (
+            "metrics = [\"farm.span\"]\n[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [\"easy\"]\n"
+                .to_owned(),
+            "plan.toml:1: field metrics[0]: `farm.span` is a metric of generated farms only",
+        ),
+        (
+            "[[experiment]]\nfarms = [{ license_ratios = [[10, 30, 50]] }]\npolicies = [\"fcfs\"]\n"
+                .to_owned(),
+            "plan.toml:2: field experiment[0].farms[0].license_ratios[0]: a license ratio is two \
+             percentages",
+        ),
+        (
+            "[[experiment]]\nfarms = [{ license_ratios = [[10, 130]] }]\npolicies = [\"fcfs\"]\n"
+                .to_owned(),
+            "plan.toml:2: field experiment[0].farms[0].license_ratios[0]: 130 is out of range",
+        ),
+        (
+            "[[experiment]]\nfarms = [{ license_ratios = [[70, 30]] }]\npolicies = [\"fcfs\"]\n"
+                .to_owned(),
+            "plan.toml:2: field experiment[0].farms[0]: ",
+        ),
+        (
+            "[[experiment]]\nfarms = [{ mean_interarrivals = [-1] }]\npolicies = [\"fcfs\"]\n"
+                .to_owned(),
+            "plan.toml:2: field experiment[0].farms[0].mean_interarrivals[0]: -1 is not a mean",
+        ),
+        (
+            "[[experiment]]\nfarms = [{ seed = 3 }]\npolicies = [\"fcfs\"]\n".to_owned(),
+            "plan.toml:2: ",
+        ),
+        (
+            "[[experiment]]\nfarms = []\npolicies = [\"fcfs\"]\n".to_owned(),
+            "plan.toml:2: field experiment[0].farms: the list is empty",
+        ),
+        (
+            "[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [{ name = \"easy\", license_weight = 0 }]\n"
+                .to_owned(),
+            "plan.toml:3: field experiment[0].policies[0].license_weight: `license_weight` applies \
+             to bf-unmod and bf-mod, not easy",
+        ),
+        (
+            "[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [{ name = \"bf-mod\", license_weight = true }]\n"
+                .to_owned(),
+            "plan.toml:3: field experiment[0].policies[0].license_weight: `license_weight` is a \
+             number",
+        ),
+    ];
+    for (text, start) in &cases {
+        let e = error(text);
+        assert!(e.starts_with(start), "{e}\nfor\n{text}");
+    }
 }
