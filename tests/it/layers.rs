@@ -14,6 +14,7 @@ const CORE: &[&str] = &[
     "profile",
     "plan",
     "tally",
+    "reason",
     "state",
     "policy",
     "checkpoint",
