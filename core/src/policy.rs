@@ -516,8 +516,7 @@ impl Engine {
         now: Time,
     ) {
         match self {
-            Self::Fcfs | Self::Easy(_) | Self::Flexible(_) => {}
-            Self::Dpsa(d) => d.completed(),
+            Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) | Self::Flexible(_) => {}
             Self::Conservative(c) => c.completed(plan, &done.slot, now),
             Self::Selective(s) => s.completed(plan, done, now),
             Self::ConsRs(c) => c.completed(plan, done, now),
@@ -547,13 +546,29 @@ impl Engine {
             Self::ConsRsAlea(c) => c.pass(st, observer),
             Self::Flexible(f) => f.pass(st, observer),
             Self::Dpsa(d) => d.pass(st, observer),
-        }?;
-        if observer.wants_reasons() {
-            for waiting in self.waiting(st) {
-                observer.waiting(&waiting);
-            }
+        };
+        if observer.wants_reasons() && pass.is_ok() {
+            self.report_waiting(st, observer);
         }
-        Ok(pass)
+        pass
+    }
+
+    /// Reports every queued job's reason to `observer` (after a pass).
+    #[inline(never)]
+    fn report_waiting<
+        const Q: usize,
+        const R: usize,
+        const B: usize,
+        const M: usize,
+        const L: usize,
+    >(
+        &self,
+        st: &State<Q, R, B, M, L>,
+        observer: &mut impl Observer,
+    ) {
+        for waiting in self.waiting(st) {
+            observer.waiting(&waiting);
+        }
     }
 
     /// Every queued job with why it waits and when it is expected to start,

@@ -165,16 +165,39 @@ const VACANT: QueuedJob = QueuedJob::new(Job::new(0, 0, 1, 1));
 /// reservation always ends within [`Time`], so none begins at `Time::MAX`,
 /// and neither does the guarantee, the start of the first one), which is
 /// what keeps a queued-job slot of a Conservative kernel, with the two
-/// profile steps its reservation may add, at 64 bytes.
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// profile steps its reservation may add, at 64 bytes. The reservation's
+/// fields are kept apart (a [`Slot`] pads its one-byte machine to four), so
+/// that a byte is left for noting that CONS+RS's random search set it (the
+/// start kind, [`StartKind::RandomSearch`]), at no cost in size.
+#[derive(Clone, Copy)]
 pub struct QueuedJob {
     /// The job.
     pub job: Job,
-    /// The reservation; [`Slot::NOTHING`] when there is none.
-    reservation: Slot,
+    /// The reservation's start; `Time::MAX` when there is none.
+    start: Time,
+    /// The reservation's duration.
+    duration: crate::types::Duration,
+    /// The reservation's machine.
+    machine: crate::types::MachineId,
+    /// Whether CONS+RS's random search set the reservation (and nothing
+    /// moved it since). A label for the start kind only: not compared, not
+    /// kept by a checkpoint.
+    searched: bool,
     /// The guarantee; `Time::MAX` when there is none.
     guarantee: Time,
 }
+
+/// Two entries are equal when their jobs, reservations and guarantees are:
+/// whether the random search set the reservation is a label only.
+impl PartialEq for QueuedJob {
+    fn eq(&self, other: &Self) -> bool {
+        self.job == other.job
+            && self.reservation() == other.reservation()
+            && self.guarantee == other.guarantee
+    }
+}
+
+impl Eq for QueuedJob {}
 
 impl QueuedJob {
     /// `job`, waiting, with no reservation and no guarantee.
@@ -182,7 +205,10 @@ impl QueuedJob {
     pub const fn new(job: Job) -> Self {
         Self {
             job,
-            reservation: Slot::NOTHING,
+            start: Slot::NOTHING.start,
+            duration: Slot::NOTHING.duration,
+            machine: Slot::NOTHING.machine,
+            searched: false,
             guarantee: Time::MAX,
         }
     }
@@ -190,10 +216,14 @@ impl QueuedJob {
     /// Its current reservation, if the policy gave it one.
     #[must_use]
     pub const fn reservation(&self) -> Option<Slot> {
-        if self.reservation.start == Time::MAX {
+        if self.start == Time::MAX {
             None
         } else {
-            Some(self.reservation)
+            Some(Slot {
+                start: self.start,
+                machine: self.machine,
+                duration: self.duration,
+            })
         }
     }
 
@@ -207,9 +237,21 @@ impl QueuedJob {
     }
 
     /// Sets (`None`: drops) the reservation. A slot beginning at
-    /// `Time::MAX` cannot end within [`Time`] and reads back as none.
+    /// `Time::MAX` cannot end within [`Time`] and reads back as none. A
+    /// reservation that changes is no longer the random search's.
     pub fn set_reservation(&mut self, reservation: Option<Slot>) {
-        self.reservation = reservation.unwrap_or(Slot::NOTHING);
+        let slot = reservation.unwrap_or(Slot::NOTHING);
+        if self.reservation() != reservation {
+            self.searched = false;
+        }
+        self.start = slot.start;
+        self.duration = slot.duration;
+        self.machine = slot.machine;
+    }
+
+    /// CONS+RS's random search set the reservation.
+    pub(crate) fn set_searched(&mut self) {
+        self.searched = true;
     }
 
     /// Sets (`None`: voids) the guarantee. `Some(Time::MAX)` reads back as
@@ -503,13 +545,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         self.first_end = Some(self.first_end.map_or(end, |t| t.min(end)));
         observer.started(&entry.job, slot);
         if observer.wants_reasons() {
-            let kind = match (at_reservation, entry.guarantee()) {
-                (true, Some(first)) if slot.start < first => StartKind::Compressed,
-                (true, _) => StartKind::AtReservation,
-                (false, _) if index == 0 => StartKind::InOrder,
-                (false, _) => StartKind::Backfilled,
-            };
-            observer.start_kind(&entry.job, kind);
+            report_start_kind(observer, &entry, slot, index, at_reservation);
         }
         Ok(())
     }
@@ -597,6 +633,27 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         }
         Ok(())
     }
+}
+
+/// Tells `observer` how queue entry `entry`, at position `index`, started
+/// at `slot`: at its reservation (`at_reservation`) or because it fit now
+/// (`docs/design.md`, "Pending reasons", start kinds).
+#[inline(never)]
+fn report_start_kind(
+    observer: &mut impl Observer,
+    entry: &QueuedJob,
+    slot: Slot,
+    index: usize,
+    at_reservation: bool,
+) {
+    let kind = match (at_reservation, entry.guarantee()) {
+        (true, Some(first)) if slot.start < first && entry.searched => StartKind::RandomSearch,
+        (true, Some(first)) if slot.start < first => StartKind::Compressed,
+        (true, _) => StartKind::AtReservation,
+        (false, _) if index == 0 => StartKind::InOrder,
+        (false, _) => StartKind::Backfilled,
+    };
+    observer.start_kind(&entry.job, kind);
 }
 
 #[cfg(test)]

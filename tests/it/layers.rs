@@ -15,6 +15,7 @@ const CORE: &[&str] = &[
     "plan",
     "reason",
     "tally",
+    "reason",
     "state",
     "policy",
     "checkpoint",

@@ -3,7 +3,8 @@
 //! of `reference`:
 //!
 //! * every pass's reasons and start kinds are the naive reference's
-//!   ([`backfill_tests::naive::simulate_explained`]), every policy it models;
+//!   ([`backfill_tests::naive::simulate_explained`]), every policy it models
+//!   (CONS+RS also on longer jobs, where its moves are common);
 //! * every policy (DPSA and the option variants too): each pass reports
 //!   exactly one reason for every job it leaves waiting, in queue order,
 //!   and they are what [`Kernel::waiting`] says right after the pass;
@@ -13,7 +14,9 @@
 //!   reported; under EASY, DPSA, BF_FCFS and BF_UNMOD the head starts no
 //!   later than any shadow time reported for it while it stays the head.
 
-use crate::reference::{listing, policies, workload, Workload, B, Q, R};
+use crate::reference::{
+    listing, policies, scaled_workload, workload, Workload, B, Q, R, RS_POLICIES,
+};
 use backfill_core::{
     Call, Cluster, ExpectedStart, Job, JobId, JobRecord, Kernel, Observer, Policy, SimJob,
     Simulator, Sink, Slot, StartKind, Time, Waiting,
@@ -21,6 +24,7 @@ use backfill_core::{
 use backfill_tests::naive::{models, simulate_explained, PassLog};
 use backfill_tests::proptest_cases;
 use proptest::prelude::*;
+use proptest::strategy::ValueTree;
 use std::collections::HashMap;
 
 /// A replay sink that asks for reasons and keeps every pass's.
@@ -287,6 +291,16 @@ proptest! {
         }
     }
 
+    /// CONS+RS on the longer jobs where its moves are common: its starts
+    /// moved up by the random search are the reference's.
+    #[test]
+    fn cons_rs_reasons_match_the_naive_reference(w in scaled_workload(7)) {
+        for policy in RS_POLICIES {
+            let agreed = agree(&w, policy);
+            prop_assert!(agreed.is_ok(), "{}", agreed.unwrap_err());
+        }
+    }
+
     /// Every policy: one reason per waiting job after every pass, equal to
     /// the query's.
     #[test]
@@ -308,4 +322,27 @@ proptest! {
             }
         }
     }
+}
+
+/// The CONS+RS comparison is not vacuous: over 100 generated workloads
+/// some jobs start moved up by the random search.
+#[test]
+fn the_random_search_moves_some_starts_up() {
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = scaled_workload(7);
+    let mut moved = 0;
+    for _ in 0..100 {
+        let w = strategy
+            .new_tree(&mut runner)
+            .expect("a workload")
+            .current();
+        let sink = explained(&w, RS_POLICIES[0]);
+        moved += sink
+            .passes
+            .iter()
+            .flat_map(|p| &p.starts)
+            .filter(|s| s.1 == StartKind::RandomSearch)
+            .count();
+    }
+    assert!(moved > 0, "no start moved up by the random search");
 }

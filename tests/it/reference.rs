@@ -257,7 +257,7 @@ proptest! {
 
 /// CONS+RS with the default parameters, a few iterations, and a large
 /// budget.
-const RS_POLICIES: [Policy; 3] = [
+pub(crate) const RS_POLICIES: [Policy; 3] = [
     Policy::ConsRs(RandomSearch::DEFAULT),
     Policy::ConsRs(RandomSearch {
         seed: 7,

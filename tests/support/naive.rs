@@ -123,7 +123,9 @@
 //! * a job started in the pass's first phase (every job ahead of it
 //!   started) started *in order*; one started behind a job that still
 //!   waits, *backfilled*; one started at its reservation, *at its
-//!   reservation* when that is its guarantee and *compressed* when earlier;
+//!   reservation* when that is its guarantee, *moved up by the random
+//!   search* when earlier and CONS+RS's search moved it there (nothing
+//!   moved it since), *compressed* when earlier otherwise;
 //! * FCFS: the first job that did not fit is short of processors, the
 //!   others are behind it;
 //! * EASY, SJF-EASY and flexible backfilling: the head is short of
@@ -370,6 +372,9 @@ struct Waiting {
     job: usize,
     reservation: Option<u64>,
     guarantee: Option<u64>,
+    /// CONS+RS's random search moved the reservation into a gap, and
+    /// nothing moved it since.
+    searched: bool,
 }
 
 /// A running job.
@@ -713,6 +718,7 @@ impl Naive<'_> {
             let current = self.waiting[n].reservation.expect("reserved");
             if earliest < current {
                 self.waiting[n].reservation = Some(earliest);
+                self.waiting[n].searched = false;
             }
         }
     }
@@ -994,8 +1000,12 @@ impl Naive<'_> {
         // (W - W') / W + (S - S') / S > 0, multiplied out by W * S > 0.
         if w0 > 0 && (w0 - w1) * s0 + (s0 - s1) * w0 > 0 {
             for (w, (_, start)) in self.waiting.iter_mut().zip(after) {
+                if w.reservation != Some(start) {
+                    w.searched = false;
+                }
                 w.reservation = Some(start);
             }
+            self.waiting[n].searched = true;
         }
     }
 
@@ -1026,6 +1036,7 @@ impl Naive<'_> {
             job,
             reservation,
             guarantee: reservation.filter(|_| guaranteed),
+            searched: false,
         });
     }
 
@@ -1111,6 +1122,7 @@ impl Naive<'_> {
     /// than its guarantee.
     fn at_reservation(&self, n: usize) -> StartKind {
         match self.waiting[n].guarantee {
+            Some(g) if self.now < g && self.waiting[n].searched => StartKind::RandomSearch,
             Some(g) if self.now < g => StartKind::Compressed,
             _ => StartKind::AtReservation,
         }

@@ -84,6 +84,11 @@
 //!   at that point, so each question gets the same answer; when it proves
 //!   a failure the iteration counts it and ends, having changed nothing.
 //!   Kept moves, and the few cases it does not decide, run the plan path.
+//!
+//! Pending reasons (`docs/design.md`, "Pending reasons"): as Conservative
+//! (every job reserved; its reservation is its expected start, bounded by
+//! its guarantee). A job whose reservation the search moved into a gap,
+//! and nothing moved since, starts moved up by the random search.
 
 use super::conservative::{pass_reserved, reserve_on_arrival, Compression, Conservative};
 use crate::plan::Slot;
@@ -859,6 +864,7 @@ fn commit<const Q: usize, const R: usize, const B: usize, const M: usize, const 
     let now = st.now;
     if let Some(e) = st.queue.get_mut(index) {
         e.set_reservation(Some(gap));
+        e.set_searched();
     }
     observer.reserved(job, gap);
     compression.vacated(&st.plan, old, now);

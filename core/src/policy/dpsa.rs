@@ -171,11 +171,12 @@ pub(crate) struct Dpsa {
     head: Easy,
     order: DpsaOrder,
     nodes: u32,
-    /// Whether the last pass's search ran out of nodes, until the state
-    /// changes (a job arrives or ends): the pending reasons of the jobs it
-    /// left that fit now say so (`super::explain`). Not kept by a
-    /// checkpoint (a restored DPSA has it clear).
-    budget_hit: bool,
+    /// When the last pass's search ran out of nodes: how many jobs ran
+    /// after it. Until the state changes (a job arrives, which clears it,
+    /// or ends, which lowers the running count), the pending reasons of
+    /// the jobs it left that fit now say so (`super::explain`). Not kept by
+    /// a checkpoint (a restored DPSA has it clear).
+    budget_hit: Option<usize>,
 }
 
 impl Dpsa {
@@ -185,23 +186,14 @@ impl Dpsa {
             head: Easy::new(false),
             order,
             nodes,
-            budget_hit: false,
+            budget_hit: None,
         }
     }
 
     /// The node budget, when the last pass's search ran out of it and no
-    /// job arrived or ended since.
-    pub(crate) const fn budget_ran_out(&self) -> Option<u32> {
-        if self.budget_hit {
-            Some(self.nodes)
-        } else {
-            None
-        }
-    }
-
-    /// A job ended: the last search's budget no longer explains anything.
-    pub(crate) fn completed(&mut self) {
-        self.budget_hit = false;
+    /// job arrived or ended since (`running`: how many jobs run now).
+    pub(crate) fn budget_ran_out(&self, running: usize) -> Option<u32> {
+        (self.budget_hit == Some(running)).then_some(self.nodes)
     }
 
     /// The job that holds the head reservation ([`Easy::reserved_head`]).
@@ -226,7 +218,7 @@ impl Dpsa {
         st: &mut State<Q, R, B, M, L>,
         at: usize,
     ) {
-        self.budget_hit = false;
+        self.budget_hit = None;
         self.head.queued(st, at);
     }
 
@@ -244,7 +236,7 @@ impl Dpsa {
     ) -> Result<Pass, KernelError> {
         let now = st.now;
         let mut pass = Pass::default();
-        self.budget_hit = false;
+        self.budget_hit = None;
         start_from_head(st, observer, &mut pass)?;
         let Some((head, shadow)) = self.head.reserve_head(st, observer)? else {
             return Ok(pass);
@@ -314,7 +306,7 @@ impl Dpsa {
             (found?, overflow)
         };
         count(&mut st.counters, &found, overflow.is_some());
-        self.budget_hit = found.hit;
+
         // Start the chosen set, in search order; earlier starts shift the
         // queue positions behind them.
         let mut started: Vec<usize, DPSA_CANDIDATES> = Vec::new();
@@ -346,6 +338,7 @@ impl Dpsa {
             let from = first_left.saturating_sub(started.len());
             backfill_behind_head(st, observer, pass, from)?;
         }
+        self.budget_hit = found.hit.then_some(st.running.len());
         Ok(())
     }
 }

@@ -85,7 +85,7 @@ impl<'a, const Q: usize, const R: usize, const B: usize, const M: usize, const L
             Engine::Fcfs => Family::Strict,
             Engine::Easy(_) | Engine::Flexible(_) => Family::Head { budget: None },
             Engine::Dpsa(d) => Family::Head {
-                budget: d.budget_ran_out(),
+                budget: d.budget_ran_out(st.running.len()),
             },
             Engine::Conservative(_) | Engine::ConsRs(_) | Engine::ConsRsAlea(_) => Family::Reserved,
             Engine::Selective(_) => Family::Selective,
@@ -234,7 +234,7 @@ impl<'a, const Q: usize, const R: usize, const B: usize, const M: usize, const L
                         .and_then(|d| st.now.checked_add(d))
                         .is_some()
             }
-            None => matches!(st.plan.fit_now(&st.cluster, job, st.now), Ok(Some(_))),
+            None => self.fits_on_plan(job, None),
         }
     }
 
@@ -270,15 +270,24 @@ impl<'a, const Q: usize, const R: usize, const B: usize, const M: usize, const L
     /// `shadow` (which is not in the plan): EASY's backfill test.
     fn fits_beside(&self, job: &Job, head: &Job, shadow: &Slot, spare: Procs) -> bool {
         let st = self.st;
-        let now = st.now;
         if let Some(tally) = st.tally() {
             let end = tally
                 .machine()
                 .scale(job.estimate)
-                .and_then(|d| now.checked_add(d));
+                .and_then(|d| st.now.checked_add(d));
             return end.is_some_and(|end| end <= shadow.start || job.procs <= spare);
         }
-        let (hs, he) = (shadow.start, shadow.end());
+        self.fits_on_plan(job, Some((head, shadow)))
+    }
+
+    /// Whether `job` fits the plan now, with `head` reserved at `shadow`
+    /// besides when given (it is not in the plan): `Plan::fit_now`'s test,
+    /// written on the profiles here so that the passes' own calls to it
+    /// are compiled as they were (a caller more changes how they inline).
+    fn fits_on_plan(&self, job: &Job, head: Option<(&Job, &Slot)>) -> bool {
+        let st = self.st;
+        let now = st.now;
+        let (hs, he) = head.map_or((now, now), |(_, s)| (s.start, s.end()));
         // The fewest units of `profile` free over the part of `[now, end)`
         // the head overlaps, less what the head takes there.
         let overlap_ok = |profile: &crate::profile::Profile<B>, end: Time, need: u32, take: u32| {
@@ -308,15 +317,19 @@ impl<'a, const Q: usize, const R: usize, const B: usize, const M: usize, const L
             if !cpus.fits(now, duration, job.procs).unwrap_or(false) {
                 continue;
             }
-            if machine == shadow.machine && !overlap_ok(cpus, end, job.procs, head.procs) {
-                continue;
+            if let Some((head, shadow)) = head {
+                if machine == shadow.machine && !overlap_ok(cpus, end, job.procs, head.procs) {
+                    continue;
+                }
             }
             let licensed = (0..st.cluster.pools().len())
                 .filter(|&l| job.licenses.contains(l))
                 .all(|l| {
                     st.plan.license(l).is_some_and(|p| {
                         p.fits(now, duration, 1).unwrap_or(false)
-                            && (!head.licenses.contains(l) || overlap_ok(p, end, 1, 1))
+                            && head.is_none_or(|(h, _)| {
+                                !h.licenses.contains(l) || overlap_ok(p, end, 1, 1)
+                            })
                     })
                 });
             if licensed {
