@@ -21,10 +21,6 @@
 //! * the tally (private): for FCFS, EASY and SJF-EASY on one machine
 //!   without licenses, free processors now and the running jobs' estimated
 //!   ends, which is all those policies ask, kept instead of a plan.
-//! * [`reason`]: why a queued job waits ([`Reason`]), how a job started
-//!   ([`StartKind`]) and when a waiting job is expected to start
-//!   ([`ExpectedStart`]), which the policies report to an observer that
-//!   asks and [`Kernel::waiting`] gives for the queue as it stands.
 //! * the kernel's state (private): clock, wait queue, running set and plan
 //!   (or tally),
 //!   with the moves every policy shares (start a job); it defines the API's

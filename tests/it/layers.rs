@@ -15,7 +15,6 @@ const CORE: &[&str] = &[
     "plan",
     "reason",
     "tally",
-    "reason",
     "state",
     "policy",
     "checkpoint",
