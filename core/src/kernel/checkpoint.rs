@@ -428,6 +428,10 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
                         "a reservation later than its guarantee",
                     )?;
                 }
+                require(
+                    d.policy.keeps_reservations() || unkept_holder(d) == Some(q.job.id),
+                    "a reservation held by a job the policy's state does not name",
+                )?;
             }
             require(
                 q.slot().is_some() || !d.policy.reserves_all(),
@@ -626,6 +630,18 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         let origin = if tally { 0 } else { st.now };
         // The kernel's jobs fitted this plan before: rebuilding it cannot fail.
         let _ = st.plan.rebuild(&st.cluster, origin, holdings);
+    }
+}
+
+/// The job whose reservation a policy that keeps none between passes
+/// remembers (EASY's, SJF-EASY's and DPSA's head, flexible backfilling's
+/// holder; FCFS reserves for no job): a queued job with a reservation must
+/// be that one, or the next pass would reserve for another and leave two.
+fn unkept_holder<const M: usize, const L: usize>(d: &Decoded<'_, M, L>) -> Option<JobId> {
+    match d.policy {
+        Policy::Easy | Policy::SjfEasy | Policy::Dpsa { .. } => d.saved.reserved_head.map(|j| j.id),
+        Policy::BfFcfs | Policy::BfUnmod(_) | Policy::BfMod(_) => d.saved.holder,
+        _ => None,
     }
 }
 
