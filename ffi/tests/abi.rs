@@ -5,6 +5,8 @@
 #![allow(unsafe_code)]
 #![allow(clippy::undocumented_unsafe_blocks)]
 
+mod common;
+
 use backfill_core::rng::SplitMix64;
 use backfill_core::{
     Cluster, Job, JobRecord, Kernel, KernelError, LicensePool, LicenseSet, Machine, MachineSet,
@@ -19,62 +21,15 @@ use backfill_ffi::model::policy::{bf_policy_kind, to_c};
 use backfill_ffi::model::status::bf_status::{self, *};
 use backfill_ffi::model::types::*;
 use backfill_ffi::{bf_cluster, bf_kernel, bf_observer, bf_policy};
+use common::{c_cluster, kernel, Mem, TIERS};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::ffi::{c_void, CStr};
 use std::ptr::{null, null_mut};
 
-/// Memory for a kernel of `size` bytes, aligned to 16.
-struct Mem(Vec<u128>);
-
-impl Mem {
-    fn new(size: usize) -> Self {
-        Self(vec![0; size.div_ceil(16)])
-    }
-    fn ptr(&mut self) -> *mut c_void {
-        self.0.as_mut_ptr().cast()
-    }
-    fn bytes(&self) -> usize {
-        self.0.len() * 16
-    }
-}
-
-type Init = unsafe extern "C" fn(
-    *mut c_void,
-    usize,
-    *const bf_cluster,
-    *const bf_policy,
-    *mut *mut bf_kernel,
-) -> bf_status;
-
-/// The three tiers: size, init.
-const TIERS: [(extern "C" fn() -> usize, Init); 3] = [
-    (bf_kernel_s_size, bf_kernel_s_init),
-    (bf_kernel_m_size, bf_kernel_m_init),
-    (bf_kernel_l_size, bf_kernel_l_init),
-];
-
-fn c_cluster(machines: &[bf_machine], pools: &[bf_license_pool]) -> bf_cluster {
-    bf_cluster {
-        machines: machines.as_ptr(),
-        machine_count: machines.len(),
-        pools: if pools.is_empty() {
-            null()
-        } else {
-            pools.as_ptr()
-        },
-        pool_count: pools.len(),
-    }
-}
-
 /// A kernel of the small tier on `machines`, under `policy`.
 fn small(mem: &mut Mem, machines: &[bf_machine], policy: Policy) -> *mut bf_kernel {
-    let cluster = c_cluster(machines, &[]);
-    let policy = to_c(policy).unwrap();
-    let mut k = null_mut();
-    let s = unsafe { bf_kernel_s_init(mem.ptr(), mem.bytes(), &cluster, &policy, &mut k) };
-    assert_eq!(s, BF_OK);
-    k
+    kernel(mem, bf_kernel_s_init, machines, policy)
 }
 
 fn valid(k: *const bf_kernel) {
