@@ -143,19 +143,21 @@ unsafe extern "C" fn on_reserved(user: *mut c_void, job: *const bf_job, slot: *c
         .push((d.now, job.id, slot.start, slot.machine));
 }
 
+/// `m` as C describes it.
+fn c_machine(m: &Machine) -> bf_machine {
+    bf_machine {
+        cpus: m.cpus,
+        speed: m.speed,
+    }
+}
+
 /// The `Simulator`'s loop, through the C functions: completions, then
 /// arrivals, then one pass; the next instant is the earliest of the next
 /// arrival, the next end and the kernel's next wakeup.
 fn replay_c(k: *mut bf_kernel, machines: &[Machine], jobs: &[SimJob]) -> Replay {
     let mut d = Driver {
         now: 0,
-        machines: machines
-            .iter()
-            .map(|m| bf_machine {
-                cpus: m.cpus,
-                speed: m.speed,
-            })
-            .collect(),
+        machines: machines.iter().map(c_machine).collect(),
         pending: BinaryHeap::new(),
         starts: 0,
         out: Replay::default(),
@@ -251,13 +253,7 @@ fn replays_through_c_equal_the_simulator() {
         let mut expected = Replay::default();
         sim.run(jobs.iter().copied(), &mut expected).unwrap();
 
-        let c_machines: Vec<bf_machine> = machines
-            .iter()
-            .map(|m| bf_machine {
-                cpus: m.cpus,
-                speed: m.speed,
-            })
-            .collect();
+        let c_machines: Vec<bf_machine> = machines.iter().map(c_machine).collect();
         let c_pools: Vec<bf_license_pool> = pools
             .iter()
             .map(|p| bf_license_pool {
