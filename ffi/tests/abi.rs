@@ -143,6 +143,13 @@ unsafe extern "C" fn on_reserved(user: *mut c_void, job: *const bf_job, slot: *c
         .push((d.now, job.id, slot.start, slot.machine));
 }
 
+/// One machine of 4 processors at the reference speed, the tests' usual
+/// cluster.
+const FOUR_CPUS: [bf_machine; 1] = [bf_machine {
+    cpus: 4,
+    speed: 1000,
+}];
+
 /// `m` as C describes it.
 fn c_machine(m: &Machine) -> bf_machine {
     bf_machine {
@@ -277,10 +284,7 @@ fn replays_through_c_equal_the_simulator() {
 /// everything as it was.
 #[test]
 fn misuse_is_a_status() {
-    let machines = [bf_machine {
-        cpus: 4,
-        speed: 1000,
-    }];
+    let machines = FOUR_CPUS;
     let cluster = c_cluster(&machines, &[]);
     let mut policy = bf_policy_zeroed();
     assert_eq!(
@@ -464,11 +468,7 @@ fn callbacks_cannot_reenter_their_kernel() {
         let mut n = 0;
         let j = job(99, 0, 1, 1);
         let policy = to_c(Policy::Easy).unwrap();
-        let machines = [bf_machine {
-            cpus: 4,
-            speed: 1000,
-        }];
-        let cluster = c_cluster(&machines, &[]);
+        let cluster = c_cluster(&FOUR_CPUS, &[]);
         let mut k = null_mut();
         p.statuses.extend([
             unsafe { bf_kernel_queued_count(p.k, &mut n) },
@@ -480,14 +480,7 @@ fn callbacks_cannot_reenter_their_kernel() {
         ]);
     }
     let mut mem = Mem::new(bf_kernel_s_size());
-    let k = small(
-        &mut mem,
-        &[bf_machine {
-            cpus: 4,
-            speed: 1000,
-        }],
-        Policy::Conservative,
-    );
+    let k = small(&mut mem, &FOUR_CPUS, Policy::Conservative);
     let mut probe = Probe {
         k,
         mem: mem.ptr(),
@@ -520,14 +513,7 @@ fn callbacks_cannot_reenter_their_kernel() {
 #[test]
 fn kernel_errors_keep_their_job_and_message() {
     let mut mem = Mem::new(bf_kernel_s_size());
-    let k = small(
-        &mut mem,
-        &[bf_machine {
-            cpus: 4,
-            speed: 1000,
-        }],
-        Policy::Easy,
-    );
+    let k = small(&mut mem, &FOUR_CPUS, Policy::Easy);
     let text = |k| {
         let mut buf = [0 as std::ffi::c_char; 64];
         let mut len = 0;
@@ -596,10 +582,7 @@ fn kernel_errors_keep_their_job_and_message() {
 fn queries_read_the_kernel() {
     let mut mem = Mem::new(bf_kernel_s_size());
     let machines = [
-        bf_machine {
-            cpus: 4,
-            speed: 1000,
-        },
+        FOUR_CPUS[0],
         bf_machine {
             cpus: 4,
             speed: 2000,
@@ -685,10 +668,7 @@ fn queries_read_the_kernel() {
 /// waiting; each policy's reasons and expected starts, by its rules.
 #[test]
 fn the_waiting_query_gives_each_policys_reasons() {
-    let machines = [bf_machine {
-        cpus: 4,
-        speed: 1000,
-    }];
+    let machines = FOUR_CPUS;
     let none = bf_slot::default();
     let at = |start, duration| bf_slot {
         start,
