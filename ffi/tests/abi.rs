@@ -5,6 +5,8 @@
 #![allow(unsafe_code)]
 #![allow(clippy::undocumented_unsafe_blocks)]
 
+mod common;
+
 use backfill_core::rng::SplitMix64;
 use backfill_core::{
     Cluster, Job, JobRecord, Kernel, KernelError, LicensePool, LicenseSet, Machine, MachineSet,
@@ -19,62 +21,15 @@ use backfill_ffi::model::policy::{bf_policy_kind, to_c};
 use backfill_ffi::model::status::bf_status::{self, *};
 use backfill_ffi::model::types::*;
 use backfill_ffi::{bf_cluster, bf_kernel, bf_observer, bf_policy};
+use common::{c_cluster, kernel, Mem, TIERS};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::ffi::{c_void, CStr};
 use std::ptr::{null, null_mut};
 
-/// Memory for a kernel of `size` bytes, aligned to 16.
-struct Mem(Vec<u128>);
-
-impl Mem {
-    fn new(size: usize) -> Self {
-        Self(vec![0; size.div_ceil(16)])
-    }
-    fn ptr(&mut self) -> *mut c_void {
-        self.0.as_mut_ptr().cast()
-    }
-    fn bytes(&self) -> usize {
-        self.0.len() * 16
-    }
-}
-
-type Init = unsafe extern "C" fn(
-    *mut c_void,
-    usize,
-    *const bf_cluster,
-    *const bf_policy,
-    *mut *mut bf_kernel,
-) -> bf_status;
-
-/// The three tiers: size, init.
-const TIERS: [(extern "C" fn() -> usize, Init); 3] = [
-    (bf_kernel_s_size, bf_kernel_s_init),
-    (bf_kernel_m_size, bf_kernel_m_init),
-    (bf_kernel_l_size, bf_kernel_l_init),
-];
-
-fn c_cluster(machines: &[bf_machine], pools: &[bf_license_pool]) -> bf_cluster {
-    bf_cluster {
-        machines: machines.as_ptr(),
-        machine_count: machines.len(),
-        pools: if pools.is_empty() {
-            null()
-        } else {
-            pools.as_ptr()
-        },
-        pool_count: pools.len(),
-    }
-}
-
 /// A kernel of the small tier on `machines`, under `policy`.
 fn small(mem: &mut Mem, machines: &[bf_machine], policy: Policy) -> *mut bf_kernel {
-    let cluster = c_cluster(machines, &[]);
-    let policy = to_c(policy).unwrap();
-    let mut k = null_mut();
-    let s = unsafe { bf_kernel_s_init(mem.ptr(), mem.bytes(), &cluster, &policy, &mut k) };
-    assert_eq!(s, BF_OK);
-    k
+    kernel(mem, bf_kernel_s_init, machines, policy)
 }
 
 fn valid(k: *const bf_kernel) {
@@ -188,19 +143,28 @@ unsafe extern "C" fn on_reserved(user: *mut c_void, job: *const bf_job, slot: *c
         .push((d.now, job.id, slot.start, slot.machine));
 }
 
+/// One machine of 4 processors at the reference speed, the tests' usual
+/// cluster.
+const FOUR_CPUS: [bf_machine; 1] = [bf_machine {
+    cpus: 4,
+    speed: 1000,
+}];
+
+/// `m` as C describes it.
+fn c_machine(m: &Machine) -> bf_machine {
+    bf_machine {
+        cpus: m.cpus,
+        speed: m.speed,
+    }
+}
+
 /// The `Simulator`'s loop, through the C functions: completions, then
 /// arrivals, then one pass; the next instant is the earliest of the next
 /// arrival, the next end and the kernel's next wakeup.
 fn replay_c(k: *mut bf_kernel, machines: &[Machine], jobs: &[SimJob]) -> Replay {
     let mut d = Driver {
         now: 0,
-        machines: machines
-            .iter()
-            .map(|m| bf_machine {
-                cpus: m.cpus,
-                speed: m.speed,
-            })
-            .collect(),
+        machines: machines.iter().map(c_machine).collect(),
         pending: BinaryHeap::new(),
         starts: 0,
         out: Replay::default(),
@@ -296,13 +260,7 @@ fn replays_through_c_equal_the_simulator() {
         let mut expected = Replay::default();
         sim.run(jobs.iter().copied(), &mut expected).unwrap();
 
-        let c_machines: Vec<bf_machine> = machines
-            .iter()
-            .map(|m| bf_machine {
-                cpus: m.cpus,
-                speed: m.speed,
-            })
-            .collect();
+        let c_machines: Vec<bf_machine> = machines.iter().map(c_machine).collect();
         let c_pools: Vec<bf_license_pool> = pools
             .iter()
             .map(|p| bf_license_pool {
@@ -326,10 +284,7 @@ fn replays_through_c_equal_the_simulator() {
 /// everything as it was.
 #[test]
 fn misuse_is_a_status() {
-    let machines = [bf_machine {
-        cpus: 4,
-        speed: 1000,
-    }];
+    let machines = FOUR_CPUS;
     let cluster = c_cluster(&machines, &[]);
     let mut policy = bf_policy_zeroed();
     assert_eq!(
@@ -513,11 +468,7 @@ fn callbacks_cannot_reenter_their_kernel() {
         let mut n = 0;
         let j = job(99, 0, 1, 1);
         let policy = to_c(Policy::Easy).unwrap();
-        let machines = [bf_machine {
-            cpus: 4,
-            speed: 1000,
-        }];
-        let cluster = c_cluster(&machines, &[]);
+        let cluster = c_cluster(&FOUR_CPUS, &[]);
         let mut k = null_mut();
         p.statuses.extend([
             unsafe { bf_kernel_queued_count(p.k, &mut n) },
@@ -529,14 +480,7 @@ fn callbacks_cannot_reenter_their_kernel() {
         ]);
     }
     let mut mem = Mem::new(bf_kernel_s_size());
-    let k = small(
-        &mut mem,
-        &[bf_machine {
-            cpus: 4,
-            speed: 1000,
-        }],
-        Policy::Conservative,
-    );
+    let k = small(&mut mem, &FOUR_CPUS, Policy::Conservative);
     let mut probe = Probe {
         k,
         mem: mem.ptr(),
@@ -569,14 +513,7 @@ fn callbacks_cannot_reenter_their_kernel() {
 #[test]
 fn kernel_errors_keep_their_job_and_message() {
     let mut mem = Mem::new(bf_kernel_s_size());
-    let k = small(
-        &mut mem,
-        &[bf_machine {
-            cpus: 4,
-            speed: 1000,
-        }],
-        Policy::Easy,
-    );
+    let k = small(&mut mem, &FOUR_CPUS, Policy::Easy);
     let text = |k| {
         let mut buf = [0 as std::ffi::c_char; 64];
         let mut len = 0;
@@ -645,10 +582,7 @@ fn kernel_errors_keep_their_job_and_message() {
 fn queries_read_the_kernel() {
     let mut mem = Mem::new(bf_kernel_s_size());
     let machines = [
-        bf_machine {
-            cpus: 4,
-            speed: 1000,
-        },
+        FOUR_CPUS[0],
         bf_machine {
             cpus: 4,
             speed: 2000,
@@ -734,10 +668,7 @@ fn queries_read_the_kernel() {
 /// waiting; each policy's reasons and expected starts, by its rules.
 #[test]
 fn the_waiting_query_gives_each_policys_reasons() {
-    let machines = [bf_machine {
-        cpus: 4,
-        speed: 1000,
-    }];
+    let machines = FOUR_CPUS;
     let none = bf_slot::default();
     let at = |start, duration| bf_slot {
         start,

@@ -5,6 +5,8 @@
 #![allow(unsafe_code)]
 #![allow(clippy::undocumented_unsafe_blocks)]
 
+mod common;
+
 use backfill_core::{Cluster, Job, Kernel, Machine, Policy};
 use backfill_ffi::abi::calls::*;
 use backfill_ffi::abi::checkpoint::*;
@@ -13,33 +15,12 @@ use backfill_ffi::abi::queries::*;
 use backfill_ffi::model::policy::to_c;
 use backfill_ffi::model::status::bf_status::{self, *};
 use backfill_ffi::model::types::*;
-use backfill_ffi::{bf_cluster, bf_kernel, bf_observer};
-use std::ffi::c_void;
+use backfill_ffi::{bf_kernel, bf_observer};
+use common::{Init, Mem, TIERS};
 use std::ptr::{null, null_mut};
 
-/// Memory for a kernel, aligned to 16.
-struct Mem(Vec<u128>);
-
-impl Mem {
-    fn new(size: usize) -> Self {
-        Self(vec![0; size.div_ceil(16)])
-    }
-    fn ptr(&mut self) -> *mut c_void {
-        self.0.as_mut_ptr().cast()
-    }
-    fn bytes(&self) -> usize {
-        self.0.len() * 16
-    }
-}
-
-type Init = unsafe extern "C" fn(
-    *mut c_void,
-    usize,
-    *const backfill_ffi::bf_cluster,
-    *const backfill_ffi::bf_policy,
-    *mut *mut bf_kernel,
-) -> bf_status;
-
+/// The tests' two machines (the second twice as fast); the Rust kernels
+/// get the same ones.
 const MACHINES: [bf_machine; 2] = [
     bf_machine {
         cpus: 8,
@@ -53,17 +34,7 @@ const MACHINES: [bf_machine; 2] = [
 
 /// A kernel of the tier `init` sets up, in `mem`, on two machines.
 fn kernel(mem: &mut Mem, init: Init, policy: Policy) -> *mut bf_kernel {
-    let cluster = bf_cluster {
-        machines: MACHINES.as_ptr(),
-        machine_count: MACHINES.len(),
-        pools: null(),
-        pool_count: 0,
-    };
-    let policy = to_c(policy).unwrap();
-    let mut k = null_mut();
-    let s = unsafe { init(mem.ptr(), mem.bytes(), &cluster, &policy, &mut k) };
-    assert_eq!(s, BF_OK);
-    k
+    common::kernel(mem, init, &MACHINES, policy)
 }
 
 /// `k`'s checkpoint.
@@ -117,13 +88,13 @@ fn drive(k: *mut bf_kernel, from: u32, steps: u32) {
 /// Each tier's checkpoint size is its constant, the Rust kernel's.
 #[test]
 fn sizes_are_the_tiers_constants() {
-    let tiers: [(Init, usize, usize); 3] = [
-        (bf_kernel_s_init, bf_kernel_s_size(), BF_CHECKPOINT_S_SIZE),
-        (bf_kernel_m_init, bf_kernel_m_size(), BF_CHECKPOINT_M_SIZE),
-        (bf_kernel_l_init, bf_kernel_l_size(), BF_CHECKPOINT_L_SIZE),
+    let checkpoint_sizes = [
+        BF_CHECKPOINT_S_SIZE,
+        BF_CHECKPOINT_M_SIZE,
+        BF_CHECKPOINT_L_SIZE,
     ];
-    for (init, bytes, expected) in tiers {
-        let mut mem = Mem::new(bytes);
+    for ((size, init), expected) in TIERS.into_iter().zip(checkpoint_sizes) {
+        let mut mem = Mem::new(size());
         let k = kernel(&mut mem, init, Policy::Easy);
         let mut size = 0;
         assert_eq!(unsafe { bf_kernel_checkpoint_size(k, &mut size) }, BF_OK);
@@ -149,12 +120,8 @@ fn a_kernel_restored_in_any_larger_tier_goes_on_as_the_original() {
         drive(original, 0, 30);
         let bytes = checkpoint(original);
         let mut others: Vec<(Mem, *mut bf_kernel)> = Vec::new();
-        for (size, init) in [
-            (bf_kernel_s_size(), bf_kernel_s_init as Init),
-            (bf_kernel_m_size(), bf_kernel_m_init),
-            (bf_kernel_l_size(), bf_kernel_l_init),
-        ] {
-            let mut mem = Mem::new(size);
+        for (size, init) in TIERS {
+            let mut mem = Mem::new(size());
             let k = kernel(&mut mem, init, Policy::Fcfs);
             drive(k, 0, 3);
             assert_eq!(
@@ -202,17 +169,11 @@ fn rust_kernel(
 /// kernel of the tier's capacities.
 #[test]
 fn rust_and_c_read_each_others_checkpoints() {
-    let cluster: Cluster<16, 8> = Cluster::new(
-        &[
-            Machine::new(8),
-            Machine {
-                cpus: 8,
-                speed: 2000,
-            },
-        ],
-        &[],
-    )
-    .unwrap();
+    let machines = MACHINES.map(|m| Machine {
+        cpus: m.cpus,
+        speed: m.speed,
+    });
+    let cluster: Cluster<16, 8> = Cluster::new(&machines, &[]).unwrap();
     let (mut rust, bytes) = rust_kernel(cluster, Policy::Conservative);
     let mut mem = Mem::new(bf_kernel_s_size());
     let k = kernel(&mut mem, bf_kernel_s_init, Policy::Easy);

@@ -67,9 +67,9 @@ proptest! {
                 policy,
                 &scenario.jobs,
                 &stops,
-            );
-            prop_assert!(checked.is_ok(), "{}", checked.unwrap_err());
-            prop_assert!(checked.unwrap() >= 1, "{policy}: no instant checked");
+            )
+            .map_err(TestCaseError::fail)?;
+            prop_assert!(checked >= 1, "{policy}: no instant checked");
         }
     }
 }

@@ -13,11 +13,12 @@
 //! * The blocked head starts by its first reservation, which never moves
 //!   later (the checker covers it too).
 
+use crate::properties::{run_time, scenario_of};
 use backfill_core::policy::{DpsaOrder, DEFAULT_DPSA_NODES};
 use backfill_core::{Cluster, Job, JobId, Kernel, Policy, Slot, Time};
 use backfill_tests::check::RunLog;
 use backfill_tests::proptest_cases;
-use backfill_tests::scenario::{JobSpec, MachineSpec, PoolSpec, RunTime, ScenarioSpec, Width};
+use backfill_tests::scenario::{JobSpec, MachineSpec, ScenarioSpec, Width};
 use proptest::prelude::*;
 use std::collections::HashMap;
 
@@ -35,21 +36,12 @@ fn slots(log: &RunLog) -> HashMap<JobId, (Time, u8)> {
         .collect()
 }
 
-fn run_time() -> impl Strategy<Value = RunTime> {
-    prop_oneof![
-        4 => (0_u8..100).prop_map(RunTime::Below),
-        2 => Just(RunTime::At),
-        1 => (0_u16..500).prop_map(RunTime::Above),
-        1 => Just(RunTime::Zero),
-    ]
-}
-
 /// One machine, no licenses, every job `width` wide (at most the machine).
 fn equal_widths() -> impl Strategy<Value = ScenarioSpec> {
     let job = (
         prop_oneof![3 => Just(0_u16), 5 => 0_u16..60, 1 => 0_u16..1000],
         1_u16..=300,
-        run_time(),
+        run_time(1),
     );
     (
         0_u8..16,
@@ -75,10 +67,9 @@ fn equal_widths() -> impl Strategy<Value = ScenarioSpec> {
         })
 }
 
-/// Any scenario of the property tests: 1-3 machines, 0-2 license pools.
+/// Any scenario of the property tests: 1-3 machines, 0-2 license pools
+/// ([`scenario_of`]).
 fn any_cluster() -> impl Strategy<Value = ScenarioSpec> {
-    let machine = (0_u8..16, 0_u16..=1500).prop_map(|(cpus, speed)| MachineSpec { cpus, speed });
-    let pool = (0_u8..4, 0_u8..8).prop_map(|(count, machines)| PoolSpec { count, machines });
     let job = (
         prop_oneof![4 => Just(0_u16), 5 => 0_u16..60, 1 => 0_u16..3000],
         prop_oneof![
@@ -87,7 +78,7 @@ fn any_cluster() -> impl Strategy<Value = ScenarioSpec> {
             1 => Just(Width::Zero),
         ],
         1_u16..=500,
-        run_time(),
+        run_time(1),
         prop_oneof![7 => Just(0_u8), 3 => 1_u8..=3],
     )
         .prop_map(|(gap, width, estimate, run, licenses)| JobSpec {
@@ -97,18 +88,7 @@ fn any_cluster() -> impl Strategy<Value = ScenarioSpec> {
             run,
             licenses,
         });
-    (
-        prop::collection::vec(machine, 1..=3),
-        prop::collection::vec(pool, 0..=2),
-        prop::collection::vec(job, 1..=40),
-        any::<bool>(),
-    )
-        .prop_map(|(machines, pools, jobs, reverse_ids)| ScenarioSpec {
-            machines,
-            pools,
-            jobs,
-            reverse_ids,
-        })
+    scenario_of(job)
 }
 
 /// One hand-built state: on a machine of `cpus`, `running` jobs

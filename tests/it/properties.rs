@@ -36,11 +36,13 @@ fn width() -> impl Strategy<Value = Width> {
     ]
 }
 
-fn run_time() -> impl Strategy<Value = RunTime> {
+/// Run times below the estimate (weight 4), at it (2), above it (weight
+/// `above`: a kill) and zero (1).
+pub(crate) fn run_time(above: u32) -> impl Strategy<Value = RunTime> {
     prop_oneof![
         4 => (0_u8..100).prop_map(RunTime::Below),
         2 => Just(RunTime::At),
-        2 => (0_u16..500).prop_map(RunTime::Above),
+        above => (0_u16..500).prop_map(RunTime::Above),
         1 => Just(RunTime::Zero),
     ]
 }
@@ -49,7 +51,7 @@ fn job() -> impl Strategy<Value = JobSpec> {
     let gap = prop_oneof![4 => Just(0_u16), 5 => 0_u16..60, 1 => 0_u16..3000];
     let estimate = prop_oneof![1 => Just(0_u16), 20 => 1_u16..=100, 9 => 1_u16..=5000];
     let licenses = prop_oneof![7 => Just(0_u8), 2 => 1_u8..=3, 1 => 0_u8..8, 1 => any::<u8>()];
-    (gap, width(), estimate, run_time(), licenses).prop_map(
+    (gap, width(), estimate, run_time(2), licenses).prop_map(
         |(gap, width, estimate, run, licenses)| JobSpec {
             gap,
             width,
@@ -61,10 +63,18 @@ fn job() -> impl Strategy<Value = JobSpec> {
 }
 
 fn scenario() -> impl Strategy<Value = ScenarioSpec> {
+    scenario_of(job())
+}
+
+/// 1–3 machines of [`machine`], 0–2 pools of [`pool`], 1–40 jobs of `job`,
+/// ids in order or reversed.
+pub(crate) fn scenario_of(
+    job: impl Strategy<Value = JobSpec>,
+) -> impl Strategy<Value = ScenarioSpec> {
     (
         prop::collection::vec(machine(), 1..=3),
         prop::collection::vec(pool(), 0..=2),
-        prop::collection::vec(job(), 1..=40),
+        prop::collection::vec(job, 1..=40),
         any::<bool>(),
     )
         .prop_map(|(machines, pools, jobs, reverse_ids)| ScenarioSpec {
@@ -81,7 +91,7 @@ fn single_machine() -> impl Strategy<Value = ScenarioSpec> {
         prop_oneof![3 => Just(0_u16), 5 => 0_u16..60, 1 => 0_u16..1000],
         prop_oneof![5 => (0_u8..16).prop_map(Width::Exact), 1 => Just(Width::Full(0))],
         1_u16..=300,
-        run_time(),
+        run_time(2),
     )
         .prop_map(|(gap, width, estimate, run)| JobSpec {
             gap,
@@ -135,10 +145,7 @@ proptest! {
     /// nothing is left, and a second replay is identical: every policy.
     #[test]
     fn every_policy_keeps_every_invariant(spec in scenario()) {
-        let s = spec.build();
-        if let Err(e) = s.verify() {
-            prop_assert!(false, "{e}");
-        }
+        spec.build().verify().map_err(TestCaseError::fail)?;
     }
 
     /// The figures the reports print (means, worst bounded slowdown, kills,
@@ -167,10 +174,7 @@ proptest! {
     /// The same on one homogeneous machine with only valid jobs.
     #[test]
     fn single_machine_workloads_keep_every_invariant(spec in single_machine()) {
-        let s = spec.build();
-        if let Err(e) = s.verify() {
-            prop_assert!(false, "{e}");
-        }
+        spec.build().verify().map_err(TestCaseError::fail)?;
     }
 
     /// Conservative: every job gets its reservation on arrival, its
@@ -347,9 +351,7 @@ proptest! {
     ) {
         let policy = Policy::ConsRs(RandomSearch { seed, ..RandomSearch::DEFAULT });
         for spec in [single, farm] {
-            if let Err(e) = spec.build().verify_policy(policy) {
-                prop_assert!(false, "{e}");
-            }
+            spec.build().verify_policy(policy).map_err(TestCaseError::fail)?;
         }
     }
 }

@@ -286,8 +286,7 @@ proptest! {
     #[test]
     fn reasons_match_the_naive_reference(w in workload()) {
         for policy in policies() {
-            let agreed = agree(&w, policy);
-            prop_assert!(agreed.is_ok(), "{}", agreed.unwrap_err());
+            agree(&w, policy).map_err(TestCaseError::fail)?;
         }
     }
 
@@ -296,8 +295,7 @@ proptest! {
     #[test]
     fn cons_rs_reasons_match_the_naive_reference(w in scaled_workload(7)) {
         for policy in RS_POLICIES {
-            let agreed = agree(&w, policy);
-            prop_assert!(agreed.is_ok(), "{}", agreed.unwrap_err());
+            agree(&w, policy).map_err(TestCaseError::fail)?;
         }
     }
 
@@ -306,8 +304,7 @@ proptest! {
     #[test]
     fn every_waiting_job_has_exactly_one_reason(w in workload()) {
         for policy in every_policy() {
-            let checked = every_pass_explains_every_waiting_job(&w, policy);
-            prop_assert!(checked.is_ok(), "{}", checked.unwrap_err());
+            every_pass_explains_every_waiting_job(&w, policy).map_err(TestCaseError::fail)?;
         }
     }
 
@@ -317,8 +314,7 @@ proptest! {
     fn expected_starts_keep_their_promises(w in workload()) {
         for policy in every_policy() {
             for (workload, is_exact) in [(w.clone(), false), (exact(&w), true)] {
-                let held = promises_hold(&workload, policy, is_exact);
-                prop_assert!(held.is_ok(), "{}", held.unwrap_err());
+                promises_hold(&workload, policy, is_exact).map_err(TestCaseError::fail)?;
             }
         }
     }

@@ -221,9 +221,8 @@ proptest! {
     #[test]
     fn kernel_matches_the_naive_reference(w in workload()) {
         for policy in policies() {
-            let compared = agree(&w, policy);
-            prop_assert!(compared.is_ok(), "{}", compared.unwrap_err());
-            prop_assert_eq!(compared.ok(), Some(w.jobs.len()));
+            let compared = agree(&w, policy).map_err(TestCaseError::fail)?;
+            prop_assert_eq!(compared, w.jobs.len());
         }
     }
 
@@ -236,9 +235,8 @@ proptest! {
             Policy::ConsRsAlea(RandomSearch::DEFAULT),
             Policy::ConsRsAlea(RandomSearch { seed: 11, iterations: Iterations::Fixed(5) }),
         ] {
-            let compared = agree(&w, policy);
-            prop_assert!(compared.is_ok(), "{}", compared.unwrap_err());
-            prop_assert_eq!(compared.ok(), Some(w.jobs.len()));
+            let compared = agree(&w, policy).map_err(TestCaseError::fail)?;
+            prop_assert_eq!(compared, w.jobs.len());
         }
     }
 
@@ -248,9 +246,8 @@ proptest! {
     #[test]
     fn cons_rs_matches_the_naive_reference(w in scaled_workload(7)) {
         for policy in RS_POLICIES {
-            let compared = agree(&w, policy);
-            prop_assert!(compared.is_ok(), "{}", compared.unwrap_err());
-            prop_assert_eq!(compared.ok(), Some(w.jobs.len()));
+            let compared = agree(&w, policy).map_err(TestCaseError::fail)?;
+            prop_assert_eq!(compared, w.jobs.len());
         }
     }
 }

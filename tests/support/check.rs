@@ -133,7 +133,7 @@ pub struct Replay {
 /// Runs `f` where `need` bytes of stack are available: inline when that is
 /// surely within a test thread's 2 MiB, else on a thread with `need` plus
 /// 1 MiB of stack. Large kernels live on the stack.
-fn with_stack<T: Send>(need: usize, f: impl FnOnce() -> T + Send) -> T {
+pub(crate) fn with_stack<T: Send>(need: usize, f: impl FnOnce() -> T + Send) -> T {
     const INLINE: usize = 1 << 20;
     if need <= INLINE {
         return f();

@@ -8,6 +8,7 @@
 //! the replay that never stopped, event for event (starts, reservations
 //! reported, ends, refusals), with the same totals and counters.
 
+use crate::check::with_stack;
 use backfill_core::checkpoint::{crc32, HEADER_LEN, TRAILER_LEN};
 use backfill_core::policy::{DpsaOrder, Iterations, RandomSearch};
 use backfill_core::{
@@ -135,17 +136,9 @@ pub struct Resumed {
     pub bytes: usize,
 }
 
-/// Runs `f` on a thread with a stack of `need` bytes and more.
-fn with_stack<T: Send>(need: usize, f: impl FnOnce() -> T + Send) -> T {
-    std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .stack_size(need + (4 << 20))
-            .spawn_scoped(scope, f)
-            .expect("spawn replay thread")
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-    })
-}
+/// The stack a replay here asks for beyond eight simulators: 3 MiB, to
+/// which [`with_stack`] adds 1 MiB.
+const MORE_STACK: usize = 3 << 20;
 
 /// Replays `jobs` under `policy` on `cluster` without stopping.
 #[must_use]
@@ -154,7 +147,8 @@ pub fn whole<const Q: usize, const R: usize, const B: usize, const M: usize, con
     policy: Policy,
     jobs: &[SimJob],
 ) -> Whole {
-    with_stack(8 * size_of::<Simulator<Q, R, B, M, L>>(), || {
+    let stack = 8 * size_of::<Simulator<Q, R, B, M, L>>() + MORE_STACK;
+    with_stack(stack, || {
         let mut sim = Box::new(Simulator::new(Kernel::<Q, R, B, M, L>::new(
             cluster.clone(),
             policy,
@@ -201,7 +195,8 @@ pub fn resumed<const Q: usize, const R: usize, const B: usize, const M: usize, c
     jobs: &[SimJob],
     stop: usize,
 ) -> Option<Resumed> {
-    with_stack(8 * size_of::<Simulator<Q, R, B, M, L>>(), || {
+    let stack = 8 * size_of::<Simulator<Q, R, B, M, L>>() + MORE_STACK;
+    with_stack(stack, || {
         let mut first = Box::new(Simulator::new(Kernel::<Q, R, B, M, L>::new(
             cluster.clone(),
             policy,

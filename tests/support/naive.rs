@@ -1567,20 +1567,17 @@ mod tests {
     #[test]
     fn selective_promotes_at_the_threshold_instant() {
         let policy = Policy::Selective(Threshold::Fixed(1500));
-        let before = sims(&[
-            job(1).procs(2).estimate(20),
-            job(2).submit(1).procs(4).estimate(10),
-            job(3).submit(5).procs(2).estimate(100),
-        ]);
-        let out = simulate(4, policy, &before);
+        let third_at = |submit| {
+            sims(&[
+                job(1).procs(2).estimate(20),
+                job(2).submit(1).procs(4).estimate(10),
+                job(3).submit(submit).procs(2).estimate(100),
+            ])
+        };
+        let out = simulate(4, policy, &third_at(5));
         assert_eq!(starts(&out), [Some(0), Some(105), Some(5)]);
         assert_eq!(out[1].unwrap().guarantee, Some(105));
-        let after = sims(&[
-            job(1).procs(2).estimate(20),
-            job(2).submit(1).procs(4).estimate(10),
-            job(3).submit(7).procs(2).estimate(100),
-        ]);
-        let out = simulate(4, policy, &after);
+        let out = simulate(4, policy, &third_at(7));
         assert_eq!(starts(&out), [Some(0), Some(20), Some(30)]);
         assert_eq!(out[1].unwrap().guarantee, Some(20));
         assert_eq!(out[2].unwrap().guarantee, None);

@@ -4,6 +4,7 @@
 
 use crate::repo;
 use crate::text::g;
+use glob::Pattern;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -113,37 +114,25 @@ pub fn medians(dir: Option<&Path>) -> Result<(), String> {
     Ok(())
 }
 
-/// Whether `name` matches `pattern` (`*` any run of characters, `?` one).
-fn matches(pattern: &[char], name: &[char]) -> bool {
-    match (pattern.first(), name.first()) {
-        (None, None) => true,
-        (Some('*'), _) => {
-            matches(&pattern[1..], name) || (!name.is_empty() && matches(pattern, &name[1..]))
-        }
-        (Some('?'), Some(_)) => matches(&pattern[1..], &name[1..]),
-        (Some(p), Some(n)) if p == n => matches(&pattern[1..], &name[1..]),
-        _ => false,
-    }
-}
-
-/// The files `glob` names: a folder and a file-name pattern (`*`, `?`).
+/// The files `glob` names, sorted: a folder and a file-name pattern (`*`,
+/// `?`, `[...]` as [`Pattern`] reads them).
 fn glob(glob: &str) -> Result<Vec<PathBuf>, String> {
     let path = Path::new(glob);
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let pattern: Vec<char> = path
+    let name = path
         .file_name()
-        .map(|n| n.to_string_lossy().chars().collect())
+        .map(|n| n.to_string_lossy())
         .unwrap_or_default();
+    let pattern = Pattern::new(&name).map_err(|e| format!("{glob}: {e}"))?;
     let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
-            p.file_name().is_some_and(|n| {
-                matches(&pattern, &n.to_string_lossy().chars().collect::<Vec<_>>())
-            })
+            p.file_name()
+                .is_some_and(|n| pattern.matches(&n.to_string_lossy()))
         })
         .collect();
     found.sort();
@@ -221,15 +210,20 @@ mod tests {
         assert_eq!(human(1_234_567.0), "1.23 ms");
         assert_eq!(human(999.0), "999 ns");
         assert_eq!(human(2.5e9), "2.5 s");
-        let m = |p: &str, n: &str| {
-            matches(
-                &p.chars().collect::<Vec<_>>(),
-                &n.chars().collect::<Vec<_>>(),
-            )
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["CTC.swf.gz", "CTC.swf", "KTH.swf.gz"] {
+            std::fs::write(dir.path().join(name), "").unwrap();
+        }
+        let names = |pattern: &str| -> Vec<String> {
+            glob(&dir.path().join(pattern).to_string_lossy())
+                .unwrap()
+                .iter()
+                .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+                .collect()
         };
-        assert!(m("*.gz", "CTC.swf.gz"));
-        assert!(m("C?C*", "CTC.swf.gz"));
-        assert!(!m("*.gz", "CTC.swf"));
+        assert_eq!(names("*.gz"), ["CTC.swf.gz", "KTH.swf.gz"]);
+        assert_eq!(names("C?C*"), ["CTC.swf", "CTC.swf.gz"]);
+        assert!(glob(&dir.path().join("[").to_string_lossy()).is_err());
         assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(&mut [4.0, 1.0, 2.0, 3.0]), 2.5);
     }

@@ -259,6 +259,21 @@ pub fn read_csv<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>, S
         .collect()
 }
 
+/// A study's committed data: the rows of its `data/{runs_csv}` (an error
+/// when there are none) and its `data/study.toml`.
+pub fn read_runs<T: serde::de::DeserializeOwned>(
+    dir: &Path,
+    runs_csv: &str,
+) -> Result<(Vec<T>, Meta), String> {
+    let path = dir.join("data").join(runs_csv);
+    let runs: Vec<T> = read_csv(&path)?;
+    let meta = Meta::read(dir)?;
+    if runs.is_empty() {
+        return Err(format!("no runs in {}", path.display()));
+    }
+    Ok((runs, meta))
+}
+
 /// `rows` as CSV text with a header line.
 pub fn csv_text<T: Serialize>(rows: &[T]) -> Result<String, String> {
     let mut w = csv::Writer::from_writer(Vec::new());

@@ -1,4 +1,15 @@
-//! Numbers as C's `printf("%g")` writes them.
+//! Numbers as C's `printf("%g")` writes them, and lists in sentences.
+
+use std::fmt::Display;
+
+/// `items` separated by `, `: `a, b, c`.
+pub fn comma_list(items: impl IntoIterator<Item = impl Display>) -> String {
+    items
+        .into_iter()
+        .map(|item| item.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// `v` as `%.{precision}g` writes it: `precision` significant digits (at
 /// least one), fixed or exponent notation by the exponent, trailing zeros
@@ -46,5 +57,12 @@ mod tests {
         assert_eq!(g(123.456, 3), "123");
         assert_eq!(g(1234.5, 3), "1.23e+03");
         assert_eq!(g(1.5, 3), "1.5");
+    }
+
+    #[test]
+    fn lists_are_comma_separated() {
+        assert_eq!(comma_list(["a", "b", "c"]), "a, b, c");
+        assert_eq!(comma_list([7]), "7");
+        assert_eq!(comma_list(Vec::<String>::new()), "");
     }
 }

@@ -7,15 +7,8 @@
 #
 #   ffi/tests/c/queue.sh HOST_CLI REPLAY_BIN WORKDIR [host-cli workload args...]
 set -euo pipefail
-host_cli=$1
-replay=$2
-work=$3
-shift 3
-workload=("$@")
-mkdir -p "$work"
-
-json=$("$host_cli" replay "${workload[@]}" --policy fcfs --jobs-out "$work/jobs.csv" --format json)
-procs=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["machine_procs"])' <<<"$json")
+# shellcheck source-path=SCRIPTDIR source=workload.sh
+source "$(dirname "$0")/workload.sh" "$@"
 last=$(python3 -c 'import csv, sys; print(max(int(r["end"]) for r in csv.DictReader(open(sys.argv[1]))))' \
   "$work/jobs.csv")
 

@@ -31,19 +31,13 @@
  * The kernel is the large tier, in a static buffer (8 MB on x86_64).
  */
 #include "backfill.h"
+#include "kernel_memory.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifdef BF_KERNEL_L_SIZE
-#define KERNEL_BYTES BF_KERNEL_L_SIZE
-#else
-#define KERNEL_BYTES (12u * 1024u * 1024u)
-#endif
-static unsigned char kernel_memory[KERNEL_BYTES + 64];
 
 /* A job of the list, and what became of it. */
 typedef struct row {
@@ -297,9 +291,8 @@ int main(int argc, char **argv) {
     bf_observer reserve_only = {NULL, NULL, NULL, NULL};
     bf_observer start = {started, NULL, NULL, NULL};
     const char *why = "";
-    uintptr_t align = (uintptr_t)bf_kernel_l_align();
-    void *memory = (void *)(((uintptr_t)kernel_memory + align - 1) / align * align);
-    size_t room = sizeof kernel_memory - (size_t)((unsigned char *)memory - kernel_memory);
+    size_t room;
+    void *memory = kernel_memory_aligned((uintptr_t)bf_kernel_l_align(), &room);
     size_t next = 0, i, rejected = 0;
     bf_capacity capacity;
     bf_status s;

@@ -13,15 +13,8 @@
 # own --jobs-out for that policy, without the two derived columns
 # (bounded_slowdown, category).
 set -euo pipefail
-host_cli=$1
-replay=$2
-work=$3
-shift 3
-workload=("$@")
-mkdir -p "$work"
-
-json=$("$host_cli" replay "${workload[@]}" --policy fcfs --jobs-out "$work/jobs.csv" --format json)
-procs=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["machine_procs"])' <<<"$json")
+# shellcheck source-path=SCRIPTDIR source=workload.sh
+source "$(dirname "$0")/workload.sh" "$@"
 jobs=$(($(wc -l <"$work/jobs.csv") - 1))
 
 # name | host-cli options | replay.c options

@@ -20,6 +20,7 @@
  */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS */
 #include "backfill.h"
+#include "kernel_memory.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -45,15 +46,6 @@ static const tier tiers[3] = {
     {"M", bf_kernel_m_size, bf_kernel_m_align, bf_kernel_m_init},
     {"L", bf_kernel_l_size, bf_kernel_l_align, bf_kernel_l_init},
 };
-
-/* The kernel's memory: static, as firmware would reserve it (the large
- * tier's size, 8 MB on x86_64, serves every tier). */
-#ifdef BF_KERNEL_L_SIZE
-#define KERNEL_BYTES BF_KERNEL_L_SIZE
-#else
-#define KERNEL_BYTES (12u * 1024u * 1024u)
-#endif
-static unsigned char kernel_memory[KERNEL_BYTES + 64];
 
 static const bf_machine machine = {64, BF_REFERENCE_SPEED};
 static bf_job jobs[JOBS];
@@ -90,9 +82,8 @@ static void *init_kernel(void *arg) {
     work *w = arg;
     bf_cluster cluster = {&machine, 1, NULL, 0};
     bf_policy policy;
-    uintptr_t align = (uintptr_t)w->t->align();
-    void *memory = (void *)(((uintptr_t)kernel_memory + align - 1) / align * align);
-    size_t room = sizeof kernel_memory - (size_t)((unsigned char *)memory - kernel_memory);
+    size_t room;
+    void *memory = kernel_memory_aligned((uintptr_t)w->t->align(), &room);
     w->ok = bf_policy_default(BF_POLICY_EASY, &policy) == BF_OK &&
             w->t->init(memory, room, &cluster, &policy, &w->k) == BF_OK;
     return NULL;

@@ -13,6 +13,7 @@
 
 use super::{finish, holds, plan_str, run_plan, Common, Generated, PlanRow, Reports};
 use crate::repo::{self, short, stem, Meta};
+use crate::text::comma_list;
 use backfill_cli::numbers::percent_change;
 use backfill_cli::studies::plot::{self, BarPanel, Series};
 use clap::Args;
@@ -314,14 +315,7 @@ fn run_of(cell: &PlanRow) -> Result<Run, String> {
 /// `data/study.toml`: the figures (both semantics, the paper's traces and
 /// the others) and `README.md`.
 pub fn generate(dir: &Path) -> Result<Generated, String> {
-    let runs: Vec<Run> = repo::read_csv(&dir.join("data").join(RUNS_CSV))?;
-    let meta = Meta::read(dir)?;
-    if runs.is_empty() {
-        return Err(format!(
-            "no runs in {}",
-            dir.join("data").join(RUNS_CSV).display()
-        ));
-    }
+    let (runs, meta) = repo::read_runs::<Run>(dir, RUNS_CSV)?;
     let mut traces: Vec<String> = runs.iter().map(|r| r.trace.clone()).collect();
     traces.sort();
     traces.dedup();
@@ -483,16 +477,12 @@ fn markdown(doc: &Doc, meta: &Meta) -> String {
          CONS+RS also with exact ones on the paper's traces.\n\
          * Metrics: mean wait in minutes and mean bounded slowdown (10 s bound) over all jobs \
          of the window.\n",
-        doc.traces
-            .iter()
-            .map(|t| format!("{} {}", short(t), doc.window(t)))
-            .collect::<Vec<_>>()
-            .join(", "),
-        paper
-            .iter()
-            .map(|t| format!("`{t}`"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        comma_list(
+            doc.traces
+                .iter()
+                .map(|t| format!("{} {}", short(t), doc.window(t)))
+        ),
+        comma_list(paper.iter().map(|t| format!("`{t}`")))
     );
     let _ = writeln!(out, "## The paper's table\n");
     let _ = writeln!(
@@ -701,6 +691,15 @@ fn claims(doc: &Doc, sem: Semantics) -> (String, Vec<(&'static str, usize, usize
     let mut verdicts = Vec::new();
     let paper = doc.paper();
     let (rs_p, cons_p) = (sem.rs, sem.cons);
+    // CONS+RS's, Conservative's and EASY's mean wait (`wait`) or mean
+    // bounded slowdown on `t`, user estimates, when all three are known.
+    let three = |t: &str, wait: bool| {
+        Some((
+            doc.value(t, "user", rs_p, wait)?,
+            doc.value(t, "user", cons_p, wait)?,
+            doc.value(t, "user", EASY, wait)?,
+        ))
+    };
     let _ = writeln!(out, "## The paper's claims under {}\n", sem.title);
     let _ = writeln!(
         out,
@@ -713,11 +712,7 @@ fn claims(doc: &Doc, sem: Semantics) -> (String, Vec<(&'static str, usize, usize
     let mut both = 0;
     let mut with_numbers = 0;
     for t in &paper {
-        let (Some(rs), Some(c), Some(e)) = (
-            doc.value(t, "user", rs_p, true),
-            doc.value(t, "user", cons_p, true),
-            doc.value(t, "user", EASY, true),
-        ) else {
+        let Some((rs, c, e)) = three(t, true) else {
             let _ = writeln!(out, "* {}: no complete set of numbers.", short(t));
             continue;
         };
@@ -758,14 +753,7 @@ fn claims(doc: &Doc, sem: Semantics) -> (String, Vec<(&'static str, usize, usize
         easy_wins.push((short(t), e < c));
         let _ = writeln!(out, "* {}: EASY {e:.1} min, Conservative {c:.1}.", short(t));
     }
-    let list = |want: bool| {
-        easy_wins
-            .iter()
-            .filter(|x| x.1 == want)
-            .map(|x| x.0.clone())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let list = |want: bool| comma_list(easy_wins.iter().filter(|x| x.1 == want).map(|x| &x.0));
     let expected = easy_wins
         .iter()
         .filter(|(t, wins)| *wins == (t != "HPC2N"))
@@ -790,11 +778,7 @@ fn claims(doc: &Doc, sem: Semantics) -> (String, Vec<(&'static str, usize, usize
     let mut both_b = 0;
     let mut n_b = 0;
     for t in &paper {
-        let (Some(rs), Some(c), Some(e)) = (
-            doc.value(t, "user", rs_p, false),
-            doc.value(t, "user", cons_p, false),
-            doc.value(t, "user", EASY, false),
-        ) else {
+        let Some((rs, c, e)) = three(t, false) else {
             continue;
         };
         n_b += 1;

@@ -11,6 +11,7 @@
 
 use super::{finish, holds, plan_f64, plan_str, run_plan, Common, Generated, PlanRow, Reports};
 use crate::repo::{self, short, stem, Meta};
+use crate::text::comma_list;
 use backfill_cli::numbers::{pct_text, percent_change};
 use backfill_cli::studies::plot::{self, BarPanel, PointSeries, Series};
 use serde::{Deserialize, Serialize};
@@ -259,14 +260,7 @@ fn read_runs(cells: &[PlanRow]) -> Result<Vec<Run>, String> {
 /// `data/study.toml`: `data/dpsa-change.csv`, the four figures and
 /// `README.md` (paths relative to the study's folder).
 pub fn generate(dir: &Path) -> Result<Generated, String> {
-    let runs: Vec<Run> = repo::read_csv(&dir.join("data").join(RUNS_CSV))?;
-    let meta = Meta::read(dir)?;
-    if runs.is_empty() {
-        return Err(format!(
-            "no runs in {}",
-            dir.join("data").join(RUNS_CSV).display()
-        ));
-    }
+    let (runs, meta) = repo::read_runs::<Run>(dir, RUNS_CSV)?;
     let index: Index<'_> = runs
         .iter()
         .map(|r| (key(&r.trace, &r.estimates, r.load, &r.policy), r))
@@ -416,13 +410,9 @@ fn markdown(doc: &Doc<'_>, meta: &Meta) -> String {
          its search without a bound.\n\
          * Load sweeps (claim D4): the paper's traces with user estimates at load factors {} \
          (submit times divided by the factor), EASY and DPSA-n.\n",
-        paper.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", "),
+        comma_list(paper.iter().map(|t| format!("`{t}`"))),
         others.len(),
-        doc.loads
-            .iter()
-            .map(|l| format!("x{l}"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        comma_list(doc.loads.iter().map(|l| format!("x{l}")))
     );
     // Results table.
     let _ = writeln!(out, "## Results\n");
@@ -577,16 +567,13 @@ fn claims(doc: &Doc<'_>) -> String {
             .collect()
     };
     let listing = |v: &[(String, f64)]| -> String {
-        v.iter()
-            .map(|(t, c)| {
-                if c.abs() < NO_CHANGE {
-                    format!("{t} {c:+.3}% (no change)")
-                } else {
-                    format!("{t} {c:+.1}%")
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
+        comma_list(v.iter().map(|(t, c)| {
+            if c.abs() < NO_CHANGE {
+                format!("{t} {c:+.3}% (no change)")
+            } else {
+                format!("{t} {c:+.1}%")
+            }
+        }))
     };
     let better = |v: &[(String, f64)]| v.iter().filter(|(_, c)| *c <= -NO_CHANGE).count();
     let worse = |v: &[(String, f64)]| v.iter().filter(|(_, c)| *c >= NO_CHANGE).count();
@@ -761,16 +748,16 @@ fn claims(doc: &Doc<'_>) -> String {
          Atlas and HPC2N gain little at their own load, as the paper says. The SDSC traces sit off \
          the trend, as the paper remarks: {}.\n",
         if rises { "holds" } else { "partly" },
-        ["SDSC-Par-1996-3.1-cln", "SDSC-SP2-1998-4.2-cln"]
-            .iter()
-            .filter_map(|t| Some(format!(
-                "{} {:+.1}% at {:.1}% utilisation",
-                short(t),
-                doc.change(t, "user", 1.0, "dpsa-n")?,
-                doc.utilisation(t)? * 100.0
-            )))
-            .collect::<Vec<_>>()
-            .join(", ")
+        comma_list(
+            ["SDSC-Par-1996-3.1-cln", "SDSC-SP2-1998-4.2-cln"]
+                .iter()
+                .filter_map(|t| Some(format!(
+                    "{} {:+.1}% at {:.1}% utilisation",
+                    short(t),
+                    doc.change(t, "user", 1.0, "dpsa-n")?,
+                    doc.utilisation(t)? * 100.0
+                )))
+        )
     );
     out
 }

@@ -23,7 +23,7 @@
 use super::{finish, plan_f64, plan_str, run_plan_with, Common, Generated, PlanRow, Reports};
 use crate::exec;
 use crate::repo::{self, Meta};
-use crate::text::g;
+use crate::text::{comma_list, g};
 use backfill_cli::farm::generate::FarmSpec;
 use backfill_cli::farm::study::{self as farm_study, StudyResults, StudyRow, StudySpec};
 use backfill_core::policy::Heuristics;
@@ -561,11 +561,7 @@ const fn verdict(ok: bool, partly: bool) -> &'static str {
 
 /// Labels of `settings`, comma-separated.
 fn labels(settings: &[Setting]) -> String {
-    settings
-        .iter()
-        .map(Setting::label)
-        .collect::<Vec<_>>()
-        .join(", ")
+    comma_list(settings.iter().map(Setting::label))
 }
 
 /// The study's README, from its `data/` CSV files and `data/study.toml`.
@@ -818,13 +814,10 @@ pub fn generate(dir: &Path) -> Result<Generated, String> {
         mi,
     ));
     let gains = |a: &str, b: &str| {
-        ms.iter()
-            .map(|s| {
-                let gain = -paired(&tg, s, a, b, "missed_percent", None).0;
-                format!("{} ({})", fmt(gain, 1), s.label())
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
+        comma_list(ms.iter().map(|s| {
+            let gain = -paired(&tg, s, a, b, "missed_percent", None).0;
+            format!("{} ({})", fmt(gain, 1), s.label())
+        }))
     };
     w(format!(
         "\nVerdict: low-contention half {} (BF_FCFS raises usage and misses fewer deadlines than \
@@ -933,16 +926,16 @@ pub fn generate(dir: &Path) -> Result<Generated, String> {
     ));
     w(format!(
         "\nFCFS's slowdown over BF_FCFS's: {}. BF_UNMOD relative to BF_FCFS: {}.",
-        ms.iter()
-            .zip(&ratio)
-            .map(|(s, r)| format!("{}× ({})", fmt(*r, 2), s.label()))
-            .collect::<Vec<_>>()
-            .join(", "),
-        ms.iter()
-            .zip(&rel)
-            .map(|(s, r)| format!("{:+.0}% ({})", r * 100.0, s.label()))
-            .collect::<Vec<_>>()
-            .join(", ")
+        comma_list(
+            ms.iter()
+                .zip(&ratio)
+                .map(|(s, r)| format!("{}× ({})", fmt(*r, 2), s.label()))
+        ),
+        comma_list(
+            ms.iter()
+                .zip(&rel)
+                .map(|(s, r)| format!("{:+.0}% ({})", r * 100.0, s.label()))
+        )
     ));
     w(format!(
         "\nVerdict: drastic reduction {}; no great improvement by the priorities {}{}.\n",
