@@ -35,9 +35,12 @@
 //! and the handling of one event at a time (`one_at_a_time`: the model
 //! then takes one instant at a time in our kernel's order: every
 //! completion, one compression if one of them was early, every arrival,
-//! then the starts). What remains between the last model and our replay
-//! is the plan's representation: processor ids and per-processor holes in
-//! Alea, a free-processor profile in our kernel.
+//! then the starts), and Alea's plan itself (`list_plan`: the model then
+//! keeps reservations in a free-processor profile and rebuilds them in
+//! order of planned start after an instant with an early completion, the
+//! rules of our `conservative-rebuild`). With every switch off the model is
+//! our `conservative-rebuild` on one machine, and the comparison checks
+//! that it gives our replay's starts.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -57,6 +60,10 @@ pub struct Settings {
     /// Events handled one at a time in SimJava's order (else one instant
     /// at a time in our kernel's order).
     pub one_at_a_time: bool,
+    /// Alea's plan: a list of jobs on processor ids with per-processor
+    /// holes (else ours: reservations in a free-processor profile, one
+    /// instant at a time, whatever `one_at_a_time` says).
+    pub list_plan: bool,
 }
 
 impl Settings {
@@ -65,6 +72,7 @@ impl Settings {
         offsets: true,
         loader: true,
         one_at_a_time: true,
+        list_plan: true,
     };
 }
 
@@ -166,8 +174,16 @@ impl Cluster {
         // The processors in order of availability, lowest id first on
         // ties: the order in which Alea's repeated minimum search takes
         // them.
+        // Only the first `procs` of that order are taken: they are
+        // selected, then sorted (the key is a total order, so this is the
+        // full sort's prefix).
         let mut order: Vec<usize> = (0..av.len()).collect();
-        order.sort_by(|&a, &b| av[a].total_cmp(&av[b]).then(a.cmp(&b)));
+        let key = |&a: &usize, &b: &usize| av[a].total_cmp(&av[b]).then(a.cmp(&b));
+        if procs > 0 && procs < order.len() {
+            order.select_nth_unstable_by(procs - 1, key);
+            order.truncate(procs);
+        }
+        order.sort_unstable_by(key);
         let mut index = 0;
         for (i, &pick) in order.iter().take(procs).enumerate() {
             index = pick;
@@ -412,7 +428,7 @@ fn load(text: &str, procs: usize, n: usize, alea_loader: bool) -> (Vec<Option<Jo
             let limit = if limit < 0 { run } else { limit };
             (run.max(1), limit.max(1))
         } else {
-            (run, if limit > 0 { limit } else { run })
+            (run, if limit > 0 { limit } else { run.max(1) })
         };
         lines.push(Some(Job {
             id: u64::try_from(field(0)).unwrap_or(0),
@@ -506,7 +522,9 @@ pub fn run(text: &str, procs: usize, n: usize, settings: Settings) -> Vec<Starte
         stable: false,
         prev_clock: None,
     };
-    if settings.one_at_a_time {
+    if !settings.list_plan {
+        by_profile(procs, &mut jobs);
+    } else if settings.one_at_a_time {
         by_events(&mut cl, &mut jobs, &slots, settings.offsets);
     } else {
         by_instants(&mut cl, &mut jobs);
@@ -671,6 +689,150 @@ fn by_instants(cl: &mut Cluster, jobs: &mut [Job]) {
     }
 }
 
+/// Free processors over time from the profile's first instant on: steps
+/// `(from, free)` in increasing time, the last one lasting for ever.
+struct Profile {
+    steps: Vec<(f64, usize)>,
+}
+
+impl Profile {
+    /// Every one of `procs` processors free from `now` on.
+    fn new(procs: usize, now: f64) -> Self {
+        Self {
+            steps: vec![(now, procs)],
+        }
+    }
+
+    /// Forgets the steps before `now` (the step holding `now` then starts
+    /// at it).
+    fn advance(&mut self, now: f64) {
+        let past = self.steps.iter().take_while(|s| s.0 <= now).count();
+        if past > 1 {
+            self.steps.drain(..past - 1);
+        }
+        if let Some(first) = self.steps.first_mut() {
+            first.0 = first.0.max(now);
+        }
+    }
+
+    /// The index of the step starting at `t` (made by splitting the step
+    /// holding `t`); `t` is not before the first step.
+    fn split(&mut self, t: f64) -> usize {
+        let i = self.steps.partition_point(|s| s.0 <= t);
+        let Some(&(at, free)) = i.checked_sub(1).and_then(|k| self.steps.get(k)) else {
+            self.steps.insert(0, (t, 0));
+            return 0;
+        };
+        if at == t {
+            return i - 1;
+        }
+        self.steps.insert(i, (t, free));
+        i
+    }
+
+    /// Holds `procs` processors over `[start, end)`.
+    fn hold(&mut self, start: f64, end: f64, procs: usize) {
+        if end <= start {
+            return;
+        }
+        let (i, j) = (self.split(start), self.split(end));
+        for step in &mut self.steps[i..j] {
+            step.1 = step.1.saturating_sub(procs);
+        }
+    }
+
+    /// The earliest `t >= from` with `procs` processors free over
+    /// `[t, t + length)` (`from` is not before the first step; the last
+    /// step has every processor free).
+    fn earliest(&self, from: f64, length: f64, procs: usize) -> f64 {
+        let mut start = from;
+        let first = self
+            .steps
+            .partition_point(|s| s.0 <= from)
+            .saturating_sub(1);
+        for (k, &(_, free)) in self.steps.iter().enumerate().skip(first) {
+            let end = self.steps.get(k + 1).map_or(f64::INFINITY, |s| s.0);
+            if free < procs {
+                start = end;
+            } else if end >= start + length {
+                return start;
+            }
+        }
+        start
+    }
+}
+
+/// Our `conservative-rebuild` on one machine, one instant at a time in our
+/// kernel's order: every completion; if one of them was early, the plan
+/// rebuilt (every waiting job taken out and put back at its earliest fit
+/// from now, in order of its reservation start, ties in queue order);
+/// every arrival reserved at its earliest fit; then every job whose
+/// reservation starts now starts. The plan is a free-processor profile:
+/// each running job holds its processors to its estimated end, each
+/// waiting job over its reservation.
+fn by_profile(procs: usize, jobs: &mut [Job]) {
+    let mut arrivals = (0..jobs.len()).peekable();
+    let mut running: Vec<usize> = Vec::new();
+    // Waiting jobs in queue (arrival) order; their reservations start at
+    // `exp_start`.
+    let mut waiting: Vec<usize> = Vec::new();
+    let mut plan = Profile::new(procs, 0.0);
+    loop {
+        let next_end = running
+            .iter()
+            .map(|&g| jobs[g].exec_start + jobs[g].length)
+            .fold(f64::INFINITY, f64::min);
+        let next_arrival = arrivals.peek().map_or(f64::INFINITY, |&g| jobs[g].submit);
+        let next_start = waiting
+            .iter()
+            .map(|&g| jobs[g].exp_start)
+            .fold(f64::INFINITY, f64::min);
+        let now = next_end.min(next_arrival).min(next_start);
+        if now.is_infinite() {
+            return;
+        }
+        let mut early = false;
+        running.retain(|&g| {
+            let job = &jobs[g];
+            let ended = job.exec_start + job.length <= now;
+            early |= ended && job.exec_start + job.est > now;
+            !ended
+        });
+        if early {
+            plan = Profile::new(procs, now);
+            for &g in &running {
+                let job = &jobs[g];
+                plan.hold(now, job.exec_start + job.est, job.procs);
+            }
+            let mut order = waiting.clone();
+            order.sort_by(|&a, &b| jobs[a].exp_start.total_cmp(&jobs[b].exp_start));
+            for g in order {
+                let start = plan.earliest(now, jobs[g].est, jobs[g].procs);
+                plan.hold(start, start + jobs[g].est, jobs[g].procs);
+                jobs[g].exp_start = start;
+            }
+        } else {
+            plan.advance(now);
+        }
+        while let Some(g) = arrivals.next_if(|&g| jobs[g].submit <= now) {
+            let start = plan.earliest(now, jobs[g].est, jobs[g].procs);
+            plan.hold(start, start + jobs[g].est, jobs[g].procs);
+            jobs[g].exp_start = start;
+            waiting.push(g);
+        }
+        waiting.retain(|&g| {
+            let due = jobs[g].exp_start <= now;
+            if due {
+                jobs[g].status = Status::Running;
+                jobs[g].exec_start = now;
+                jobs[g].start = now;
+                running.push(g);
+            }
+            !due
+        });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -703,17 +865,69 @@ mod tests {
     fn an_early_end_compresses_the_plan() {
         for offsets in [true, false] {
             for one_at_a_time in [true, false] {
-                let settings = Settings {
-                    offsets,
-                    loader: true,
-                    one_at_a_time,
-                };
-                let runs = run(&trace(), 2, 10, settings);
-                let (s1, s2) = (start(&runs, 1), start(&runs, 2));
-                assert!((s1 - 1000.0).abs() < 0.5, "{settings:?}: {s1}");
-                assert!((s2 - 1100.0).abs() < 0.5, "{settings:?}: {s2}");
+                for list_plan in [true, false] {
+                    let settings = Settings {
+                        offsets,
+                        loader: true,
+                        one_at_a_time,
+                        list_plan,
+                    };
+                    let runs = run(&trace(), 2, 10, settings);
+                    let (s1, s2) = (start(&runs, 1), start(&runs, 2));
+                    assert!((s1 - 1000.0).abs() < 0.5, "{settings:?}: {s1}");
+                    assert!((s2 - 1100.0).abs() < 0.5, "{settings:?}: {s2}");
+                }
             }
         }
+    }
+
+    /// The profile plan rebuilds in order of planned start, not of arrival.
+    /// Four processors: job 1 takes all of them and ends at 100 of its
+    /// 1,000 s; job 2 (2 processors, 1,000 s) is reserved at 1,000, job 3
+    /// (4 processors, 100 s) at 2,000, and job 4 (2 processors, 900 s) fits
+    /// beside job 2 at 1,000. At the early end job 2 and job 4 are put back
+    /// first (both at 100) and job 3 follows at 1,100, when job 2 ends (a
+    /// pass in queue order would place job 3 while job 4 still held
+    /// 1,000-1,900, at 1,900).
+    #[test]
+    fn the_profile_plan_rebuilds_in_planned_start_order() {
+        let text = [
+            line(1, 1000, 100, 4, 1000),
+            line(2, 1001, 1000, 2, 1000),
+            line(3, 1002, 100, 4, 100),
+            line(4, 1003, 900, 2, 900),
+        ]
+        .concat();
+        let settings = Settings {
+            offsets: false,
+            loader: false,
+            one_at_a_time: false,
+            list_plan: false,
+        };
+        let runs = run(&text, 4, 10, settings);
+        let starts: Vec<f64> = (1..=4).map(|id| start(&runs, id)).collect();
+        assert_eq!(starts, [1000.0, 1100.0, 2100.0, 1100.0]);
+    }
+
+    /// The profile: holds split steps, the earliest fit skips steps with
+    /// too few processors, and the past is forgotten.
+    #[test]
+    fn the_profile_finds_the_earliest_fit() {
+        let mut p = Profile::new(4, 0.0);
+        p.hold(10.0, 20.0, 3);
+        p.hold(30.0, 40.0, 2);
+        assert_eq!(
+            p.steps,
+            [(0.0, 4), (10.0, 1), (20.0, 4), (30.0, 2), (40.0, 4)]
+        );
+        assert_eq!(p.earliest(0.0, 10.0, 2), 0.0);
+        assert_eq!(p.earliest(0.0, 11.0, 2), 20.0);
+        assert_eq!(p.earliest(5.0, 30.0, 3), 40.0);
+        assert_eq!(p.earliest(15.0, 1.0, 1), 15.0);
+        p.advance(25.0);
+        assert_eq!(p.steps, [(25.0, 4), (30.0, 2), (40.0, 4)]);
+        assert_eq!(p.earliest(25.0, 5.0, 4), 25.0);
+        assert_eq!(p.earliest(25.0, 6.0, 4), 40.0);
     }
 
     #[test]
@@ -732,6 +946,7 @@ mod tests {
                 offsets: false,
                 loader: false,
                 one_at_a_time: true,
+                list_plan: true,
             },
         );
         assert!((start(&ours, 2) - start(&ours, 1) - 100.0).abs() < 1e-9);
