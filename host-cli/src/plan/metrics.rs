@@ -93,7 +93,7 @@ pub(crate) const RUN_METRICS: [(&str, &str); 21] = [
 /// reason, `wait_by_reason.REASON.SN` (`.SW`, `.LN`, `.LW`) that of one
 /// category's, as `host-cli replay --wait-by-reason` splits it. The
 /// reasons of the set add up to its `total_wait`.
-pub(crate) const WAIT_REASONS: [&str; 8] = [
+pub const WAIT_REASONS: [&str; 8] = [
     "processors",
     "behind",
     "would-delay",

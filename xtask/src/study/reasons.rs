@@ -24,32 +24,12 @@ pub const NAME: &str = "reasons";
 const TRACES: [&str; 2] = ["KTH-SP2-1996-2.1-cln", "SDSC-SP2-1998-4.2-cln"];
 /// The sets of jobs the wait is split for: every job, then each category.
 const SETS: [&str; 5] = ["all", "SN", "SW", "LN", "LW"];
-/// Every reason the plan's metrics split the wait by: those of the tables
-/// and `unreported` (`host-cli replay --wait-by-reason` lists it when it
-/// holds any wait).
-const PLAN_REASONS: [&str; 8] = [
-    "processors",
-    "behind",
-    "would-delay",
-    "reserved",
-    "not-promoted",
-    "search-budget",
-    "pending",
-    "unreported",
-];
 // The policies of the `policies` study, in its order.
 use super::policies::POLICIES;
-/// The reasons a pass on one machine without license pools can give, in
-/// the tables' order (`docs/output-formats.md`, "Why jobs wait").
-const REASONS: [&str; 7] = [
-    "processors",
-    "behind",
-    "would-delay",
-    "reserved",
-    "not-promoted",
-    "search-budget",
-    "pending",
-];
+// The reasons a pass on one machine without license pools can give, in
+// the tables' order (`docs/output-formats.md`, "Why jobs wait"): those of
+// the plan's `wait_by_reason.REASON` metrics.
+use backfill_cli::plan::WAIT_REASONS as REASONS;
 /// The data file.
 const CSV: &str = "wait_by_reason.csv";
 
@@ -103,7 +83,7 @@ fn rows_of(cell: &PlanRow) -> Result<Vec<Row>, String> {
         let jobs = plan_u64(cell, &column("jobs"))?;
         let total = plan_u64(cell, &column("total_wait"))?;
         let mut parts = Vec::new();
-        for reason in PLAN_REASONS {
+        for reason in REASONS {
             let seconds = plan_u64(cell, &column(&format!("wait_by_reason.{reason}")))?;
             if seconds > 0 {
                 parts.push((reason, seconds));
@@ -320,7 +300,7 @@ mod tests {
             let waited = set == "all";
             cell[format!("jobs{suffix}")] = serde_json::json!(if waited { 3 } else { 0 });
             cell[format!("total_wait{suffix}")] = serde_json::json!(if waited { 30 } else { 0 });
-            for reason in PLAN_REASONS {
+            for reason in REASONS {
                 let seconds = match (waited, reason) {
                     (true, "processors" | "behind" | "reserved") => 10,
                     _ => 0,
