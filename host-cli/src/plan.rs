@@ -37,4 +37,5 @@ pub(crate) mod slurm;
 pub(crate) mod spec;
 pub(crate) mod sweep;
 
+pub use metrics::WAIT_REASONS;
 pub(crate) use spec::Plan;

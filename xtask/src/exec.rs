@@ -130,11 +130,6 @@ impl RunsDir {
     }
 }
 
-/// Whether a report at `out` is already there (a resumed study).
-pub fn done(out: &Path) -> bool {
-    std::fs::metadata(out).is_ok_and(|m| m.len() > 0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

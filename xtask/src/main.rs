@@ -143,6 +143,8 @@ enum Study {
         common: study::Common,
         #[command(flatten)]
         reports: study::Reports,
+        #[command(flatten)]
+        options: study::policies::Options,
     },
 }
 
@@ -184,7 +186,11 @@ fn run(cli: Cli) -> Result<(), String> {
                 reports,
                 options,
             } => study::policies::run(&common, &reports, &options),
-            Study::Reasons { common, reports } => study::reasons::run(&common, &reports),
+            Study::Reasons {
+                common,
+                reports,
+                options,
+            } => study::reasons::run(&common, &reports, &options),
         },
         Task::Docs { check } => docs::run(check),
         Task::Alea(args) => alea::run(&args),

@@ -213,30 +213,36 @@ pub fn run_plan_with(
 /// A study's plan file, in its folder.
 pub const PLAN_FILE: &str = "plan.toml";
 
+/// Column `name` of a merged plan row as `get` reads it; an error naming
+/// the cell when it is empty (or not what `get` reads).
+fn plan_column<T>(
+    row: &PlanRow,
+    name: &str,
+    get: impl Fn(&serde_json::Value) -> Option<T>,
+) -> Result<T, String> {
+    row.get(name).and_then(get).ok_or_else(|| {
+        format!(
+            "plan cell {}: no {name}",
+            row.get("cell").unwrap_or(&serde_json::Value::Null)
+        )
+    })
+}
+
 /// Column `name` of a merged plan row as a number; an error naming the
 /// cell when it is empty.
 pub fn plan_f64(row: &PlanRow, name: &str) -> Result<f64, String> {
-    row.get(name)
-        .and_then(serde_json::Value::as_f64)
-        .ok_or_else(|| {
-            format!(
-                "plan cell {}: no {name}",
-                row.get("cell").unwrap_or(&serde_json::Value::Null)
-            )
-        })
+    plan_column(row, name, serde_json::Value::as_f64)
+}
+
+/// Column `name` of a merged plan row as a whole number; an error naming
+/// the cell when it is empty.
+pub fn plan_u64(row: &PlanRow, name: &str) -> Result<u64, String> {
+    plan_column(row, name, serde_json::Value::as_u64)
 }
 
 /// Column `name` of a merged plan row as text.
 pub fn plan_str(row: &PlanRow, name: &str) -> Result<String, String> {
-    row.get(name)
-        .and_then(serde_json::Value::as_str)
-        .map(str::to_owned)
-        .ok_or_else(|| {
-            format!(
-                "plan cell {}: no {name}",
-                row.get("cell").unwrap_or(&serde_json::Value::Null)
-            )
-        })
+    plan_column(row, name, |v| v.as_str().map(str::to_owned))
 }
 
 /// A claim's verdict from how many cases agree out of how many.

@@ -55,7 +55,7 @@ struct RawPlan {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawExperiment {
-    traces: Option<Spanned<Vec<Spanned<String>>>>,
+    traces: Option<Spanned<Vec<Spanned<Value>>>>,
     builtin: Option<Spanned<Vec<Spanned<RawBuiltin>>>>,
     farms: Option<Spanned<Vec<Spanned<RawFarm>>>>,
     windows: Option<Spanned<Vec<Spanned<RawWindow>>>>,
@@ -310,19 +310,18 @@ fn experiment(
     traces: &Path,
 ) -> Result<Vec<CellSpec>, FormatError> {
     let field = |name: &str| format!("{at}.{name}");
-    let mut workloads = Vec::new();
+    // Each workload with the loads its trace entry gives, if any.
+    let mut workloads: Vec<(Workload, Option<Vec<f64>>)> = Vec::new();
     if let Some(list) = &e.traces {
-        for (i, pattern) in ctx
+        for (i, entry) in ctx
             .list(list, &field("traces"), "trace")?
             .iter()
             .enumerate()
         {
-            workloads.extend(find_traces(
-                ctx,
-                pattern,
-                &format!("{}[{i}]", field("traces")),
-                traces,
-            )?);
+            let at = format!("{}[{i}]", field("traces"));
+            let (text, own) = trace_entry(ctx, entry, &at)?;
+            let found = find_traces(ctx, &text, &entry.span(), &at, traces)?;
+            workloads.extend(found.into_iter().map(|w| (w, own.clone())));
         }
     }
     if let Some(list) = &e.builtin {
@@ -342,13 +341,14 @@ fn experiment(
                 Some(v) => ctx.int(v, &format!("{f}.seed"), 0, u64::MAX)?,
                 None => default.seed,
             };
-            workloads.push(Workload::Builtin { jobs, seed });
+            workloads.push((Workload::Builtin { jobs, seed }, None));
         }
     }
     if let Some(list) = &e.farms {
         farms_alone(ctx, e, at)?;
         for (i, f) in ctx.list(list, &field("farms"), "farm")?.iter().enumerate() {
-            workloads.extend(farms(ctx, f, &format!("{}[{i}]", field("farms")))?);
+            let found = farms(ctx, f, &format!("{}[{i}]", field("farms")))?;
+            workloads.extend(found.into_iter().map(|w| (w, None)));
         }
     }
     if workloads.is_empty() {
@@ -386,26 +386,28 @@ fn experiment(
     };
     let loads = match &e.loads {
         None => vec![1.0],
-        Some(list) => ctx
-            .list(list, &field("loads"), "load factor")?
-            .iter()
-            .enumerate()
-            .map(|(i, l)| {
-                let v = *l.get_ref();
-                if v.is_finite() && v > 0.0 {
-                    Ok(v)
-                } else {
-                    Err(ctx.err(
+        Some(list) => {
+            if workloads.iter().all(|(_, own)| own.is_some()) {
+                return Err(ctx.err(
+                    list.span(),
+                    &field("loads"),
+                    "every trace of the experiment gives its own `loads`, so these apply to \
+                     none: leave `loads` out, or the traces' own",
+                ));
+            }
+            ctx.list(list, &field("loads"), "load factor")?
+                .iter()
+                .enumerate()
+                .map(|(i, l)| {
+                    load_factor(
+                        ctx,
+                        *l.get_ref(),
                         l.span(),
                         &format!("{}[{i}]", field("loads")),
-                        format!(
-                            "{v} is not a load factor (a positive number: submit times are \
-                             divided by it, so 1.2 is 20% heavier)"
-                        ),
-                    ))
-                }
-            })
-            .collect::<Result<_, _>>()?,
+                    )
+                })
+                .collect::<Result<_, _>>()?
+        }
     };
     let policies: Vec<PolicySpec> = ctx
         .list(&e.policies, &field("policies"), "policy")?
@@ -461,10 +463,10 @@ fn experiment(
         )?,
     };
     let mut out = Vec::new();
-    for workload in &workloads {
+    for (workload, own) in &workloads {
         for &window in &windows {
             for &estimates in &estimates {
-                for &load in &loads {
+                for &load in own.as_ref().unwrap_or(&loads) {
                     for &policy in &policies {
                         let cell_seeds: Vec<Option<u64>> = if policy.draws() {
                             seeds.as_ref().map_or_else(
@@ -491,6 +493,110 @@ fn experiment(
         }
     }
     Ok(out)
+}
+
+/// `v` as a load factor: a positive finite number.
+fn load_factor(ctx: &Ctx<'_>, v: f64, span: Range<usize>, field: &str) -> Result<f64, FormatError> {
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(ctx.err(
+            span,
+            field,
+            format!(
+                "{v} is not a load factor (a positive number: submit times are divided by it, \
+                 so 1.2 is 20% heavier)"
+            ),
+        ))
+    }
+}
+
+/// A `traces` entry: a name (or glob), or a table `{ path = NAME, loads =
+/// [...] }` whose loads replace the experiment's for the traces it names.
+fn trace_entry(
+    ctx: &Ctx<'_>,
+    entry: &Spanned<Value>,
+    at: &str,
+) -> Result<(String, Option<Vec<f64>>), FormatError> {
+    let span = entry.span();
+    let table = match entry.get_ref() {
+        Value::String(name) => return Ok((name.clone(), None)),
+        Value::Table(table) => table,
+        other => {
+            return Err(ctx.err(
+                span,
+                at,
+                format!(
+                    "a trace is a name or a table {{ path = NAME, loads = [...] }}, not {}",
+                    kind(other)
+                ),
+            ))
+        }
+    };
+    if let Some(key) = table
+        .keys()
+        .find(|k| !["path", "loads"].contains(&k.as_str()))
+    {
+        return Err(ctx.err(
+            span,
+            &format!("{at}.{key}"),
+            format!("unknown key `{key}` in a trace entry: its keys are path and loads"),
+        ));
+    }
+    let path = match table.get("path") {
+        Some(Value::String(path)) => path.clone(),
+        Some(other) => {
+            return Err(ctx.err(
+                span,
+                &format!("{at}.path"),
+                format!("`path` is a trace name or glob, not {}", kind(other)),
+            ))
+        }
+        None => {
+            return Err(ctx.err(
+                span,
+                at,
+                "a trace entry needs `path`, the trace's name or glob",
+            ))
+        }
+    };
+    let field = format!("{at}.loads");
+    let loads = match table.get("loads") {
+        None => None,
+        Some(Value::Array(list)) if list.is_empty() => {
+            return Err(ctx.err(
+                span,
+                &field,
+                "the list is empty: give at least one load factor (or leave `loads` out)",
+            ))
+        }
+        Some(Value::Array(list)) => Some(
+            list.iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    let f = format!("{field}[{i}]");
+                    match v {
+                        #[allow(clippy::cast_precision_loss)]
+                        Value::Integer(n) => load_factor(ctx, *n as f64, span.clone(), &f),
+                        Value::Float(x) => load_factor(ctx, *x, span.clone(), &f),
+                        other => Err(ctx.err(
+                            span.clone(),
+                            &f,
+                            format!("a load factor is a number, not {}", kind(other)),
+                        )),
+                    }
+                })
+                .collect::<Result<Vec<f64>, _>>()?,
+        ),
+        Some(other) => {
+            return Err(ctx.err(
+                span,
+                &field,
+                format!("`loads` is a list of load factors, not {}", kind(other)),
+            ))
+        }
+    };
+    Ok((path, loads))
 }
 
 /// Refuses, beside `farms`, the keys that do not apply to generated farms.
@@ -629,11 +735,11 @@ fn window(ctx: &Ctx<'_>, w: &RawWindow, at: &str) -> Result<Window, FormatError>
 /// by name; relative ones in `dir`.
 fn find_traces(
     ctx: &Ctx<'_>,
-    pattern: &Spanned<String>,
+    text: &str,
+    span: &Range<usize>,
     field: &str,
     dir: &Path,
 ) -> Result<Vec<Workload>, FormatError> {
-    let text = pattern.get_ref();
     let where_ = || {
         format!(
             "{} (relative trace names are looked up in --traces DIR, else ${TRACES_ENV}, else \
@@ -642,7 +748,7 @@ fn find_traces(
         )
     };
     if text.trim().is_empty() {
-        return Err(ctx.err(pattern.span(), field, "an empty trace name"));
+        return Err(ctx.err(span.clone(), field, "an empty trace name"));
     }
     let absolute = Path::new(text).is_absolute();
     let full = if absolute {
@@ -665,7 +771,7 @@ fn find_traces(
     if !text.contains(['*', '?', '[']) {
         if !full.is_file() {
             return Err(ctx.err(
-                pattern.span(),
+                span.clone(),
                 field,
                 format!("trace `{text}` not found in {}", where_()),
             ));
@@ -676,7 +782,7 @@ fn find_traces(
         }]);
     }
     let glob_text = if absolute {
-        text.clone()
+        text.to_owned()
     } else {
         format!(
             "{}/{text}",
@@ -685,7 +791,7 @@ fn find_traces(
     };
     let paths = glob::glob(&glob_text).map_err(|e| {
         ctx.err(
-            pattern.span(),
+            span.clone(),
             field,
             format!("`{text}` is not a valid pattern: {e}"),
         )
@@ -697,7 +803,7 @@ fn find_traces(
     found.sort();
     if found.is_empty() {
         return Err(ctx.err(
-            pattern.span(),
+            span.clone(),
             field,
             format!("no trace matches `{text}` in {}", where_()),
         ));

@@ -9,17 +9,20 @@
 //! DPSA count under EASY, a mean over an empty category's jobs) is empty.
 
 use crate::farm::replay::FarmRun;
+use crate::output::reasons::WaitSplit;
 use crate::output::report::{self, ConsRsStats, DpsaStats};
 use crate::replay::thresholds::{ThresholdSource, ThresholdsUsed};
 use crate::replay::{Prepared, RunResult};
+use crate::studies::fairness::{self, BucketCounts};
 use crate::studies::offered_load;
 use backfill_core::{Accumulator, Category};
 use serde_json::Value;
 
 /// Metrics of a set of jobs: (name, meaning).
-pub(crate) const SET_METRICS: [(&str, &str); 9] = [
+pub(crate) const SET_METRICS: [(&str, &str); 10] = [
     ("jobs", "jobs finished"),
     ("mean_wait", "mean wait (s)"),
+    ("total_wait", "sum of the waits (s)"),
     (
         "mean_bounded_slowdown",
         "mean bounded slowdown (10 s bound)",
@@ -83,6 +86,150 @@ pub(crate) const RUN_METRICS: [(&str, &str); 21] = [
     ("cons_rs.no_gap", "CONS+RS: iterations without a gap"),
     ("cons_rs.too_crowded", "CONS+RS: iterations skipped as too crowded"),
 ];
+
+/// The pending reasons a replay on one machine can give
+/// (docs/output-formats.md, "Why jobs wait"): metric
+/// `wait_by_reason.REASON` is the wait (s) of the finished jobs under that
+/// reason, `wait_by_reason.REASON.SN` (`.SW`, `.LN`, `.LW`) that of one
+/// category's, as `host-cli replay --wait-by-reason` splits it. The
+/// reasons of the set add up to its `total_wait`.
+pub const WAIT_REASONS: [&str; 8] = [
+    "processors",
+    "behind",
+    "would-delay",
+    "reserved",
+    "not-promoted",
+    "search-budget",
+    "pending",
+    crate::replay::reasons::UNREPORTED,
+];
+
+/// The prefix of the wait-by-reason metrics.
+const WAIT_BY_REASON: &str = "wait_by_reason.";
+
+/// The reason and the set (`None`: every job) of a metric
+/// `wait_by_reason.REASON[.SET]`; `None` for another name.
+fn wait_reason(name: &str) -> Option<(&'static str, Option<Category>)> {
+    let rest = name.strip_prefix(WAIT_BY_REASON)?;
+    let (reason, set) = match rest.split_once('.') {
+        None => (rest, None),
+        Some((reason, label)) => (reason, Some(category(label)?)),
+    };
+    let reason = WAIT_REASONS.iter().copied().find(|r| *r == reason)?;
+    Some((reason, set))
+}
+
+/// Whether metric `name` splits the wait by reason (the cell's replay then
+/// follows every job's pending reason).
+#[must_use]
+pub(crate) fn needs_reasons(name: &str) -> bool {
+    wait_reason(name).is_some()
+}
+
+/// The fair-start fairness metrics (`host-cli fairness`): the jobs counted
+/// (finished, with a fair start), then the jobs whose bounded slowdown over
+/// their fair slowdown falls in each bucket of
+/// [`fairness::BUCKETS`]; each also per run-time class as
+/// `NAME.CLASS` ([`FAIR_CLASSES`]).
+pub(crate) const FAIR_METRICS: [(&str, &str); 6] = [
+    ("fair.jobs", "jobs counted: finished, with a fair start"),
+    (
+        "fair.le_1",
+        "jobs treated fairly: bounded slowdown / fair slowdown <= 1",
+    ),
+    ("fair.gt_1_le_1_5", "jobs with that ratio in (1, 1.5]"),
+    ("fair.gt_1_5_le_2", "jobs with that ratio in (1.5, 2]"),
+    ("fair.gt_2_le_4", "jobs with that ratio in (2, 4]"),
+    ("fair.gt_4", "jobs with that ratio above 4"),
+];
+
+/// The run-time classes of the fairness metrics, as column suffixes, in
+/// the order of [`fairness::CLASSES`] (`<=10m`, `10m-1h`, `1h-4h`,
+/// `4h-12h`, `>12h`).
+pub(crate) const FAIR_CLASSES: [&str; 5] = ["le_10m", "10m_1h", "1h_4h", "4h_12h", "gt_12h"];
+
+/// Jobs without a fair start (the kernel could not compute one; left out
+/// of the fairness metrics).
+const NO_FAIR_START: &str = "fair.no_fair_start";
+
+/// The column (0 for `fair.jobs`, then 1 + the bucket) and the run-time
+/// class (`None`: every counted job) of a fairness metric; `None` for
+/// another name.
+fn fair_metric(name: &str) -> Option<(usize, Option<usize>)> {
+    let (base, class) = match name.strip_prefix("fair.")?.split_once('.') {
+        None => (name, None),
+        Some((base, class)) => (
+            name.get(..5 + base.len())?,
+            Some(FAIR_CLASSES.iter().position(|c| *c == class)?),
+        ),
+    };
+    let column = FAIR_METRICS.iter().position(|m| m.0 == base)?;
+    Some((column, class))
+}
+
+/// Whether metric `name` needs fair starts (the cell then also replays
+/// FCFS-Conservative with the fair-start probe, shared by the cells of its
+/// window, estimates and load).
+#[must_use]
+pub(crate) fn needs_fair_starts(name: &str) -> bool {
+    name == NO_FAIR_START || fair_metric(name).is_some()
+}
+
+/// A cell's fairness: its jobs by bucket, overall and per run-time class,
+/// and the jobs of its window without a fair start.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct CellFairness {
+    /// Every counted job.
+    pub(crate) overall: BucketCounts,
+    /// Per run-time class.
+    pub(crate) by_class: [BucketCounts; 5],
+    /// Jobs of the window without a fair start.
+    pub(crate) no_fair_start: u64,
+}
+
+impl CellFairness {
+    /// The fairness of the finished jobs `records` against `fair_starts`
+    /// (per kernel job id), as `host-cli fairness` counts it.
+    #[must_use]
+    pub(crate) fn of(
+        records: &[backfill_core::JobRecord],
+        fair_starts: &[Option<backfill_core::Time>],
+        no_fair_start: u64,
+    ) -> Self {
+        let mut out = Self {
+            no_fair_start,
+            ..Self::default()
+        };
+        for r in records {
+            let Some(fair_start) = fair_starts.get(r.job.id as usize).copied().flatten() else {
+                continue;
+            };
+            let fair_wait = fair_start.saturating_sub(r.job.submit);
+            let b = fairness::bucket(r.wait(), fair_wait, r.run());
+            out.overall.add(b);
+            if let Some(c) = out.by_class.get_mut(fairness::class_of(r.runtime)) {
+                c.add(b);
+            }
+        }
+        out
+    }
+
+    /// Metric `name` (`None` for a name that is not a fairness metric).
+    fn value(&self, name: &str) -> Option<Value> {
+        if name == NO_FAIR_START {
+            return Some(Value::from(self.no_fair_start));
+        }
+        let (column, class) = fair_metric(name)?;
+        let counts = match class {
+            None => &self.overall,
+            Some(c) => self.by_class.get(c)?,
+        };
+        Some(Value::from(match column.checked_sub(1) {
+            None => counts.jobs,
+            Some(b) => *counts.counts.get(b)?,
+        }))
+    }
+}
 
 /// Metrics of a generated farm's replay only: (name, meaning). As the
 /// farm study reports them (percentages as percent).
@@ -159,6 +306,20 @@ pub(crate) fn names() -> Vec<String> {
         out.extend(SET_METRICS.iter().map(|m| format!("{}.{}", m.0, c.label())));
     }
     out.extend(RUN_METRICS.iter().map(|m| m.0.to_owned()));
+    for set in std::iter::once(String::new())
+        .chain(Category::ALL.iter().map(|c| format!(".{}", c.label())))
+    {
+        out.extend(
+            WAIT_REASONS
+                .iter()
+                .map(|r| format!("{WAIT_BY_REASON}{r}{set}")),
+        );
+    }
+    out.extend(FAIR_METRICS.iter().map(|m| m.0.to_owned()));
+    for class in FAIR_CLASSES {
+        out.extend(FAIR_METRICS.iter().map(|m| format!("{}.{class}", m.0)));
+    }
+    out.push(NO_FAIR_START.to_owned());
     out.extend(FARM_METRICS.iter().map(|m| m.0.to_owned()));
     out
 }
@@ -170,7 +331,11 @@ pub(crate) fn is_known(name: &str) -> bool {
         None => SET_METRICS.iter().any(|m| m.0 == name),
         Some((base, set)) => SET_METRICS.iter().any(|m| m.0 == base) && category(set).is_some(),
     };
-    is_set || RUN_METRICS.iter().any(|m| m.0 == name) || farm_only(name)
+    is_set
+        || RUN_METRICS.iter().any(|m| m.0 == name)
+        || farm_only(name)
+        || needs_reasons(name)
+        || needs_fair_starts(name)
 }
 
 /// The category labelled `label` (SN, SW, LN, LW).
@@ -183,9 +348,14 @@ fn category(label: &str) -> Option<Category> {
 pub(crate) fn unknown(name: &str) -> String {
     format!(
         "`{name}` is not a metric; the metrics are {}, each also per category as NAME.SN, \
-         NAME.SW, NAME.LN or NAME.LW, and {}; for generated farms only, {}",
+         NAME.SW, NAME.LN or NAME.LW, and {}; wait_by_reason.REASON (also per category) for \
+         the reasons {}; the fairness counts {} (also per run-time class as NAME.CLASS, the \
+         classes {}) and {NO_FAIR_START}; for generated farms only, {}",
         SET_METRICS.map(|m| m.0).join(", "),
         RUN_METRICS.map(|m| m.0).join(", "),
+        WAIT_REASONS.join(", "),
+        FAIR_METRICS.map(|m| m.0).join(", "),
+        FAIR_CLASSES.join(", "),
         FARM_METRICS.map(|m| m.0).join(", ")
     )
 }
@@ -212,6 +382,7 @@ fn set_value(base: &str, acc: &Accumulator) -> Option<Value> {
     Some(match base {
         "jobs" => Value::from(acc.count),
         "mean_wait" => mean(acc.mean_wait()),
+        "total_wait" => Value::from(acc.wait),
         "mean_bounded_slowdown" => mean(acc.mean_slowdown()),
         "mean_turnaround" => mean(acc.mean_turnaround()),
         "worst_bounded_slowdown" => mean(acc.worst_slowdown),
@@ -224,14 +395,29 @@ fn set_value(base: &str, acc: &Accumulator) -> Option<Value> {
 }
 
 /// Metric `name` of the replay `result` of `prepared` that ran with
-/// `thresholds`; `None` for an unknown name.
+/// `thresholds`, its wait split by reason being `waits` (when the replay
+/// followed reasons) and its fairness `fair` (when the plan asks for it);
+/// `None` for an unknown name.
 #[must_use]
 pub(crate) fn value(
     name: &str,
     prepared: &Prepared,
     result: &RunResult,
     thresholds: &ThresholdsUsed,
+    waits: Option<&[WaitSplit]>,
+    fair: Option<&CellFairness>,
 ) -> Option<Value> {
+    if needs_fair_starts(name) {
+        return Some(fair.and_then(|f| f.value(name)).unwrap_or(Value::Null));
+    }
+    if let Some((reason, set)) = wait_reason(name) {
+        let label = set.map_or("all", Category::label);
+        return Some(
+            waits
+                .and_then(|w| w.iter().find(|s| s.set == label))
+                .map_or(Value::Null, |s| Value::from(s.seconds(reason))),
+        );
+    }
     match name.split_once('.') {
         None if SET_METRICS.iter().any(|m| m.0 == name) => {
             return set_value(name, &result.metrics.overall);
@@ -339,7 +525,7 @@ mod tests {
     #[test]
     fn every_listed_name_is_known_and_nothing_else() {
         let names = names();
-        assert_eq!(names.len(), 9 * 5 + 21 + 12);
+        assert_eq!(names.len(), 10 * 5 + 21 + 8 * 5 + 6 * 6 + 1 + 12);
         assert!(farm_names().iter().all(|n| is_known(n) && for_farms(n)));
         assert!(!for_farms("utilisation") && !farm_only("jobs"));
         assert!(names.iter().all(|n| is_known(n)));
@@ -350,6 +536,20 @@ mod tests {
             "utilisation.SN",
             "dpsa",
             "mean_wait.",
+            "wait_by_reason",
+            "wait_by_reason.",
+            "wait_by_reason.never",
+            "wait_by_reason.license",
+            "wait_by_reason.reserved.XX",
+            "wait_by_reason.reserved.SN.SN",
+            "total_wait.reserved",
+            "fair",
+            "fair.",
+            "fair.le_1.",
+            "fair.le_1.<=10m",
+            "fair.le_2",
+            "fair.no_fair_start.le_10m",
+            "fair.jobs.gt_12h.gt_12h",
         ] {
             assert!(!is_known(bad), "{bad}");
         }

@@ -7,27 +7,34 @@
 //! trace share its loading, cells with the same window, estimates and load
 //! share the prepared jobs, and the Conservative cell and the Selective
 //! cells that take their thresholds from a Conservative run of that window
-//! share one such run ([`Runner`] keeps each only while a cell still to run
-//! needs it). Results do not depend on it: a Conservative replay gives the
-//! same schedule whoever asked for it.
+//! share one such run, and, when the plan asks for fairness, the cells of
+//! one window, estimates and load share its fair starts (an
+//! FCFS-Conservative replay with the fair-start probe); [`Runner`] keeps
+//! each only while a cell still to run needs it. Results do not depend on
+//! it: a Conservative replay gives the same schedule whoever asked for it.
+//! A plan that asks for the wait split by reason follows every job's
+//! pending reason in each of these replays (the schedule is the same).
 //!
 //! **Which cells.** `--cell I` runs cell I; an array task runs cells `k,
 //! k + count, k + 2 count, ...` where `k` and `count` come from the batch
 //! system's environment ([`Selection::from_env`]); otherwise every cell
 //! runs, `--jobs` at a time.
 
-use super::metrics;
+use super::metrics::{self, CellFairness};
 use super::results::{self, CellFailure, CellResult, Stored, Timings, RESULT_FORMAT};
 use super::spec::{Cell, FarmParams, Plan, Workload};
 use crate::error::CliError;
 use crate::farm::generate::generate;
 use crate::farm::replay::{self as farm_replay, prepare};
 use crate::farm::study::offered;
+use crate::output::reasons::{wait_split, WaitSplit};
 use crate::output::{files, progress};
 use crate::replay::policy::PolicyChoice;
-use crate::replay::run::run_timed;
+use crate::replay::reasons::{Keep, WantReasons};
+use crate::replay::run::{run_again, run_timed, RunOptions as ReplayOptions};
 use crate::replay::thresholds::{ConservativeThresholds, ThresholdsUsed};
 use crate::replay::{Prepared, RunResult};
+use crate::studies::fairness::fair_starts;
 use crate::studies::Source;
 use crate::workload::synth::SyntheticSpec;
 use backfill_core::Policy;
@@ -186,6 +193,10 @@ pub(crate) struct CellRun {
     /// The thresholds a Conservative run gave, when the cell took them
     /// from one.
     pub(crate) derived: Option<ConservativeThresholds>,
+    /// The wait split by reason, when the plan asks for it.
+    pub(crate) waits: Option<Vec<WaitSplit>>,
+    /// The fairness against fair starts, when the plan asks for it.
+    pub(crate) fairness: Option<CellFairness>,
     /// Wall-clock times.
     pub(crate) timings: Timings,
 }
@@ -195,10 +206,21 @@ pub(crate) struct CellRun {
 pub(crate) struct Runner<'p> {
     plan: &'p Plan,
     keep_records: bool,
+    /// The plan asks for the wait split by reason: every replay follows
+    /// the jobs' pending reasons.
+    reasons: bool,
+    /// The plan asks for fairness: the cells need fair starts and their
+    /// replays' records.
+    fairness: bool,
     sources: Memo<Workload, Source>,
     prepared: Memo<PreparedKey, Prepared>,
     conservative: Memo<ConservativeKey, RunResult>,
+    fair_starts: Memo<ConservativeKey, FairStartTimes>,
 }
+
+/// The fair start of every job of a window (by kernel id; `None` where
+/// the kernel could not compute one) and how many have none.
+type FairStartTimes = (Vec<Option<backfill_core::Time>>, u64);
 
 impl<'p> Runner<'p> {
     /// A runner for the cells of `plan` numbered `cells`; their replays
@@ -208,9 +230,12 @@ impl<'p> Runner<'p> {
         let runner = Self {
             plan,
             keep_records,
+            reasons: plan.metrics.iter().any(|m| metrics::needs_reasons(m)),
+            fairness: plan.metrics.iter().any(|m| metrics::needs_fair_starts(m)),
             sources: Memo::new(),
             prepared: Memo::new(),
             conservative: Memo::new(),
+            fair_starts: Memo::new(),
         };
         for cell in cells.iter().filter_map(|&i| plan.cells.get(i)) {
             if is_farm(cell) {
@@ -220,6 +245,9 @@ impl<'p> Runner<'p> {
             runner.prepared.expect(&prepared_key(cell));
             if uses_conservative(cell) {
                 runner.conservative.expect(&conservative_key(cell));
+            }
+            if runner.fairness {
+                runner.fair_starts.expect(&conservative_key(cell));
             }
         }
         runner
@@ -260,6 +288,35 @@ impl<'p> Runner<'p> {
             .map_err(CliError::from)
     }
 
+    /// Replays `prepared` under `policy`, keeping the per-job records when
+    /// `keep_records`, timing every kernel call when the plan says so, and
+    /// following every job's pending reason (with its records) when the
+    /// plan asks for the wait split by reason.
+    fn replay(
+        &self,
+        prepared: &Prepared,
+        policy: Policy,
+        bounds: backfill_core::CategoryBounds,
+        keep_records: bool,
+        progress: Option<&indicatif::ProgressBar>,
+    ) -> Result<RunResult, CliError> {
+        let latency = self.plan.latency;
+        if !self.reasons {
+            return run_timed(prepared, policy, bounds, keep_records, progress, latency);
+        }
+        let options = ReplayOptions {
+            keep_records: true,
+            latency,
+            first_kernel_filled: false,
+            reasons: Some(WantReasons {
+                keep: Keep::Nothing,
+                tally: true,
+                queue_at: None,
+            }),
+        };
+        run_again(prepared, policy, bounds, options, progress)
+    }
+
     /// Replays `cell`; `progress` counts its jobs.
     ///
     /// # Errors
@@ -274,20 +331,12 @@ impl<'p> Runner<'p> {
         let prepared = self.prepared(cell)?;
         let prepare_seconds = started.elapsed().as_secs_f64();
         let choice = s.policy.choice;
-        let latency = self.plan.latency;
         let conservative = if uses_conservative(cell) {
             let t = Instant::now();
             let run = self
                 .conservative
                 .get(&conservative_key(cell), || {
-                    run_timed(
-                        &prepared,
-                        Policy::Conservative,
-                        s.bounds,
-                        true,
-                        progress,
-                        latency,
-                    )
+                    self.replay(&prepared, Policy::Conservative, s.bounds, true, progress)
                 })
                 .map_err(CliError::from)?;
             Some((run, t.elapsed().as_secs_f64()))
@@ -309,20 +358,35 @@ impl<'p> Runner<'p> {
                 .thresholds
                 .resolve(choice, s.bounds, derived.as_ref())?;
         let policy = s.policy.heuristics(s.policy.search(s.seed).apply(policy));
+        let fair_starts = if self.fairness {
+            let starts = self
+                .fair_starts
+                .get(&conservative_key(cell), || {
+                    let (_, fair) = fair_starts(&prepared, s.bounds, progress)?;
+                    Ok((fair.starts, fair.errors.len() as u64))
+                })
+                .map_err(CliError::from)?;
+            Some(starts)
+        } else {
+            None
+        };
         let (result, prerun_seconds) = match conservative {
             Some((run, _)) if choice == PolicyChoice::CONSERVATIVE => (run, None),
             other => {
-                let run = run_timed(
-                    &prepared,
-                    policy,
-                    s.bounds,
-                    self.keep_records,
-                    progress,
-                    latency,
-                )?;
+                let keep = self.keep_records || self.fairness;
+                let run = self.replay(&prepared, policy, s.bounds, keep, progress)?;
                 (Arc::new(run), other.map(|(_, t)| t))
             }
         };
+        let waits = result.reasons.as_ref().map(|followed| {
+            wait_split(
+                &followed.log,
+                result.records.as_deref().unwrap_or_default(),
+                s.bounds,
+            )
+        });
+        let fairness = fair_starts
+            .map(|f| CellFairness::of(result.records.as_deref().unwrap_or_default(), &f.0, f.1));
         let timings = Timings {
             prepare_seconds,
             prerun_seconds,
@@ -338,6 +402,8 @@ impl<'p> Runner<'p> {
             result,
             thresholds,
             derived,
+            waits,
+            fairness,
             timings,
         })
     }
@@ -352,13 +418,23 @@ impl<'p> Runner<'p> {
         if uses_conservative(cell) {
             self.conservative.release(&conservative_key(cell));
         }
+        if self.fairness {
+            self.fair_starts.release(&conservative_key(cell));
+        }
     }
 
     /// The result file of `cell`, from its replay.
     #[must_use]
     pub(crate) fn result(&self, cell: &Cell, run: &CellRun) -> CellResult {
         self.result_with(cell, run.timings.clone(), |m| {
-            metrics::value(m, &run.prepared, &run.result, &run.thresholds)
+            metrics::value(
+                m,
+                &run.prepared,
+                &run.result,
+                &run.thresholds,
+                run.waits.as_deref(),
+                run.fairness.as_ref(),
+            )
         })
     }
 

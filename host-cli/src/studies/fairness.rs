@@ -120,7 +120,8 @@ pub(crate) struct BucketCounts {
 }
 
 impl BucketCounts {
-    fn add(&mut self, bucket: usize) {
+    /// Counts one job in bucket `bucket`.
+    pub(crate) fn add(&mut self, bucket: usize) {
         self.jobs += 1;
         if let Some(c) = self.counts.get_mut(bucket) {
             *c += 1;

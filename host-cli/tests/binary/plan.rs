@@ -646,3 +646,240 @@ fn the_documented_farm_plan_expands_and_runs() {
         .unwrap_or_else(|| panic!("{table}"));
     assert!(row.contains(",ok,"), "{row}");
 }
+
+/// The wait-by-reason metrics of a cell are the split `host-cli replay
+/// --wait-by-reason` prints for the same replay, set by set and reason by
+/// reason, and a set's reasons add up to its `total_wait`; following the
+/// reasons changes no other metric.
+#[test]
+fn wait_by_reason_cells_give_the_split_of_replay() {
+    let dir = scratch();
+    let d = dir.path();
+    let policies = ["fcfs", "easy", "conservative", "selective", "selective-d"];
+    let reports: Vec<serde_json::Value> = policies
+        .iter()
+        .map(|policy| {
+            serde_json::from_str(&ok(&[
+                "replay",
+                "--synthetic-jobs",
+                "400",
+                "--seed",
+                "5",
+                "--load",
+                "1.3",
+                "--policy",
+                policy,
+                "--wait-by-reason",
+                "--format",
+                "json",
+            ]))
+            .expect("replay json")
+        })
+        .collect();
+    // The reasons the replays give, and two that none gives here (their
+    // columns must be 0).
+    let mut reasons: Vec<String> = vec!["pending".into(), "search-budget".into()];
+    for report in &reports {
+        for split in report["wait_by_reason"].as_array().expect("split") {
+            for part in split["by_reason"].as_array().expect("by_reason") {
+                let reason = part["reason"].as_str().expect("reason").to_owned();
+                if !reasons.contains(&reason) {
+                    reasons.push(reason);
+                }
+            }
+        }
+    }
+    for reason in [
+        "behind",
+        "processors",
+        "would-delay",
+        "reserved",
+        "not-promoted",
+    ] {
+        assert!(
+            reasons.iter().any(|r| r == reason),
+            "no wait under {reason}: the workload shows too little"
+        );
+    }
+    let mut metrics = vec!["mean_wait".to_owned(), "mean_bounded_slowdown".to_owned()];
+    for set in ["", ".SN", ".SW", ".LN", ".LW"] {
+        metrics.push(format!("jobs{set}"));
+        metrics.push(format!("total_wait{set}"));
+        metrics.extend(reasons.iter().map(|r| format!("wait_by_reason.{r}{set}")));
+    }
+    let quoted: Vec<String> = metrics.iter().map(|m| format!("{m:?}")).collect();
+    let body = format!(
+        "[[experiment]]\nbuiltin = [{{ jobs = 400, seed = 5 }}]\nloads = [1.3]\n\
+         policies = [{}]\n",
+        policies.map(|p| format!("{p:?}")).join(", ")
+    );
+    let plan = write(
+        d,
+        "plan.toml",
+        &format!("metrics = [{}]\n{body}", quoted.join(", ")),
+    );
+    let table = |plan: &Path, out: &str| -> serde_json::Value {
+        let out = d.join(out);
+        ok(&["plan", "run", s(plan), "--out", s(&out), "--jobs", "2"]);
+        let json = out.join("merged.json");
+        ok(&["plan", "merge", s(plan), s(&out), "--json", s(&json)]);
+        serde_json::from_str(&std::fs::read_to_string(json).expect("merged")).expect("json")
+    };
+    let split = table(&plan, "out");
+    // The same plan without the split: the same means.
+    let plain = write(
+        d,
+        "plain.toml",
+        &format!("metrics = [\"mean_wait\", \"mean_bounded_slowdown\"]\n{body}"),
+    );
+    let plain = table(&plain, "plain");
+    for (i, (policy, report)) in policies.iter().zip(&reports).enumerate() {
+        let row = &split[i];
+        assert_eq!(row["policy"], *policy);
+        let splits = report["wait_by_reason"].as_array().expect("split");
+        assert_eq!(splits.len(), 5, "{policy}");
+        for split in splits {
+            let set = split["set"].as_str().expect("set");
+            let suffix = if set == "all" {
+                String::new()
+            } else {
+                format!(".{set}")
+            };
+            assert_eq!(
+                row[format!("total_wait{suffix}")],
+                split["total"],
+                "{policy} {set}"
+            );
+            let mut sum = 0;
+            for reason in &reasons {
+                let given = split["by_reason"]
+                    .as_array()
+                    .expect("by_reason")
+                    .iter()
+                    .find(|r| r["reason"] == reason.as_str())
+                    .map_or(0, |r| r["seconds"].as_u64().expect("seconds"));
+                let column = &row[format!("wait_by_reason.{reason}{suffix}")];
+                assert_eq!(column.as_u64(), Some(given), "{policy} {set} {reason}");
+                sum += given;
+            }
+            assert_eq!(split["total"].as_u64(), Some(sum), "{policy} {set}");
+            let jobs = report["metrics"]
+                .as_array()
+                .expect("metrics")
+                .iter()
+                .find(|m| m["set"] == set)
+                .expect("set metrics")["jobs"]
+                .clone();
+            assert_eq!(row[format!("jobs{suffix}")], jobs, "{policy} {set}");
+        }
+        for mean in ["mean_wait", "mean_bounded_slowdown"] {
+            assert_eq!(row[mean], plain[i][mean], "{policy} {mean}");
+        }
+    }
+}
+
+/// The fairness metrics of a cell are the counts of `host-cli fairness`
+/// for the same policy, window, estimates and load, overall and per
+/// run-time class.
+#[test]
+fn fairness_cells_give_the_counts_of_the_fairness_command() {
+    const CLASSES: [(&str, &str); 6] = [
+        ("all", ""),
+        ("<=10m", ".le_10m"),
+        ("10m-1h", ".10m_1h"),
+        ("1h-4h", ".1h_4h"),
+        ("4h-12h", ".4h_12h"),
+        (">12h", ".gt_12h"),
+    ];
+    const BUCKETS: [(&str, &str); 6] = [
+        ("jobs", "fair.jobs"),
+        ("le_1", "fair.le_1"),
+        ("gt_1_le_1_5", "fair.gt_1_le_1_5"),
+        ("gt_1_5_le_2", "fair.gt_1_5_le_2"),
+        ("gt_2_le_4", "fair.gt_2_le_4"),
+        ("gt_4", "fair.gt_4"),
+    ];
+    let dir = scratch();
+    let d = dir.path();
+    let mut metrics = vec!["\"fair.no_fair_start\"".to_owned()];
+    for (_, class) in CLASSES {
+        metrics.extend(BUCKETS.map(|(_, m)| format!("\"{m}{class}\"")));
+    }
+    let policies = "conservative,easy,selective,selective-d,sjf-easy";
+    let plan = write(
+        d,
+        "plan.toml",
+        &format!(
+            "metrics = [{}]\n[[experiment]]\nbuiltin = [{{ jobs = 500, seed = 7 }}]\n\
+             estimates = [\"exact\", \"user\"]\nloads = [1.4]\npolicies = [{}]\n",
+            metrics.join(", "),
+            policies
+                .split(',')
+                .map(|p| format!("{p:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    );
+    let out = d.join("out");
+    ok(&["plan", "run", s(&plan), "--out", s(&out), "--jobs", "2"]);
+    let json = d.join("merged.json");
+    ok(&["plan", "merge", s(&plan), s(&out), "--json", s(&json)]);
+    let table: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("merged")).expect("json");
+    let mut unfair = 0;
+    for (e, estimates) in ["exact", "user"].iter().enumerate() {
+        let csv = ok(&[
+            "fairness",
+            "--synthetic-jobs",
+            "500",
+            "--seed",
+            "7",
+            "--estimates",
+            estimates,
+            "--load",
+            "1.4",
+            "--policies",
+            policies,
+            "--format",
+            "csv",
+        ]);
+        let mut reader = csv::Reader::from_reader(csv.as_bytes());
+        let header = reader.headers().expect("header").clone();
+        let col = |name: &str| header.iter().position(|h| h == name).expect(name);
+        let mut rows = 0;
+        for r in reader.records() {
+            let r = r.expect("record");
+            let policy = &r[col("policy")];
+            let i = policies
+                .split(',')
+                .position(|p| p == policy)
+                .expect("policy");
+            let row = &table[e * 5 + i];
+            assert_eq!(row["policy"], policy);
+            assert_eq!(row["estimates"], *estimates);
+            assert_eq!(row["fair.no_fair_start"], 0);
+            let (_, suffix) = CLASSES
+                .iter()
+                .find(|(label, _)| *label == &r[col("class")])
+                .expect("class");
+            for (column, metric) in BUCKETS {
+                let want: u64 = r[col(column)].parse().expect("count");
+                assert_eq!(
+                    row[format!("{metric}{suffix}")].as_u64(),
+                    Some(want),
+                    "{estimates} {policy} {} {column}",
+                    &r[col("class")]
+                );
+                if column != "jobs" && column != "le_1" {
+                    unfair += want;
+                }
+            }
+            rows += 1;
+        }
+        assert_eq!(rows, 5 * 6, "{estimates}");
+    }
+    assert!(
+        unfair > 0,
+        "no job treated unfairly: the test shows nothing"
+    );
+}

@@ -33,7 +33,7 @@ pub const POLICIES: [&str; 8] = [
 /// The data file.
 const CSV: &str = "policies_by_trace.csv";
 
-/// The options of `cargo xtask study policies`.
+/// The options of `cargo xtask study policies` (and `reasons`).
 #[derive(Clone, Debug, clap::Args)]
 pub struct Options {
     /// How the machine was loaded while the replays ran, for the README's

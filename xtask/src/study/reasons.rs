@@ -1,14 +1,18 @@
 //! Where the waiting time goes: the total wait of two traces under the
 //! policies of the `policies` study, split by the reason jobs waited for.
 //!
-//! `cargo xtask study reasons` replays each trace under each policy with
-//! `host-cli replay TRACE --policy P --wait-by-reason --format json`
-//! (whole trace, users' estimates) and writes `data/wait_by_reason.csv`
-//! (one row per trace, policy, set and reason); [`generate`] writes the
-//! README from it: the reasons each policy gives, and the split of each
-//! trace's wait, overall and per category.
+//! `cargo xtask study reasons` runs the study's plan, `plan.toml` in its
+//! folder (each trace under each policy, whole trace, users' estimates;
+//! the metrics `total_wait` and `wait_by_reason.REASON`, overall and per
+//! category, split the wait as `host-cli replay --wait-by-reason` does),
+//! with `host-cli plan run`, reads it back with `host-cli plan merge`, and
+//! writes `data/wait_by_reason.csv` (one row per trace, policy, set and
+//! reason); [`generate`] writes the README from it: the reasons each
+//! policy gives, and the split of each trace's wait, overall and per
+//! category.
 
-use super::{begin, finish, Common, Generated, Reports};
+use super::policies::Options;
+use super::{finish, plan_str, plan_u64, run_plan, Common, Generated, PlanRow, Reports};
 use crate::repo::{self, stem, Meta};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -16,21 +20,16 @@ use std::path::Path;
 
 /// The study's name and folder.
 pub const NAME: &str = "reasons";
-/// The traces, by file stem.
+/// The traces, by file stem (those of the plan).
 const TRACES: [&str; 2] = ["KTH-SP2-1996-2.1-cln", "SDSC-SP2-1998-4.2-cln"];
+/// The sets of jobs the wait is split for: every job, then each category.
+const SETS: [&str; 5] = ["all", "SN", "SW", "LN", "LW"];
 // The policies of the `policies` study, in its order.
 use super::policies::POLICIES;
-/// The reasons a pass on one machine without license pools can give, in
-/// the tables' order (`docs/output-formats.md`, "Why jobs wait").
-const REASONS: [&str; 7] = [
-    "processors",
-    "behind",
-    "would-delay",
-    "reserved",
-    "not-promoted",
-    "search-budget",
-    "pending",
-];
+// The reasons a pass on one machine without license pools can give, in
+// the tables' order (`docs/output-formats.md`, "Why jobs wait"): those of
+// the plan's `wait_by_reason.REASON` metrics.
+use backfill_cli::plan::WAIT_REASONS as REASONS;
 /// The data file.
 const CSV: &str = "wait_by_reason.csv";
 
@@ -51,91 +50,58 @@ struct Row {
 }
 
 /// Runs the study into its folder (see the module docs).
-pub fn run(common: &Common, reports: &Reports) -> Result<(), String> {
-    let traces = repo::traces_dir(common.traces.as_deref())?;
-    let paths = repo::require_traces(&traces, &TRACES)?;
-    let (bin, study) = begin(common, NAME)?;
-    let runs = crate::exec::RunsDir::new(reports.runs.as_deref())?;
-    let started = std::time::Instant::now();
-    let mut cells = Vec::new();
-    for path in &paths {
-        for policy in POLICIES {
-            let out = runs.path().join(format!("{}-{policy}.json", stem(path)));
-            cells.push((path.clone(), policy, out));
-        }
-    }
-    crate::exec::parallel(common.jobs(), &cells, |(trace, policy, out)| {
-        if crate::exec::done(out) {
-            return Ok(());
-        }
-        let mut command = std::process::Command::new(&bin);
-        command.arg("replay").arg(trace).args([
-            "--policy",
-            policy,
-            "--wait-by-reason",
-            "--format",
-            "json",
-        ]);
-        crate::exec::to_file(command, out, None).map(|_| ())
-    })?;
+pub fn run(common: &Common, reports: &Reports, options: &Options) -> Result<(), String> {
+    let (study, cells, started) = run_plan(common, reports, NAME)?;
     let mut rows = Vec::new();
-    for (trace, policy, out) in &cells {
-        let report: serde_json::Value = serde_json::from_str(&repo::read_text(out)?)
-            .map_err(|e| format!("{}: {e}", out.display()))?;
-        rows.extend(
-            rows_of(&stem(trace), policy, &report)
-                .map_err(|e| format!("{}: {e}", out.display()))?,
-        );
+    for cell in &cells {
+        rows.extend(rows_of(cell)?);
     }
     let meta = Meta {
         seconds: started.elapsed().as_secs(),
         jobs: Some(common.jobs()),
-        note: None,
+        note: options.note.clone(),
     };
     finish(study, &[(CSV, repo::csv_text(&rows)?)], &meta, generate)
 }
 
-/// The rows of one replay report.
-fn rows_of(trace: &str, policy: &str, report: &serde_json::Value) -> Result<Vec<Row>, String> {
-    let metrics = report["metrics"].as_array().ok_or("no metrics")?;
-    let splits = report["wait_by_reason"]
-        .as_array()
-        .ok_or("no wait_by_reason")?;
+/// The rows of one merged cell: per set, one row per reason that holds
+/// any wait, by decreasing seconds, then name (the order of `host-cli
+/// replay --wait-by-reason`); a set that never waited keeps one row with
+/// no reason, so its jobs are known.
+fn rows_of(cell: &PlanRow) -> Result<Vec<Row>, String> {
+    let trace = stem(Path::new(&plan_str(cell, "trace")?));
+    let policy = plan_str(cell, "policy")?;
     let mut rows = Vec::new();
-    for split in splits {
-        let set = split["set"].as_str().ok_or("a split without its set")?;
-        let jobs = metrics
-            .iter()
-            .find(|m| m["set"] == set)
-            .and_then(|m| m["jobs"].as_u64())
-            .ok_or_else(|| format!("no metrics for set {set}"))?;
-        let total = split["total"].as_u64().ok_or("a split without its total")?;
-        for part in split["by_reason"].as_array().ok_or("no by_reason")? {
-            rows.push(Row {
-                trace: trace.to_owned(),
-                policy: policy.to_owned(),
-                set: set.to_owned(),
-                jobs,
-                total_seconds: total,
-                reason: part["reason"]
-                    .as_str()
-                    .ok_or("a reason without name")?
-                    .to_owned(),
-                seconds: part["seconds"].as_u64().ok_or("a reason without seconds")?,
-            });
+    for set in SETS {
+        let column = |base: &str| {
+            if set == "all" {
+                base.to_owned()
+            } else {
+                format!("{base}.{set}")
+            }
+        };
+        let jobs = plan_u64(cell, &column("jobs"))?;
+        let total = plan_u64(cell, &column("total_wait"))?;
+        let mut parts = Vec::new();
+        for reason in REASONS {
+            let seconds = plan_u64(cell, &column(&format!("wait_by_reason.{reason}")))?;
+            if seconds > 0 {
+                parts.push((reason, seconds));
+            }
         }
-        if split["by_reason"].as_array().is_some_and(Vec::is_empty) {
-            // A set that never waited keeps a row, so its jobs are known.
-            rows.push(Row {
-                trace: trace.to_owned(),
-                policy: policy.to_owned(),
-                set: set.to_owned(),
-                jobs,
-                total_seconds: total,
-                reason: String::new(),
-                seconds: 0,
-            });
+        parts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        if parts.is_empty() {
+            parts.push(("", 0));
         }
+        rows.extend(parts.into_iter().map(|(reason, seconds)| Row {
+            trace: trace.clone(),
+            policy: policy.clone(),
+            set: set.to_owned(),
+            jobs,
+            total_seconds: total,
+            reason: reason.to_owned(),
+            seconds,
+        }));
     }
     Ok(rows)
 }
@@ -187,12 +153,17 @@ pub fn generate(dir: &Path) -> Result<Generated, String> {
     );
     let _ = writeln!(
         out,
-        "({} replays of `host-cli replay TRACE --policy P --wait-by-reason --format json`, \
-         {} s from start to end,\n{} at a time; `cargo xtask docs` writes this page from \
-         [data/{CSV}](data/{CSV}).)\n",
+        "({} cells of the study's plan, [plan.toml](plan.toml), run with `host-cli plan run`\n\
+         and read back with `host-cli plan merge`: its metrics `total_wait` and\n\
+         `wait_by_reason.REASON`, overall and per category, are the split of `host-cli replay\n\
+         --wait-by-reason`; {} s from start to end, {} cells at a time{}; `cargo xtask docs`\n\
+         writes this page from [data/{CSV}](data/{CSV}).)\n",
         TRACES.len() * POLICIES.len(),
         meta.seconds,
-        meta.jobs.unwrap_or(1)
+        meta.jobs.unwrap_or(1),
+        meta.note
+            .as_ref()
+            .map_or_else(String::new, |n| format!(", {n}"))
     );
     out.push_str("## The reasons each policy gives\n\n| policy | reasons |\n| --- | --- |\n");
     for (policy, gives) in GIVES {
@@ -314,20 +285,41 @@ mod tests {
     }
 
     #[test]
-    fn a_report_gives_one_row_per_set_and_reason() {
-        let report = serde_json::json!({
-            "metrics": [{"set": "all", "jobs": 3}, {"set": "SN", "jobs": 0}],
-            "wait_by_reason": [
-                {"set": "all", "total": 30, "by_reason": [
-                    {"reason": "behind", "seconds": 20},
-                    {"reason": "processors", "seconds": 10}
-                ]},
-                {"set": "SN", "total": 0, "by_reason": []}
-            ]
+    fn a_merged_cell_gives_one_row_per_set_and_reason() {
+        let mut cell = serde_json::json!({
+            "cell": 0,
+            "trace": "sub/KTH-SP2-1996-2.1-cln.swf.gz",
+            "policy": "fcfs",
         });
-        let rows = rows_of("t", "fcfs", &report).unwrap();
-        assert_eq!(rows.len(), 3);
-        assert_eq!((rows[0].jobs, rows[0].seconds), (3, 20));
-        assert_eq!((rows[2].set.as_str(), rows[2].reason.as_str()), ("SN", ""));
+        for set in SETS {
+            let suffix = if set == "all" {
+                String::new()
+            } else {
+                format!(".{set}")
+            };
+            let waited = set == "all";
+            cell[format!("jobs{suffix}")] = serde_json::json!(if waited { 3 } else { 0 });
+            cell[format!("total_wait{suffix}")] = serde_json::json!(if waited { 30 } else { 0 });
+            for reason in REASONS {
+                let seconds = match (waited, reason) {
+                    (true, "processors" | "behind" | "reserved") => 10,
+                    _ => 0,
+                };
+                cell[format!("wait_by_reason.{reason}{suffix}")] = serde_json::json!(seconds);
+            }
+        }
+        let mut cell = cell.as_object().unwrap().clone();
+        let rows = rows_of(&cell).unwrap();
+        assert_eq!(rows.len(), 3 + 4);
+        // Equal seconds: by name.
+        let reasons: Vec<&str> = rows.iter().take(3).map(|r| r.reason.as_str()).collect();
+        assert_eq!(reasons, ["behind", "processors", "reserved"]);
+        assert_eq!(rows[0].trace, "KTH-SP2-1996-2.1-cln");
+        assert_eq!((rows[0].jobs, rows[0].total_seconds), (3, 30));
+        assert_eq!((rows[3].set.as_str(), rows[3].reason.as_str()), ("SN", ""));
+        cell.remove("wait_by_reason.pending.LW");
+        assert!(rows_of(&cell)
+            .unwrap_err()
+            .contains("no wait_by_reason.pending.LW"));
     }
 }

@@ -110,6 +110,108 @@ fn globs_and_subfolders_name_traces_relative_to_the_folder() {
 }
 
 #[test]
+fn a_trace_entry_gives_its_own_loads() {
+    let plan = expand(
+        "[[experiment]]\n\
+         traces = [\"a.swf\", { path = \"b.swf\", loads = [1.15, 2] }, { path = \"sub/*.swf\" }]\n\
+         builtin = [{ jobs = 10 }]\n\
+         loads = [1.0, 1.2]\n\
+         policies = [\"easy\"]\n",
+    )
+    .unwrap();
+    let cells: Vec<(String, f64)> = plan
+        .cells
+        .iter()
+        .map(|c| (c.spec.parameters().trace, c.spec.load))
+        .collect();
+    let want: Vec<(String, f64)> = [
+        ("a.swf", 1.0),
+        ("a.swf", 1.2),
+        ("b.swf", 1.15),
+        ("b.swf", 2.0),
+        ("sub/c.swf", 1.0),
+        ("sub/c.swf", 1.2),
+        ("builtin(jobs=10,seed=1)", 1.0),
+        ("builtin(jobs=10,seed=1)", 1.2),
+    ]
+    .iter()
+    .map(|(t, l)| ((*t).to_owned(), *l))
+    .collect();
+    assert_eq!(cells, want);
+    // Without the experiment's loads, a plain name takes the default, 1.
+    let plan = expand(
+        "[[experiment]]\ntraces = [{ path = \"a.swf\", loads = [1.5] }, \"b.swf\"]\npolicies = [\"easy\"]\n",
+    )
+    .unwrap();
+    let loads: Vec<f64> = plan.cells.iter().map(|c| c.spec.load).collect();
+    assert_eq!(loads, [1.5, 1.0]);
+    // The same cell from a trace's own loads and the experiment's: refused.
+    let e = error(
+        "[[experiment]]\ntraces = [\"a.swf\", { path = \"a.swf\", loads = [1.0] }]\npolicies = [\"easy\"]\n",
+    );
+    assert!(e.contains("are the same replay"), "{e}");
+}
+
+#[test]
+fn bad_trace_entries_name_the_file_line_and_field() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "[[experiment]]\ntraces = [\n  \"a.swf\",\n  { path = \"b.swf\", load = [1.2] },\n]\npolicies = [\"easy\"]\n",
+            "plan.toml:4: field experiment[0].traces[1].load: unknown key `load` in a trace entry: \
+             its keys are path and loads",
+        ),
+        (
+            "[[experiment]]\ntraces = [{ loads = [1.2] }]\npolicies = [\"easy\"]\n",
+            "plan.toml:2: field experiment[0].traces[0]: a trace entry needs `path`",
+        ),
+        (
+            "[[experiment]]\ntraces = [{ path = 3 }]\npolicies = [\"easy\"]\n",
+            "plan.toml:2: field experiment[0].traces[0].path: `path` is a trace name or glob, not \
+             an integer",
+        ),
+        (
+            "[[experiment]]\ntraces = [5]\npolicies = [\"easy\"]\n",
+            "plan.toml:2: field experiment[0].traces[0]: a trace is a name or a table",
+        ),
+        (
+            "[[experiment]]\ntraces = [{ path = \"a.swf\", loads = [] }]\npolicies = [\"easy\"]\n",
+            "plan.toml:2: field experiment[0].traces[0].loads: the list is empty",
+        ),
+        (
+            "[[experiment]]\ntraces = [{ path = \"a.swf\", loads = 1.2 }]\npolicies = [\"easy\"]\n",
+            "plan.toml:2: field experiment[0].traces[0].loads: `loads` is a list of load factors, \
+             not a float",
+        ),
+        (
+            "[[experiment]]\ntraces = [{ path = \"a.swf\", loads = [1.2, -1] }]\npolicies = [\"easy\"]\n",
+            "plan.toml:2: field experiment[0].traces[0].loads[1]: -1 is not a load factor",
+        ),
+        (
+            "[[experiment]]\ntraces = [{ path = \"a.swf\", loads = [1.2, \"x\"] }]\npolicies = [\"easy\"]\n",
+            "plan.toml:2: field experiment[0].traces[0].loads[1]: a load factor is a number, not a \
+             string",
+        ),
+        (
+            "[[experiment]]\ntraces = [{ path = \"missing.swf\", loads = [1.2] }]\npolicies = [\"easy\"]\n",
+            "plan.toml:2: field experiment[0].traces[0]: trace `missing.swf` not found in ",
+        ),
+        // Loads no trace takes.
+        (
+            "[[experiment]]\ntraces = [{ path = \"a.swf\", loads = [1.2] }]\nloads = [1.0]\npolicies = [\"easy\"]\n",
+            "plan.toml:3: field experiment[0].loads: every trace of the experiment gives its own \
+             `loads`, so these apply to none",
+        ),
+    ];
+    for (text, start) in cases {
+        let e = error(text);
+        assert!(
+            e.starts_with(start),
+            "expected `{start}...`, got `{e}` for:\n{text}"
+        );
+    }
+}
+
+#[test]
 fn seeds_only_multiply_the_policies_that_draw() {
     let plan = expand(
         "[[experiment]]\nbuiltin = [{}]\npolicies = [\"easy\", \"cons-rs\", \"conservative\"]\nseeds = [1, 2, 3]\n",
@@ -227,6 +329,29 @@ fn malformed_plans_name_the_file_line_and_field() {
         (
             "metrics = [\"jobs\", \"jobs\"]\n[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [\"easy\"]\n",
             "plan.toml:1: field metrics[1]: `jobs` is listed twice",
+        ),
+        // The wait split by reason: an unknown reason or set, a reason
+        // farms do not give on one machine, a set metric without a set.
+        (
+            "metrics = [\"jobs\",\n  \"wait_by_reason.reserverd\"]\n[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [\"easy\"]\n",
+            "plan.toml:2: field metrics[1]: `wait_by_reason.reserverd` is not a metric; the metrics \
+             are jobs, mean_wait, total_wait,",
+        ),
+        (
+            "metrics = [\"wait_by_reason.reserved.XL\"]\n[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [\"easy\"]\n",
+            "plan.toml:1: field metrics[0]: `wait_by_reason.reserved.XL` is not a metric",
+        ),
+        (
+            "metrics = [\"wait_by_reason.license\"]\n[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [\"easy\"]\n",
+            "plan.toml:1: field metrics[0]: `wait_by_reason.license` is not a metric",
+        ),
+        (
+            "metrics = [\"wait_by_reason\"]\n[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [\"easy\"]\n",
+            "plan.toml:1: field metrics[0]: `wait_by_reason` is not a metric",
+        ),
+        (
+            "metrics = [\"total_wait\", \"total_wait\"]\n[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [\"easy\"]\n",
+            "plan.toml:1: field metrics[1]: `total_wait` is listed twice",
         ),
         (
             "[[experiment]]\ntraces = [\"a.swf\"]\nestimates = [\"user\", \"perfect\"]\npolicies = [\"easy\"]\n",
@@ -390,6 +515,11 @@ fn farm_keys_that_cannot_take_effect_are_refused() {
         (
             format!("metrics = [\"utilisation\"]\n{farm}policies = [\"fcfs\"]\n"),
             "plan.toml:1: field metrics[0]: `utilisation` is not computed for generated farms",
+        ),
+        (
+            format!("metrics = [\"wait_by_reason.processors\"]\n{farm}policies = [\"fcfs\"]\n"),
+            "plan.toml:1: field metrics[0]: `wait_by_reason.processors` is not computed for \
+             generated farms",
         ),
         (
             "metrics = [\"farm.span\"]\n[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [\"easy\"]\n"
