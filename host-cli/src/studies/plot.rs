@@ -11,6 +11,7 @@
 //! Colours follow the Okabe-Ito palette, one fixed colour per policy, so the
 //! same policy has the same colour in every figure.
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -761,16 +762,18 @@ fn interval_panel(root: &Area<'_>, area: &Area<'_>, panel: &IntervalPanel) -> Re
         .fold(f64::INFINITY, f64::min);
     #[allow(clippy::cast_precision_loss)]
     let n = panel.xs.len().max(1) as f64;
-    let caption = font(17.0).style(FontStyle::Bold);
+    let mut builder = ChartBuilder::on(area);
+    builder
+        .caption(&panel.title, font(17.0).style(FontStyle::Bold))
+        .margin(14)
+        .x_label_area_size(56)
+        .y_label_area_size(80);
+    let x_range = -0.5f64..(n - 0.5);
     if panel.log_y {
         let lo = if lo.is_finite() { lo / 1.3 } else { 0.1 };
         let hi = (hi * 1.3).max(lo * 10.0);
-        let mut chart = ChartBuilder::on(area)
-            .caption(&panel.title, caption)
-            .margin(14)
-            .x_label_area_size(56)
-            .y_label_area_size(80)
-            .build_cartesian_2d(-0.5f64..(n - 0.5), (lo..hi).log_scale())
+        let mut chart = builder
+            .build_cartesian_2d(x_range, (lo..hi).log_scale())
             .map_err(err)?;
         chart
             .configure_mesh()
@@ -782,40 +785,10 @@ fn interval_panel(root: &Area<'_>, area: &Area<'_>, panel: &IntervalPanel) -> Re
             .label_style(font(13.0))
             .draw()
             .map_err(err)?;
-        for (i, line) in panel.lines.iter().enumerate() {
-            let c = color(&line.name, i);
-            let pts = interval_points(line, |m, ci| (m - ci).max(lo));
-            chart
-                .draw_series(LineSeries::new(
-                    pts.iter().map(|p| (p.0, p.1)),
-                    c.stroke_width(3),
-                ))
-                .map_err(err)?;
-            chart
-                .draw_series(pts.iter().map(|p| Circle::new((p.0, p.1), 5, c.filled())))
-                .map_err(err)?;
-            chart
-                .draw_series(
-                    pts.iter()
-                        .map(|p| PathElement::new(vec![(p.0, p.2), (p.0, p.3)], c.stroke_width(2))),
-                )
-                .map_err(err)?;
-        }
-        let bottom = chart.backend_coord(&(0.0, lo)).1;
-        interval_labels(root, &panel.xs, &panel.x_label, |i| {
-            #[allow(clippy::cast_precision_loss)]
-            let x = chart.backend_coord(&(i as f64, lo)).0;
-            (x, bottom)
-        })
+        interval_series(root, &mut chart, panel, lo)
     } else {
         let hi = (hi * 1.12).max(1e-9);
-        let mut chart = ChartBuilder::on(area)
-            .caption(&panel.title, caption)
-            .margin(14)
-            .x_label_area_size(56)
-            .y_label_area_size(80)
-            .build_cartesian_2d(-0.5f64..(n - 0.5), 0.0..hi)
-            .map_err(err)?;
+        let mut chart = builder.build_cartesian_2d(x_range, 0.0..hi).map_err(err)?;
         chart
             .configure_mesh()
             .disable_x_mesh()
@@ -833,32 +806,45 @@ fn interval_panel(root: &Area<'_>, area: &Area<'_>, panel: &IntervalPanel) -> Re
             .label_style(font(13.0))
             .draw()
             .map_err(err)?;
-        for (i, line) in panel.lines.iter().enumerate() {
-            let c = color(&line.name, i);
-            let pts = interval_points(line, |m, ci| (m - ci).max(0.0));
-            chart
-                .draw_series(LineSeries::new(
-                    pts.iter().map(|p| (p.0, p.1)),
-                    c.stroke_width(3),
-                ))
-                .map_err(err)?;
-            chart
-                .draw_series(pts.iter().map(|p| Circle::new((p.0, p.1), 5, c.filled())))
-                .map_err(err)?;
-            chart
-                .draw_series(
-                    pts.iter()
-                        .map(|p| PathElement::new(vec![(p.0, p.2), (p.0, p.3)], c.stroke_width(2))),
-                )
-                .map_err(err)?;
-        }
-        let bottom = chart.backend_coord(&(0.0, 0.0)).1;
-        interval_labels(root, &panel.xs, &panel.x_label, |i| {
-            #[allow(clippy::cast_precision_loss)]
-            let x = chart.backend_coord(&(i as f64, 0.0)).0;
-            (x, bottom)
-        })
+        interval_series(root, &mut chart, panel, 0.0)
     }
+}
+
+/// Draws each line of `panel` on `chart`, linear or logarithmic in y: the
+/// means joined, a dot on each and the confidence interval as a bar (its
+/// low end no lower than `bottom`, the axis' lowest value), then the x
+/// labels under the axis.
+fn interval_series<Y: Ranged<ValueType = f64>>(
+    root: &Area<'_>,
+    chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<RangedCoordf64, Y>>,
+    panel: &IntervalPanel,
+    bottom: f64,
+) -> Result<(), String> {
+    for (i, line) in panel.lines.iter().enumerate() {
+        let c = color(&line.name, i);
+        let pts = interval_points(line, |m, ci| (m - ci).max(bottom));
+        chart
+            .draw_series(LineSeries::new(
+                pts.iter().map(|p| (p.0, p.1)),
+                c.stroke_width(3),
+            ))
+            .map_err(err)?;
+        chart
+            .draw_series(pts.iter().map(|p| Circle::new((p.0, p.1), 5, c.filled())))
+            .map_err(err)?;
+        chart
+            .draw_series(
+                pts.iter()
+                    .map(|p| PathElement::new(vec![(p.0, p.2), (p.0, p.3)], c.stroke_width(2))),
+            )
+            .map_err(err)?;
+    }
+    let y = chart.backend_coord(&(0.0, bottom)).1;
+    interval_labels(root, &panel.xs, &panel.x_label, |i| {
+        #[allow(clippy::cast_precision_loss)]
+        let x = chart.backend_coord(&(i as f64, bottom)).0;
+        (x, y)
+    })
 }
 
 /// `(x, mean, low, high)` of a line's points (x = index), the low end
