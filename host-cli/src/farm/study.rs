@@ -28,7 +28,7 @@ use super::generate::{generate, FarmSpec};
 use super::replay::{self as farm_replay, prepare, PreparedFarm, SkipReason};
 use crate::error::CliError;
 use crate::numbers::{count_of, number_text, round4};
-use crate::output::csv_text;
+use crate::output::{csv_records, csv_text};
 use crate::studies::plot::{interval_lines, IntervalLine, IntervalPanel};
 use backfill_core::{CategoryBounds, Policy};
 use rayon::prelude::*;
@@ -407,10 +407,6 @@ pub(crate) fn summarise(rows: &[StudyRow]) -> Vec<SummaryRow> {
 /// # Errors
 /// [`CliError::Io`] when writing fails.
 pub(crate) fn summary_csv(rows: &[SummaryRow]) -> Result<String, CliError> {
-    let fail = |e: &dyn std::fmt::Display| {
-        CliError::Io("csv".into(), std::io::Error::other(e.to_string()))
-    };
-    let mut w = csv::Writer::from_writer(Vec::new());
     let mut header: Vec<String> = [
         "experiment",
         "mean_interarrival",
@@ -425,7 +421,7 @@ pub(crate) fn summary_csv(rows: &[SummaryRow]) -> Result<String, CliError> {
         header.push(name.to_owned());
         header.push(format!("{name}_ci95_student_t"));
     }
-    w.write_record(&header).map_err(|e| fail(&e))?;
+    let mut records = vec![header];
     for r in rows {
         let mut record = vec![
             r.experiment.clone(),
@@ -446,10 +442,9 @@ pub(crate) fn summary_csv(rows: &[SummaryRow]) -> Result<String, CliError> {
                 }
             }
         }
-        w.write_record(&record).map_err(|e| fail(&e))?;
+        records.push(record);
     }
-    let bytes = w.into_inner().map_err(|e| fail(&e))?;
-    String::from_utf8(bytes).map_err(|e| fail(&e))
+    csv_records(records)
 }
 
 /// Rows with every float rounded to 4 decimals (stable, diff-friendly files).
