@@ -2,8 +2,8 @@
 //! selective-reservation analyses of [`crate::studies`].
 
 use super::args::{
-    CompareArgs, FairnessArgs, Format, OutputArgs, ShapeArgs, SweepArgs, SyntheticArgs,
-    ThresholdsArgs, WindowArgs,
+    AnalysisArgs, CompareArgs, FairnessArgs, Format, OutputArgs, ShapeArgs, SweepArgs,
+    SyntheticArgs, ThresholdsArgs, WindowArgs,
 };
 use super::{json, output_files};
 use crate::error::CliError;
@@ -112,6 +112,17 @@ fn prepare(
     Ok((prepared, window, bounds))
 }
 
+impl AnalysisArgs {
+    /// [`prepare`] with this analysis's workload and window.
+    fn prepare(
+        &self,
+        trace: Option<&Path>,
+        shape: &ShapeArgs,
+    ) -> Result<(Prepared, Window, CategoryBounds), CliError> {
+        prepare(trace, &self.synthetic, &self.window, shape)
+    }
+}
+
 /// `host-cli thresholds`: returns the text to print.
 ///
 /// # Errors
@@ -149,12 +160,7 @@ pub(crate) fn run_thresholds(args: &ThresholdsArgs) -> Result<String, CliError> 
 /// Any [`CliError`].
 pub(crate) fn run_compare(args: &CompareArgs) -> Result<String, CliError> {
     let files = analysis_files(args.trace.as_deref(), &args.analysis.output)?;
-    let (prepared, window, bounds) = prepare(
-        args.trace.as_deref(),
-        &args.analysis.synthetic,
-        &args.analysis.window,
-        &args.shape,
-    )?;
+    let (prepared, window, bounds) = args.analysis.prepare(args.trace.as_deref(), &args.shape)?;
     let choices = with_baseline(&args.compared.policies, args.compared.baseline);
     let options = args.analysis.thresholds.options();
     let bar = replays_bar(
@@ -234,12 +240,7 @@ pub(crate) fn run_sweep(args: &SweepArgs) -> Result<String, CliError> {
 pub(crate) fn run_fairness(args: &FairnessArgs) -> Result<String, CliError> {
     let mut files = analysis_files(args.trace.as_deref(), &args.analysis.output)?;
     files.add("--jobs-out", args.jobs_out.as_deref())?;
-    let (prepared, window, bounds) = prepare(
-        args.trace.as_deref(),
-        &args.analysis.synthetic,
-        &args.analysis.window,
-        &args.shape,
-    )?;
+    let (prepared, window, bounds) = args.analysis.prepare(args.trace.as_deref(), &args.shape)?;
     let choices = distinct(&args.policies)?;
     let options = args.analysis.thresholds.options();
     let bar = replays_bar(
