@@ -2,10 +2,10 @@
 //! selective-reservation analyses of [`crate::studies`].
 
 use super::args::{
-    AnalysisArgs, CompareArgs, FairnessArgs, Format, OutputArgs, ShapeArgs, SweepArgs,
-    SyntheticArgs, ThresholdsArgs, WindowArgs,
+    AnalysisArgs, CompareArgs, FairnessArgs, OutputArgs, ShapeArgs, SweepArgs, SyntheticArgs,
+    ThresholdsArgs, WindowArgs,
 };
-use super::{json, output_files};
+use super::{in_format, output_files};
 use crate::error::CliError;
 use crate::output::csv_text;
 use crate::output::files::OutputFiles;
@@ -78,11 +78,7 @@ fn emit<C: serde::Serialize>(
     if files.wants("--svg") {
         files.write("--svg", svg()?.as_bytes())?;
     }
-    let text = match output.format {
-        Format::Table => table(),
-        Format::Csv => csv_text(&rows())?,
-        Format::Json => json(report)?,
-    };
+    let text = in_format(output.format, report, |_| table(), |_| csv_text(&rows()))?;
     files.commit()?;
     Ok(text)
 }
@@ -145,11 +141,9 @@ pub(crate) fn run_thresholds(args: &ThresholdsArgs) -> Result<String, CliError> 
             csv_text(&thresholds::csv_rows(&report))?.as_bytes(),
         )?;
     }
-    let text = match args.format {
-        Format::Table => thresholds::table(&report),
-        Format::Csv => csv_text(&thresholds::csv_rows(&report))?,
-        Format::Json => json(&report)?,
-    };
+    let text = in_format(args.format, &report, thresholds::table, |r| {
+        csv_text(&thresholds::csv_rows(r))
+    })?;
     files.commit()?;
     Ok(text)
 }
