@@ -180,6 +180,28 @@ fn short_value(v: f64) -> String {
     }
 }
 
+/// A figure `height` pixels high: the title, the subtitle (`subtitle.1`
+/// pixels high) and `legend` across the top, then `draw` with the whole
+/// drawing area and the body below the header.
+fn figure(
+    height: u32,
+    title: &str,
+    subtitle: (&str, f64),
+    legend: &[(String, RGBColor)],
+    draw: impl FnOnce(&Area<'_>, &Area<'_>) -> Result<(), String>,
+) -> Result<String, String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        header(&root, title, subtitle, legend)?;
+        let (_, body) = root.split_vertically(HEADER);
+        draw(&root, &body)?;
+        root.present().map_err(err)?;
+    }
+    Ok(svg)
+}
+
 /// The legend entries (name and colour) for the series named by `names`,
 /// in order; empty without a first panel.
 fn legend<'a>(names: Option<impl Iterator<Item = &'a str>>) -> Vec<(String, RGBColor)> {
@@ -201,24 +223,18 @@ fn legend<'a>(names: Option<impl Iterator<Item = &'a str>>) -> Vec<(String, RGBC
 pub fn grouped_bars(title: &str, subtitle: &str, panels: &[BarPanel]) -> Result<String, String> {
     let panel_h = 330u32;
     let height = HEADER + panel_h * u32::try_from(panels.len()).unwrap_or(1);
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let legend = legend(
-            panels
-                .first()
-                .map(|p| p.series.iter().map(|s| s.name.as_str())),
-        );
-        header(&root, title, (subtitle, 17.0), &legend)?;
-        let (_, body) = root.split_vertically(HEADER);
+    let legend = legend(
+        panels
+            .first()
+            .map(|p| p.series.iter().map(|s| s.name.as_str())),
+    );
+    figure(height, title, (subtitle, 17.0), &legend, |root, body| {
         let areas = body.split_evenly((panels.len().max(1), 1));
         for (panel, area) in panels.iter().zip(&areas) {
-            bar_panel(&root, area, panel)?;
+            bar_panel(root, area, panel)?;
         }
-        root.present().map_err(err)?;
-    }
-    Ok(svg)
+        Ok(())
+    })
 }
 
 fn bar_panel(root: &Area<'_>, area: &Area<'_>, panel: &BarPanel) -> Result<(), String> {
@@ -387,24 +403,18 @@ fn load_text(v: f64) -> String {
 /// A message if drawing fails.
 pub(crate) fn lines(title: &str, subtitle: &str, panels: &[LinePanel]) -> Result<String, String> {
     let height = HEADER + 470;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let legend = legend(
-            panels
-                .first()
-                .map(|p| p.series.iter().map(|s| s.name.as_str())),
-        );
-        header(&root, title, (subtitle, 17.0), &legend)?;
-        let (_, body) = root.split_vertically(HEADER);
+    let legend = legend(
+        panels
+            .first()
+            .map(|p| p.series.iter().map(|s| s.name.as_str())),
+    );
+    figure(height, title, (subtitle, 17.0), &legend, |_, body| {
         let areas = body.split_evenly((1, panels.len().max(1)));
         for (panel, area) in panels.iter().zip(&areas) {
             line_panel(area, panel)?;
         }
-        root.present().map_err(err)?;
-    }
-    Ok(svg)
+        Ok(())
+    })
 }
 
 fn line_panel(area: &Area<'_>, panel: &LinePanel) -> Result<(), String> {
@@ -498,29 +508,23 @@ pub(crate) fn stacked_bars(
     });
     let top = totals.by_ref().fold(0.0f64, f64::max);
     let hi = if top > 0.0 { top * 1.15 } else { 1.0 };
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let legend: Vec<(String, RGBColor)> = panels
-            .first()
-            .map(|p| {
-                p.layers
-                    .iter()
-                    .enumerate()
-                    .map(|(i, s)| (s.name.clone(), color(&s.name, i)))
-                    .collect()
-            })
-            .unwrap_or_default();
-        header(&root, title, (subtitle, 17.0), &legend)?;
-        let (_, body) = root.split_vertically(HEADER);
+    let legend: Vec<(String, RGBColor)> = panels
+        .first()
+        .map(|p| {
+            p.layers
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s.name.clone(), color(&s.name, i)))
+                .collect()
+        })
+        .unwrap_or_default();
+    figure(height, title, (subtitle, 17.0), &legend, |root, body| {
         let areas = body.split_evenly((rows, cols));
         for (panel, area) in panels.iter().zip(&areas) {
-            stack_panel(&root, area, panel, hi, y_label)?;
+            stack_panel(root, area, panel, hi, y_label)?;
         }
-        root.present().map_err(err)?;
-    }
-    Ok(svg)
+        Ok(())
+    })
 }
 
 fn stack_panel(
@@ -620,14 +624,9 @@ pub fn scatter(
         (0.0, 1.0)
     };
     let (lo, hi) = range_of(points().map(|p| p.1), Some(BAR_CAP));
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let legend = legend(Some(series.iter().map(|s| s.name.as_str())));
-        header(&root, title, (subtitle, 17.0), &legend)?;
-        let (_, body) = root.split_vertically(HEADER);
-        let mut chart = ChartBuilder::on(&body)
+    let legend = legend(Some(series.iter().map(|s| s.name.as_str())));
+    figure(height, title, (subtitle, 17.0), &legend, |root, body| {
+        let mut chart = ChartBuilder::on(body)
             .margin(14)
             .margin_right(40)
             .x_label_area_size(52)
@@ -678,9 +677,8 @@ pub fn scatter(
                 .map_err(err)?;
             }
         }
-        root.present().map_err(err)?;
-    }
-    Ok(svg)
+        Ok(())
+    })
 }
 
 /// One policy's line of an [`interval_lines`] chart: per x, the mean and the half-width of its 95%
@@ -725,25 +723,24 @@ pub(crate) fn interval_lines(
     subtitle: &str,
     panels: &[IntervalPanel],
 ) -> Result<String, String> {
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEADER + INTERVAL_HEIGHT))
-            .into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let legend = legend(
-            panels
-                .first()
-                .map(|p| p.lines.iter().map(|l| l.name.as_str())),
-        );
-        header(&root, title, (subtitle, 16.0), &legend)?;
-        let (_, body) = root.split_vertically(HEADER);
-        let areas = body.split_evenly((1, panels.len().max(1)));
-        for (panel, area) in panels.iter().zip(&areas) {
-            interval_panel(&root, area, panel)?;
-        }
-        root.present().map_err(err)?;
-    }
-    Ok(svg)
+    let legend = legend(
+        panels
+            .first()
+            .map(|p| p.lines.iter().map(|l| l.name.as_str())),
+    );
+    figure(
+        HEADER + INTERVAL_HEIGHT,
+        title,
+        (subtitle, 16.0),
+        &legend,
+        |root, body| {
+            let areas = body.split_evenly((1, panels.len().max(1)));
+            for (panel, area) in panels.iter().zip(&areas) {
+                interval_panel(root, area, panel)?;
+            }
+            Ok(())
+        },
+    )
 }
 
 fn interval_panel(root: &Area<'_>, area: &Area<'_>, panel: &IntervalPanel) -> Result<(), String> {
