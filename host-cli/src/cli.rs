@@ -135,6 +135,21 @@ fn json<T: serde::Serialize>(value: &T) -> Result<String, CliError> {
         .map_err(|e| CliError::Io("json".into(), std::io::Error::other(e.to_string())))
 }
 
+/// A report as `--format` asks: the aligned table, the CSV rows or the
+/// JSON object of `report`.
+fn in_format<T: serde::Serialize>(
+    format: args::Format,
+    report: &T,
+    table: impl FnOnce(&T) -> String,
+    csv: impl FnOnce(&T) -> Result<String, CliError>,
+) -> Result<String, CliError> {
+    match format {
+        args::Format::Table => Ok(table(report)),
+        args::Format::Csv => csv(report),
+        args::Format::Json => json(report),
+    }
+}
+
 /// The farm commands end to end, through the command line.
 #[cfg(test)]
 mod farm_tests;

@@ -34,6 +34,21 @@ pub fn percent_change(value: f64, baseline: f64) -> Option<f64> {
         .then(|| 100.0 * (value - baseline) / baseline)
 }
 
+/// `part` in percent of `whole`, `100 * part / whole`; `None` when `whole`
+/// is not positive (an empty set has no shares).
+#[must_use]
+pub(crate) fn percent_of(part: f64, whole: f64) -> Option<f64> {
+    (whole > 0.0).then(|| 100.0 * part / whole)
+}
+
+/// The share of `part` items among `whole`, in percent; 0 for none among
+/// none.
+#[must_use]
+pub(crate) fn share_pct(part: u64, whole: u64) -> f64 {
+    #[allow(clippy::cast_precision_loss)]
+    percent_of(part as f64, whole as f64).unwrap_or(0.0)
+}
+
 /// `n` and the noun that goes with it: `1 job`, `2 jobs`, `0 jobs`
 /// (`one` for one, `many` for any other count).
 #[must_use]
@@ -119,5 +134,13 @@ mod tests {
         assert_eq!(pct_text(Some(50.0)), "+50.0%");
         assert_eq!(pct_text(Some(-45.04)), "-45.0%");
         assert_eq!(pct_text(None), "-");
+    }
+
+    #[test]
+    fn shares_of_an_empty_whole_are_none_or_zero() {
+        assert_eq!(percent_of(1.0, 4.0), Some(25.0));
+        assert_eq!(percent_of(0.0, 0.0), None);
+        assert_eq!(share_pct(3, 4), 75.0);
+        assert_eq!(share_pct(0, 0), 0.0);
     }
 }

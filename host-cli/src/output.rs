@@ -29,10 +29,6 @@ pub(crate) mod timeseries;
 use crate::error::CliError;
 use serde::Serialize;
 
-/// Rows as CSV text with a header line (from the row type's field names).
-///
-/// # Errors
-/// [`CliError::Io`] when a row cannot be serialised.
 /// The figures `replay --format json --distributions` prints for a replay
 /// of `prepared` (its report without the wall-clock `timings`), for tests
 /// that recompute them from the per-job records.
@@ -56,16 +52,42 @@ pub fn replay_figures(
     Ok(value)
 }
 
+/// Rows as CSV text with a header line (from the row type's field names).
+///
+/// # Errors
+/// [`CliError::Io`] when a row cannot be serialised.
 pub(crate) fn csv_text<T: Serialize>(rows: &[T]) -> Result<String, CliError> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     for row in rows {
-        writer
-            .serialize(row)
-            .map_err(|e| CliError::Io("csv".into(), std::io::Error::other(e.to_string())))?;
+        writer.serialize(row).map_err(csv_error)?;
     }
-    let bytes = writer
-        .into_inner()
-        .map_err(|e| CliError::Io("csv".into(), std::io::Error::other(e.to_string())))?;
-    String::from_utf8(bytes)
-        .map_err(|e| CliError::Io("csv".into(), std::io::Error::other(e.to_string())))
+    csv_finish(writer)
+}
+
+/// Records of fields (the header line first) as CSV text, for files whose
+/// columns are known only at run time.
+///
+/// # Errors
+/// [`CliError::Io`] when a record cannot be written.
+pub(crate) fn csv_records<R, F>(records: impl IntoIterator<Item = R>) -> Result<String, CliError>
+where
+    R: IntoIterator<Item = F>,
+    F: AsRef<[u8]>,
+{
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    for record in records {
+        writer.write_record(record).map_err(csv_error)?;
+    }
+    csv_finish(writer)
+}
+
+/// The text a CSV writer holds.
+fn csv_finish(writer: csv::Writer<Vec<u8>>) -> Result<String, CliError> {
+    let bytes = writer.into_inner().map_err(csv_error)?;
+    String::from_utf8(bytes).map_err(csv_error)
+}
+
+/// A failure to write or read CSV text, as the commands report it.
+pub(crate) fn csv_error(e: impl std::fmt::Display) -> CliError {
+    CliError::Io("csv".into(), std::io::Error::other(e.to_string()))
 }

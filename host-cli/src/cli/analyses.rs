@@ -1,8 +1,11 @@
 //! `host-cli thresholds`, `compare`, `sweep` and `fairness`: the
 //! selective-reservation analyses of [`crate::studies`].
 
-use super::args::{CompareArgs, FairnessArgs, Format, OutputArgs, SweepArgs, ThresholdsArgs};
-use super::{json, output_files};
+use super::args::{
+    AnalysisArgs, CompareArgs, FairnessArgs, OutputArgs, ShapeArgs, SweepArgs, SyntheticArgs,
+    ThresholdsArgs, WindowArgs,
+};
+use super::{in_format, output_files};
 use crate::error::CliError;
 use crate::output::csv_text;
 use crate::output::files::OutputFiles;
@@ -11,10 +14,10 @@ use crate::plan::spec::Workload;
 use crate::plan::sweep as plan_sweep;
 use crate::replay;
 use crate::replay::policy::PolicyChoice;
-use crate::replay::{Prepared, Shaping};
+use crate::replay::{Prepared, Shaping, Window};
 use crate::studies::thresholds;
 use crate::studies::{self, compare, fairness, sweep, Source};
-use backfill_core::Policy;
+use backfill_core::{CategoryBounds, Policy};
 use std::path::Path;
 
 /// A progress bar for `replays` replays of `prepared`'s jobs.
@@ -75,11 +78,7 @@ fn emit<C: serde::Serialize>(
     if files.wants("--svg") {
         files.write("--svg", svg()?.as_bytes())?;
     }
-    let text = match output.format {
-        Format::Table => table(),
-        Format::Csv => csv_text(&rows())?,
-        Format::Json => json(report)?,
-    };
+    let text = in_format(output.format, report, |_| table(), |_| csv_text(&rows()))?;
     files.commit()?;
     Ok(text)
 }
@@ -95,16 +94,43 @@ fn analysis_files(trace: Option<&Path>, output: &OutputArgs) -> Result<OutputFil
     )
 }
 
+/// The jobs an analysis replays: TRACE (or the built-in workload) in the
+/// window, shaped; with the window and the category bounds.
+fn prepare(
+    trace: Option<&Path>,
+    synthetic: &SyntheticArgs,
+    window: &WindowArgs,
+    shape: &ShapeArgs,
+) -> Result<(Prepared, Window, CategoryBounds), CliError> {
+    let source = Source::load(trace, synthetic.spec())?;
+    let (window, bounds) = (window.window(), window.bounds());
+    let prepared = source.prepare(&window, shape.shaping())?;
+    Ok((prepared, window, bounds))
+}
+
+impl AnalysisArgs {
+    /// [`prepare`] with this analysis's workload and window.
+    fn prepare(
+        &self,
+        trace: Option<&Path>,
+        shape: &ShapeArgs,
+    ) -> Result<(Prepared, Window, CategoryBounds), CliError> {
+        prepare(trace, &self.synthetic, &self.window, shape)
+    }
+}
+
 /// `host-cli thresholds`: returns the text to print.
 ///
 /// # Errors
 /// Any [`CliError`].
 pub(crate) fn run_thresholds(args: &ThresholdsArgs) -> Result<String, CliError> {
     let mut files = output_files(args.trace.as_deref(), &[("--csv", args.csv.as_deref())])?;
-    let source = Source::load(args.trace.as_deref(), args.synthetic.spec())?;
-    let window = args.window.window();
-    let bounds = args.window.bounds();
-    let prepared = source.prepare(&window, args.shape.shaping())?;
+    let (prepared, window, bounds) = prepare(
+        args.trace.as_deref(),
+        &args.synthetic,
+        &args.window,
+        &args.shape,
+    )?;
     let bar = progress::phase("Conservative run", prepared.jobs.len() as u64);
     let run = replay::run(&prepared, Policy::Conservative, bounds, true, Some(&bar));
     progress::finish(&bar);
@@ -115,11 +141,9 @@ pub(crate) fn run_thresholds(args: &ThresholdsArgs) -> Result<String, CliError> 
             csv_text(&thresholds::csv_rows(&report))?.as_bytes(),
         )?;
     }
-    let text = match args.format {
-        Format::Table => thresholds::table(&report),
-        Format::Csv => csv_text(&thresholds::csv_rows(&report))?,
-        Format::Json => json(&report)?,
-    };
+    let text = in_format(args.format, &report, thresholds::table, |r| {
+        csv_text(&thresholds::csv_rows(r))
+    })?;
     files.commit()?;
     Ok(text)
 }
@@ -130,10 +154,7 @@ pub(crate) fn run_thresholds(args: &ThresholdsArgs) -> Result<String, CliError> 
 /// Any [`CliError`].
 pub(crate) fn run_compare(args: &CompareArgs) -> Result<String, CliError> {
     let files = analysis_files(args.trace.as_deref(), &args.analysis.output)?;
-    let source = Source::load(args.trace.as_deref(), args.analysis.synthetic.spec())?;
-    let window = args.analysis.window.window();
-    let bounds = args.analysis.window.bounds();
-    let prepared = source.prepare(&window, args.shape.shaping())?;
+    let (prepared, window, bounds) = args.analysis.prepare(args.trace.as_deref(), &args.shape)?;
     let choices = with_baseline(&args.compared.policies, args.compared.baseline);
     let options = args.analysis.thresholds.options();
     let bar = replays_bar(
@@ -211,14 +232,11 @@ pub(crate) fn run_sweep(args: &SweepArgs) -> Result<String, CliError> {
 /// # Errors
 /// Any [`CliError`].
 pub(crate) fn run_fairness(args: &FairnessArgs) -> Result<String, CliError> {
-    let mut files = analysis_files(args.trace.as_deref(), &args.output)?;
+    let mut files = analysis_files(args.trace.as_deref(), &args.analysis.output)?;
     files.add("--jobs-out", args.jobs_out.as_deref())?;
-    let source = Source::load(args.trace.as_deref(), args.synthetic.spec())?;
-    let window = args.window.window();
-    let bounds = args.window.bounds();
-    let prepared = source.prepare(&window, args.shape.shaping())?;
+    let (prepared, window, bounds) = args.analysis.prepare(args.trace.as_deref(), &args.shape)?;
     let choices = distinct(&args.policies)?;
-    let options = args.thresholds.options();
+    let options = args.analysis.thresholds.options();
     let bar = replays_bar(
         "fairness",
         studies::study_replays(&choices, &options, true) + 1,
@@ -234,7 +252,7 @@ pub(crate) fn run_fairness(args: &FairnessArgs) -> Result<String, CliError> {
         )?;
     }
     emit(
-        &args.output,
+        &args.analysis.output,
         files,
         &report,
         || fairness::csv_rows(&report),

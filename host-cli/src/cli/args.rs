@@ -487,7 +487,7 @@ pub(crate) struct ComparedArgs {
     pub(crate) baseline: PolicyChoice,
 }
 
-/// The options `compare` and `sweep` end with.
+/// The options `compare`, `sweep` and `fairness` end with.
 #[derive(Clone, Debug, Args)]
 pub(crate) struct AnalysisArgs {
     /// Selective thresholds.
@@ -595,22 +595,13 @@ pub(crate) struct FairnessArgs {
     /// Estimates and load.
     #[command(flatten)]
     pub(crate) shape: ShapeArgs,
-    /// Selective thresholds.
+    /// Thresholds, outputs, workload and window.
     #[command(flatten)]
-    pub(crate) thresholds: ThresholdArgs,
-    /// Output.
-    #[command(flatten)]
-    pub(crate) output: OutputArgs,
+    pub(crate) analysis: AnalysisArgs,
     /// Write one CSV row per job (fair start, fair slowdown, each policy's
     /// start, bounded slowdown and bucket) to FILE.
-    #[arg(long, value_name = "FILE.csv")]
+    #[arg(long, value_name = "FILE.csv", help_heading = "Output")]
     pub(crate) jobs_out: Option<PathBuf>,
-    /// Synthetic workload.
-    #[command(flatten)]
-    pub(crate) synthetic: SyntheticArgs,
-    /// Window and categories.
-    #[command(flatten)]
-    pub(crate) window: WindowArgs,
 }
 
 /// `host-cli generate`.

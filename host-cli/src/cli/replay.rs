@@ -2,7 +2,7 @@
 //! `host-cli info`.
 
 use super::args::{Format, InfoArgs, JobsFormat, ReplayArgs, WindowArgs};
-use super::{json, output_files};
+use super::{in_format, json, output_files};
 use crate::error::CliError;
 use crate::farm::{format as farm_format, replay as farm_replay, report as farm_report};
 use crate::output::csv_text;
@@ -266,11 +266,7 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
         files.commit()?;
         return Ok(text);
     }
-    let text = match args.format {
-        Format::Table => report::replay_table(&r),
-        Format::Json => json(&r)?,
-        Format::Csv => report::replay_csv(&r)?,
-    };
+    let text = in_format(args.format, &r, report::replay_table, report::replay_csv)?;
     files.commit()?;
     Ok(text)
 }
@@ -482,11 +478,7 @@ fn run_farm_replay(args: &ReplayArgs, farm: &Path) -> Result<String, CliError> {
         bounds,
         jobs_out: args.jobs_out.as_deref(),
     })?;
-    let text = match args.format {
-        Format::Table => farm_report::table(&r),
-        Format::Json => json(&r)?,
-        Format::Csv => farm_report::csv_row(&r)?,
-    };
+    let text = in_format(args.format, &r, farm_report::table, farm_report::csv_row)?;
     files.commit()?;
     Ok(text)
 }
@@ -586,10 +578,8 @@ pub(crate) fn run_info(args: &InfoArgs) -> Result<String, CliError> {
         args.window.bounds(),
         started.elapsed().as_secs_f64(),
     );
-    Ok(match args.format {
-        Format::Table => report::info_table(&r),
-        Format::Json => json(&r)?,
-        Format::Csv => csv_text(&report::info_csv_rows(&r))?,
+    in_format(args.format, &r, report::info_table, |r| {
+        csv_text(&report::info_csv_rows(r))
     })
 }
 

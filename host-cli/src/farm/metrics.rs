@@ -21,6 +21,7 @@
 //! * **license usage**: copies in use over copies in the farm, averaged
 //!   over the same span, overall (copy-weighted) and per pool.
 
+use crate::numbers::percent_of;
 use backfill_core::{JobRecord, Time};
 use serde::{Deserialize, Serialize};
 
@@ -59,10 +60,6 @@ pub(crate) struct FarmMetrics {
     pub(crate) span: u64,
 }
 
-fn percent(part: f64, whole: f64) -> Option<f64> {
-    (whole > 0.0).then(|| 100.0 * part / whole)
-}
-
 /// Metrics of `records` on a farm of `total_cpus` CPUs and pools of
 /// `copies` copies each.
 #[must_use]
@@ -98,13 +95,13 @@ pub(crate) fn compute(records: &[JobRecord], total_cpus: u64, copies: &[u32]) ->
     m.mean_wait = wait / n;
     m.mean_slowdown = slowdown / n;
     m.mean_bounded_slowdown = bounded / n;
-    m.missed_percent = percent(m.missed_deadlines as f64, m.deadline_jobs as f64);
+    m.missed_percent = percent_of(m.missed_deadlines as f64, m.deadline_jobs as f64);
 
     let first = records.iter().map(|r| r.job.submit).min().unwrap_or(0);
     let last = records.iter().map(|r| r.end).max().unwrap_or(0);
     m.span = u64::from(last.saturating_sub(first));
     let span = m.span as f64;
-    m.utilisation = percent(work, total_cpus as f64 * span).unwrap_or(0.0);
+    m.utilisation = percent_of(work, total_cpus as f64 * span).unwrap_or(0.0);
 
     // Sweep over submits, starts and ends: (time, jobs, demanded CPUs,
     // CPUs in use) deltas.
@@ -133,8 +130,8 @@ pub(crate) fn compute(records: &[JobRecord], total_cpus: u64, copies: &[u32]) ->
         demand += dd;
         in_use += du;
     }
-    m.system_usage = percent(usage, covered);
-    m.system_usage_cpus = percent(usage_cpus, covered);
+    m.system_usage = percent_of(usage, covered);
+    m.system_usage_cpus = percent_of(usage_cpus, covered);
 
     // License copy-seconds held.
     let mut held = vec![0.0f64; copies.len()];
@@ -149,10 +146,10 @@ pub(crate) fn compute(records: &[JobRecord], total_cpus: u64, copies: &[u32]) ->
     m.license_usage_by_pool = held
         .iter()
         .zip(copies)
-        .map(|(&h, &c)| percent(h, f64::from(c) * span).unwrap_or(0.0))
+        .map(|(&h, &c)| percent_of(h, f64::from(c) * span).unwrap_or(0.0))
         .collect();
     let all_copies: f64 = copies.iter().map(|&c| f64::from(c)).sum();
-    m.license_usage = percent(held.iter().sum(), all_copies * span);
+    m.license_usage = percent_of(held.iter().sum(), all_copies * span);
     m
 }
 

@@ -28,7 +28,7 @@ use super::generate::{generate, FarmSpec};
 use super::replay::{self as farm_replay, prepare, PreparedFarm, SkipReason};
 use crate::error::CliError;
 use crate::numbers::{count_of, number_text, round4};
-use crate::output::csv_text;
+use crate::output::{csv_records, csv_text};
 use crate::studies::plot::{interval_lines, IntervalLine, IntervalPanel};
 use backfill_core::{CategoryBounds, Policy};
 use rayon::prelude::*;
@@ -407,10 +407,6 @@ pub(crate) fn summarise(rows: &[StudyRow]) -> Vec<SummaryRow> {
 /// # Errors
 /// [`CliError::Io`] when writing fails.
 pub(crate) fn summary_csv(rows: &[SummaryRow]) -> Result<String, CliError> {
-    let fail = |e: &dyn std::fmt::Display| {
-        CliError::Io("csv".into(), std::io::Error::other(e.to_string()))
-    };
-    let mut w = csv::Writer::from_writer(Vec::new());
     let mut header: Vec<String> = [
         "experiment",
         "mean_interarrival",
@@ -425,7 +421,7 @@ pub(crate) fn summary_csv(rows: &[SummaryRow]) -> Result<String, CliError> {
         header.push(name.to_owned());
         header.push(format!("{name}_ci95_student_t"));
     }
-    w.write_record(&header).map_err(|e| fail(&e))?;
+    let mut records = vec![header];
     for r in rows {
         let mut record = vec![
             r.experiment.clone(),
@@ -446,10 +442,9 @@ pub(crate) fn summary_csv(rows: &[SummaryRow]) -> Result<String, CliError> {
                 }
             }
         }
-        w.write_record(&record).map_err(|e| fail(&e))?;
+        records.push(record);
     }
-    let bytes = w.into_inner().map_err(|e| fail(&e))?;
-    String::from_utf8(bytes).map_err(|e| fail(&e))
+    csv_records(records)
 }
 
 /// Rows with every float rounded to 4 decimals (stable, diff-friendly files).
@@ -523,41 +518,81 @@ pub fn csv_files(results: &StudyResults) -> Result<Vec<(String, String)>, CliErr
     Ok(files)
 }
 
-/// One panel of `metric` over the settings `xs` (by `key`) for every policy.
-#[allow(clippy::too_many_arguments)] // one figure panel's every choice, named at the call
-fn panel(
-    summary: &[SummaryRow],
-    policies: &[Policy],
-    xs: &[Setting<'_>],
-    metric: &str,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
+/// One panel of a study figure.
+struct Panel {
+    /// The summary's metric drawn (a column stem of [`METRICS`]).
+    metric: &'static str,
+    /// Panel title.
+    title: &'static str,
+    /// Y axis description.
+    y_label: &'static str,
+    /// Logarithmic y axis.
     log_y: bool,
-) -> IntervalPanel {
-    let lines = policies
-        .iter()
-        .map(|p| IntervalLine {
-            name: p.name().to_owned(),
-            points: xs
+}
+
+/// The share of deadline jobs that missed their deadline: a panel of two
+/// figures.
+const DEADLINES_MISSED: Panel = Panel {
+    metric: "missed_percent",
+    title: "deadlines missed",
+    y_label: "% of deadline jobs",
+    log_y: false,
+};
+
+/// What a figure's panels share: the summary rows, the settings along the
+/// x axis and the subtitle.
+struct FigureData<'a> {
+    /// Summary rows of the runs.
+    summary: &'a [SummaryRow],
+    /// The settings, in x order.
+    settings: &'a [Setting<'a>],
+    /// X axis description.
+    x_label: &'a str,
+    /// Subtitle.
+    subtitle: &'a str,
+    /// One line per policy.
+    policies: &'a [Policy],
+}
+
+impl FigureData<'_> {
+    /// The figure `title`: `panels` side by side.
+    fn figure(&self, title: &str, panels: &[Panel]) -> Result<String, CliError> {
+        let panels: Vec<IntervalPanel> = panels.iter().map(|p| self.panel(p)).collect();
+        interval_lines(title, self.subtitle, &panels).map_err(CliError::Usage)
+    }
+
+    /// One panel: the panel's metric over the settings for every policy.
+    fn panel(&self, panel: &Panel) -> IntervalPanel {
+        let lines = self
+            .policies
+            .iter()
+            .map(|p| IntervalLine {
+                name: p.name().to_owned(),
+                points: self
+                    .settings
+                    .iter()
+                    .map(|(_, at)| {
+                        self.summary
+                            .iter()
+                            .find(|r| r.policy == p.name() && at(r))
+                            .and_then(|r| r.get(panel.metric))
+                            .map(|m| (m.mean, m.half_width.unwrap_or(0.0)))
+                    })
+                    .collect(),
+            })
+            .collect();
+        IntervalPanel {
+            title: panel.title.to_owned(),
+            x_label: self.x_label.to_owned(),
+            y_label: panel.y_label.to_owned(),
+            xs: self
+                .settings
                 .iter()
-                .map(|(_, at)| {
-                    summary
-                        .iter()
-                        .find(|r| r.policy == p.name() && at(r))
-                        .and_then(|r| r.get(metric))
-                        .map(|m| (m.mean, m.half_width.unwrap_or(0.0)))
-                })
+                .map(|(label, _)| label.clone())
                 .collect(),
-        })
-        .collect();
-    IntervalPanel {
-        title: title.to_owned(),
-        x_label: x_label.to_owned(),
-        y_label: y_label.to_owned(),
-        xs: xs.iter().map(|(label, _)| label.clone()).collect(),
-        lines,
-        log_y,
+            lines,
+            log_y: panel.log_y,
+        }
     }
 }
 
@@ -596,7 +631,6 @@ pub fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, CliError
     let spec = &results.spec;
     let grid = summarise(&results.grid);
     let means = mean_settings(spec);
-    let x = "mean inter-arrival time (lower = more contention)";
     let subtitle = format!(
         "{} machines, {} licenses, {} jobs per run, {} runs per point (seeds {}..); {}",
         spec.base.machines,
@@ -606,80 +640,58 @@ pub fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, CliError
         spec.base.seed,
         figure_interval_text(spec.repetitions)
     );
-    let draw = |title: &str, panels: &[IntervalPanel]| {
-        interval_lines(title, &subtitle, panels).map_err(CliError::Usage)
+    let by_mean = FigureData {
+        summary: &grid,
+        settings: &means,
+        x_label: "mean inter-arrival time (lower = more contention)",
+        subtitle: &subtitle,
+        policies: &spec.policies,
     };
-    let p = &spec.policies;
     let mut out = vec![
         (
             "farm-fig1a-deadlines.svg".to_owned(),
-            draw(
+            by_mean.figure(
                 "Figure 1(a): deadline jobs that missed their deadline",
-                &[panel(
-                    &grid,
-                    p,
-                    &means,
-                    "missed_percent",
-                    "deadlines missed",
-                    x,
-                    "% of deadline jobs",
-                    false,
-                )],
+                &[DEADLINES_MISSED],
             )?,
         ),
         (
             "farm-fig1b-usage.svg".to_owned(),
-            draw(
+            by_mean.figure(
                 "Figure 1(b): system usage",
                 &[
-                    panel(
-                        &grid,
-                        p,
-                        &means,
-                        "system_usage",
-                        "paper's: CPUs in use / min(CPUs, jobs)",
-                        x,
-                        "%",
-                        false,
-                    ),
-                    panel(
-                        &grid,
-                        p,
-                        &means,
-                        "system_usage_cpus",
-                        "CPUs in use / min(CPUs, CPUs asked)",
-                        x,
-                        "%",
-                        false,
-                    ),
+                    Panel {
+                        metric: "system_usage",
+                        title: "paper's: CPUs in use / min(CPUs, jobs)",
+                        y_label: "%",
+                        log_y: false,
+                    },
+                    Panel {
+                        metric: "system_usage_cpus",
+                        title: "CPUs in use / min(CPUs, CPUs asked)",
+                        y_label: "%",
+                        log_y: false,
+                    },
                 ],
             )?,
         ),
         (
             "farm-fig2a-slowdown.svg".to_owned(),
-            draw(
+            by_mean.figure(
                 "Figure 2(a): slowdown",
                 &[
-                    panel(
-                        &grid,
-                        p,
-                        &means,
-                        "mean_slowdown",
-                        "mean slowdown (wait + run) / run",
-                        x,
-                        "slowdown (log scale)",
-                        true,
-                    ),
-                    panel(
-                        &grid,
-                        p,
-                        &means,
-                        "mean_wait",
-                        "mean wait",
-                        x,
-                        "time units (log scale)",
-                        true,
-                    ),
+                    Panel {
+                        metric: "mean_slowdown",
+                        title: "mean slowdown (wait + run) / run",
+                        y_label: "slowdown (log scale)",
+                        log_y: true,
+                    },
+                    Panel {
+                        metric: "mean_wait",
+                        title: "mean wait",
+                        y_label: "time units (log scale)",
+                        log_y: true,
+                    },
                 ],
             )?,
         ),
@@ -687,8 +699,7 @@ pub fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, CliError
     if !results.licenses.is_empty() {
         let licenses = summarise(&results.licenses);
         let ratios = ratio_settings(spec);
-        let x = "license ratio: copies, % of eligible machines (lower = more license contention)";
-        let subtitle2 = format!(
+        let subtitle = format!(
             "{} machines, {} licenses, {} jobs, mean inter-arrival {}, {} runs per point; {}",
             spec.base.machines,
             spec.base.licenses,
@@ -697,35 +708,28 @@ pub fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, CliError
             spec.repetitions,
             figure_interval_text(spec.repetitions)
         );
+        let by_ratio = FigureData {
+            summary: &licenses,
+            settings: &ratios,
+            x_label:
+                "license ratio: copies, % of eligible machines (lower = more license contention)",
+            subtitle: &subtitle,
+            policies: &spec.policies,
+        };
         out.push((
             "farm-fig2b-licenses.svg".to_owned(),
-            interval_lines(
+            by_ratio.figure(
                 "Figure 2(b): license usage and deadlines missed by license ratio",
-                &subtitle2,
                 &[
-                    panel(
-                        &licenses,
-                        p,
-                        &ratios,
-                        "license_usage",
-                        "license usage",
-                        x,
-                        "% of copies in use",
-                        false,
-                    ),
-                    panel(
-                        &licenses,
-                        p,
-                        &ratios,
-                        "missed_percent",
-                        "deadlines missed",
-                        x,
-                        "% of deadline jobs",
-                        false,
-                    ),
+                    Panel {
+                        metric: "license_usage",
+                        title: "license usage",
+                        y_label: "% of copies in use",
+                        log_y: false,
+                    },
+                    DEADLINES_MISSED,
                 ],
-            )
-            .map_err(CliError::Usage)?,
+            )?,
         ));
     }
     Ok(out)

@@ -12,6 +12,7 @@
 //! its first reason (none when the pass at its submit instant considers
 //! it) counts as `unreported`.
 
+use crate::numbers::share_pct;
 use crate::replay::reasons::{Described, ReasonLog};
 use crate::replay::Prepared;
 use backfill_core::{Category, CategoryBounds, JobId, JobRecord, Time};
@@ -328,21 +329,12 @@ pub(crate) fn wait_split_table(splits: &[WaitSplit]) -> String {
                 s.set,
                 r.reason,
                 r.seconds,
-                percent(r.seconds, s.total)
+                share_pct(r.seconds, s.total)
             );
         }
         let _ = writeln!(out, "{:<5} {:<24} {:>16}", s.set, "total", s.total);
     }
     out
-}
-
-/// `part` of `whole` in percent (0 for an empty whole).
-fn percent(part: u64, whole: u64) -> f64 {
-    if whole == 0 {
-        0.0
-    } else {
-        part as f64 * 100.0 / whole as f64
-    }
 }
 
 /// One waiting job of `--queue-at`.

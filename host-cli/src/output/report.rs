@@ -1,7 +1,7 @@
 //! Reports: what a replay or `info` prints, as a table or JSON, and the
 //! per-job CSV.
 
-use crate::numbers::{agree, count_of, round4};
+use crate::numbers::{agree, count_of, round4, share_pct};
 use crate::replay::{MachineSource, Prepared, RunResult};
 use crate::swf::{SkipCounts, SkipReason, SwfHeader};
 use backfill_core::{
@@ -940,9 +940,8 @@ pub(crate) fn replay_csv(r: &ReplayReport) -> Result<String, crate::error::CliEr
     {
         return Ok(text);
     }
-    let fail = |e: csv::Error| crate::error::CliError::Io("csv".into(), csv_io(e));
+    let fail = crate::output::csv_error;
     let mut reader = csv::Reader::from_reader(text.as_bytes());
-    let mut writer = csv::Writer::from_writer(Vec::new());
     let mut header = reader.headers().map_err(fail)?.clone();
     if r.distributions.is_some() {
         header.extend(crate::output::distribution::csv_header());
@@ -956,7 +955,7 @@ pub(crate) fn replay_csv(r: &ReplayReport) -> Result<String, crate::error::CliEr
     if r.wait_by_reason.is_some() {
         header.extend(crate::output::reasons::csv_header());
     }
-    writer.write_record(&header).map_err(fail)?;
+    let mut out = vec![header];
     let records: Vec<csv::StringRecord> =
         reader.records().collect::<Result<_, _>>().map_err(fail)?;
     // With --by, one more row per group after the sets' rows: the run's
@@ -1002,13 +1001,9 @@ pub(crate) fn replay_csv(r: &ReplayReport) -> Result<String, crate::error::CliEr
             // group's row has no split.
             record.extend(crate::output::reasons::csv_fields(w.get(i)));
         }
-        writer.write_record(&record).map_err(fail)?;
+        out.push(record);
     }
-    let bytes = writer
-        .into_inner()
-        .map_err(|e| crate::error::CliError::Io("csv".into(), e.into_error()))?;
-    String::from_utf8(bytes)
-        .map_err(|e| crate::error::CliError::Io("csv".into(), std::io::Error::other(e)))
+    crate::output::csv_records(&out)
 }
 
 /// The CSV rows of a replay report: one per set (all, SN, SW, LN, LW).
@@ -1263,12 +1258,7 @@ pub(crate) fn info_report(
         .iter()
         .map(|c| {
             let n = counts[c.index()];
-            let pct = if total == 0 {
-                0.0
-            } else {
-                100.0 * n as f64 / total as f64
-            };
-            (c.label().to_owned(), n, pct)
+            (c.label().to_owned(), n, share_pct(n, total))
         })
         .collect();
     let accounting = accounting_of(

@@ -28,7 +28,8 @@
 
 use super::{common_metrics, records_by_id, run_study, Scenario};
 use crate::error::CliError;
-use crate::numbers::round4;
+use crate::numbers::{round4, share_pct};
+use crate::output::csv_records;
 use crate::replay::policy::{PolicyChoice, ThresholdOptions};
 use crate::replay::thresholds::{ConservativeThresholds, ThresholdsUsed};
 use crate::replay::{self, ArrivalObserver, Prepared, TraceCluster, Window};
@@ -130,13 +131,7 @@ impl BucketCounts {
 
     fn finish(&mut self) {
         for (share, &count) in self.shares_pct.iter_mut().zip(&self.counts) {
-            #[allow(clippy::cast_precision_loss)]
-            let pct = if self.jobs == 0 {
-                0.0
-            } else {
-                100.0 * count as f64 / self.jobs as f64
-            };
-            *share = pct;
+            *share = share_pct(count, self.jobs);
         }
     }
 
@@ -436,30 +431,21 @@ pub(crate) fn table(r: &FairnessReport) -> String {
         "\nshare of jobs (%) by bounded slowdown / fair slowdown (Table 9)"
     );
     let _ = write!(out, "{:<20} {:>7} {:>10}", "policy", "jobs", "mean bsld");
-    for b in BUCKETS {
-        let _ = write!(out, " {b:>7}");
-    }
-    let _ = writeln!(out, " {:>8}", "unfair");
+    share_heads(&mut out);
     for p in &r.policies {
         let _ = write!(
             out,
             "{:<20} {:>7} {:>10.2}",
             p.policy, p.overall.jobs, p.mean_bounded_slowdown
         );
-        for s in p.overall.shares_pct {
-            let _ = write!(out, " {s:>7.2}");
-        }
-        let _ = writeln!(out, " {:>8.2}", p.overall.unfair_pct());
+        share_cells(&mut out, &p.overall);
     }
     let _ = writeln!(
         out,
         "\nby run-time class (Figure 7): share of the class's jobs (%) per bucket"
     );
     let _ = write!(out, "{:<10} {:>7} {:<20}", "class", "jobs", "policy");
-    for b in BUCKETS {
-        let _ = write!(out, " {b:>7}");
-    }
-    let _ = writeln!(out, " {:>8}", "unfair");
+    share_heads(&mut out);
     for (ci, class) in r.classes.iter().enumerate() {
         for (k, p) in r.policies.iter().enumerate() {
             let Some(c) = p.by_class.get(ci) else {
@@ -471,13 +457,26 @@ pub(crate) fn table(r: &FairnessReport) -> String {
                 let _ = write!(out, "{:<10} {:>7} ", "", "");
             }
             let _ = write!(out, "{:<20}", p.policy);
-            for s in c.shares_pct {
-                let _ = write!(out, " {s:>7.2}");
-            }
-            let _ = writeln!(out, " {:>8.2}", c.unfair_pct());
+            share_cells(&mut out, c);
         }
     }
     out
+}
+
+/// Ends a share table's header line: one column per bucket, then unfair.
+fn share_heads(out: &mut String) {
+    for b in BUCKETS {
+        let _ = write!(out, " {b:>7}");
+    }
+    let _ = writeln!(out, " {:>8}", "unfair");
+}
+
+/// Ends a share table's row: the share of each bucket, then unfair (%).
+fn share_cells(out: &mut String, c: &BucketCounts) {
+    for s in c.shares_pct {
+        let _ = write!(out, " {s:>7.2}");
+    }
+    let _ = writeln!(out, " {:>8.2}", c.unfair_pct());
 }
 
 /// One CSV row: one policy, one class (or `all`).
@@ -566,8 +565,6 @@ pub(crate) fn jobs_csv(
     report: &FairnessReport,
     jobs: &[JobFairness],
 ) -> Result<String, CliError> {
-    let io = |e: csv::Error| CliError::Io("csv".into(), std::io::Error::other(e.to_string()));
-    let mut w = csv::Writer::from_writer(Vec::new());
     let mut head: Vec<String> = [
         "job_id",
         "submit",
@@ -588,7 +585,7 @@ pub(crate) fn jobs_csv(
         head.push(format!("{}_bounded_slowdown", p.policy));
         head.push(format!("{}_bucket", p.policy));
     }
-    w.write_record(&head).map_err(io)?;
+    let mut records = vec![head];
     for j in jobs {
         let (Some(t), Some(sim)) = (
             prepared.trace_jobs.get(j.id as usize),
@@ -615,13 +612,9 @@ pub(crate) fn jobs_csv(
             row.push(format!("{bsld:.4}"));
             row.push(BUCKETS[b].to_owned());
         }
-        w.write_record(&row).map_err(io)?;
+        records.push(row);
     }
-    let bytes = w
-        .into_inner()
-        .map_err(|e| CliError::Io("csv".into(), std::io::Error::other(e.to_string())))?;
-    String::from_utf8(bytes)
-        .map_err(|e| CliError::Io("csv".into(), std::io::Error::other(e.to_string())))
+    csv_records(records)
 }
 
 /// The report as an SVG: one panel per policy, one stacked bar per set

@@ -11,6 +11,7 @@
 //! Colours follow the Okabe-Ito palette, one fixed colour per policy, so the
 //! same policy has the same colour in every figure.
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -179,6 +180,28 @@ fn short_value(v: f64) -> String {
     }
 }
 
+/// A figure `height` pixels high: the title, the subtitle (`subtitle.1`
+/// pixels high) and `legend` across the top, then `draw` with the whole
+/// drawing area and the body below the header.
+fn figure(
+    height: u32,
+    title: &str,
+    subtitle: (&str, f64),
+    legend: &[(String, RGBColor)],
+    draw: impl FnOnce(&Area<'_>, &Area<'_>) -> Result<(), String>,
+) -> Result<String, String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        header(&root, title, subtitle, legend)?;
+        let (_, body) = root.split_vertically(HEADER);
+        draw(&root, &body)?;
+        root.present().map_err(err)?;
+    }
+    Ok(svg)
+}
+
 /// The legend entries (name and colour) for the series named by `names`,
 /// in order; empty without a first panel.
 fn legend<'a>(names: Option<impl Iterator<Item = &'a str>>) -> Vec<(String, RGBColor)> {
@@ -200,24 +223,18 @@ fn legend<'a>(names: Option<impl Iterator<Item = &'a str>>) -> Vec<(String, RGBC
 pub fn grouped_bars(title: &str, subtitle: &str, panels: &[BarPanel]) -> Result<String, String> {
     let panel_h = 330u32;
     let height = HEADER + panel_h * u32::try_from(panels.len()).unwrap_or(1);
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let legend = legend(
-            panels
-                .first()
-                .map(|p| p.series.iter().map(|s| s.name.as_str())),
-        );
-        header(&root, title, (subtitle, 17.0), &legend)?;
-        let (_, body) = root.split_vertically(HEADER);
+    let legend = legend(
+        panels
+            .first()
+            .map(|p| p.series.iter().map(|s| s.name.as_str())),
+    );
+    figure(height, title, (subtitle, 17.0), &legend, |root, body| {
         let areas = body.split_evenly((panels.len().max(1), 1));
         for (panel, area) in panels.iter().zip(&areas) {
-            bar_panel(&root, area, panel)?;
+            bar_panel(root, area, panel)?;
         }
-        root.present().map_err(err)?;
-    }
-    Ok(svg)
+        Ok(())
+    })
 }
 
 fn bar_panel(root: &Area<'_>, area: &Area<'_>, panel: &BarPanel) -> Result<(), String> {
@@ -386,24 +403,18 @@ fn load_text(v: f64) -> String {
 /// A message if drawing fails.
 pub(crate) fn lines(title: &str, subtitle: &str, panels: &[LinePanel]) -> Result<String, String> {
     let height = HEADER + 470;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let legend = legend(
-            panels
-                .first()
-                .map(|p| p.series.iter().map(|s| s.name.as_str())),
-        );
-        header(&root, title, (subtitle, 17.0), &legend)?;
-        let (_, body) = root.split_vertically(HEADER);
+    let legend = legend(
+        panels
+            .first()
+            .map(|p| p.series.iter().map(|s| s.name.as_str())),
+    );
+    figure(height, title, (subtitle, 17.0), &legend, |_, body| {
         let areas = body.split_evenly((1, panels.len().max(1)));
         for (panel, area) in panels.iter().zip(&areas) {
             line_panel(area, panel)?;
         }
-        root.present().map_err(err)?;
-    }
-    Ok(svg)
+        Ok(())
+    })
 }
 
 fn line_panel(area: &Area<'_>, panel: &LinePanel) -> Result<(), String> {
@@ -497,29 +508,23 @@ pub(crate) fn stacked_bars(
     });
     let top = totals.by_ref().fold(0.0f64, f64::max);
     let hi = if top > 0.0 { top * 1.15 } else { 1.0 };
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let legend: Vec<(String, RGBColor)> = panels
-            .first()
-            .map(|p| {
-                p.layers
-                    .iter()
-                    .enumerate()
-                    .map(|(i, s)| (s.name.clone(), color(&s.name, i)))
-                    .collect()
-            })
-            .unwrap_or_default();
-        header(&root, title, (subtitle, 17.0), &legend)?;
-        let (_, body) = root.split_vertically(HEADER);
+    let legend: Vec<(String, RGBColor)> = panels
+        .first()
+        .map(|p| {
+            p.layers
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s.name.clone(), color(&s.name, i)))
+                .collect()
+        })
+        .unwrap_or_default();
+    figure(height, title, (subtitle, 17.0), &legend, |root, body| {
         let areas = body.split_evenly((rows, cols));
         for (panel, area) in panels.iter().zip(&areas) {
-            stack_panel(&root, area, panel, hi, y_label)?;
+            stack_panel(root, area, panel, hi, y_label)?;
         }
-        root.present().map_err(err)?;
-    }
-    Ok(svg)
+        Ok(())
+    })
 }
 
 fn stack_panel(
@@ -619,14 +624,9 @@ pub fn scatter(
         (0.0, 1.0)
     };
     let (lo, hi) = range_of(points().map(|p| p.1), Some(BAR_CAP));
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let legend = legend(Some(series.iter().map(|s| s.name.as_str())));
-        header(&root, title, (subtitle, 17.0), &legend)?;
-        let (_, body) = root.split_vertically(HEADER);
-        let mut chart = ChartBuilder::on(&body)
+    let legend = legend(Some(series.iter().map(|s| s.name.as_str())));
+    figure(height, title, (subtitle, 17.0), &legend, |root, body| {
+        let mut chart = ChartBuilder::on(body)
             .margin(14)
             .margin_right(40)
             .x_label_area_size(52)
@@ -677,9 +677,8 @@ pub fn scatter(
                 .map_err(err)?;
             }
         }
-        root.present().map_err(err)?;
-    }
-    Ok(svg)
+        Ok(())
+    })
 }
 
 /// One policy's line of an [`interval_lines`] chart: per x, the mean and the half-width of its 95%
@@ -724,25 +723,24 @@ pub(crate) fn interval_lines(
     subtitle: &str,
     panels: &[IntervalPanel],
 ) -> Result<String, String> {
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEADER + INTERVAL_HEIGHT))
-            .into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let legend = legend(
-            panels
-                .first()
-                .map(|p| p.lines.iter().map(|l| l.name.as_str())),
-        );
-        header(&root, title, (subtitle, 16.0), &legend)?;
-        let (_, body) = root.split_vertically(HEADER);
-        let areas = body.split_evenly((1, panels.len().max(1)));
-        for (panel, area) in panels.iter().zip(&areas) {
-            interval_panel(&root, area, panel)?;
-        }
-        root.present().map_err(err)?;
-    }
-    Ok(svg)
+    let legend = legend(
+        panels
+            .first()
+            .map(|p| p.lines.iter().map(|l| l.name.as_str())),
+    );
+    figure(
+        HEADER + INTERVAL_HEIGHT,
+        title,
+        (subtitle, 16.0),
+        &legend,
+        |root, body| {
+            let areas = body.split_evenly((1, panels.len().max(1)));
+            for (panel, area) in panels.iter().zip(&areas) {
+                interval_panel(root, area, panel)?;
+            }
+            Ok(())
+        },
+    )
 }
 
 fn interval_panel(root: &Area<'_>, area: &Area<'_>, panel: &IntervalPanel) -> Result<(), String> {
@@ -761,16 +759,18 @@ fn interval_panel(root: &Area<'_>, area: &Area<'_>, panel: &IntervalPanel) -> Re
         .fold(f64::INFINITY, f64::min);
     #[allow(clippy::cast_precision_loss)]
     let n = panel.xs.len().max(1) as f64;
-    let caption = font(17.0).style(FontStyle::Bold);
+    let mut builder = ChartBuilder::on(area);
+    builder
+        .caption(&panel.title, font(17.0).style(FontStyle::Bold))
+        .margin(14)
+        .x_label_area_size(56)
+        .y_label_area_size(80);
+    let x_range = -0.5f64..(n - 0.5);
     if panel.log_y {
         let lo = if lo.is_finite() { lo / 1.3 } else { 0.1 };
         let hi = (hi * 1.3).max(lo * 10.0);
-        let mut chart = ChartBuilder::on(area)
-            .caption(&panel.title, caption)
-            .margin(14)
-            .x_label_area_size(56)
-            .y_label_area_size(80)
-            .build_cartesian_2d(-0.5f64..(n - 0.5), (lo..hi).log_scale())
+        let mut chart = builder
+            .build_cartesian_2d(x_range, (lo..hi).log_scale())
             .map_err(err)?;
         chart
             .configure_mesh()
@@ -782,40 +782,10 @@ fn interval_panel(root: &Area<'_>, area: &Area<'_>, panel: &IntervalPanel) -> Re
             .label_style(font(13.0))
             .draw()
             .map_err(err)?;
-        for (i, line) in panel.lines.iter().enumerate() {
-            let c = color(&line.name, i);
-            let pts = interval_points(line, |m, ci| (m - ci).max(lo));
-            chart
-                .draw_series(LineSeries::new(
-                    pts.iter().map(|p| (p.0, p.1)),
-                    c.stroke_width(3),
-                ))
-                .map_err(err)?;
-            chart
-                .draw_series(pts.iter().map(|p| Circle::new((p.0, p.1), 5, c.filled())))
-                .map_err(err)?;
-            chart
-                .draw_series(
-                    pts.iter()
-                        .map(|p| PathElement::new(vec![(p.0, p.2), (p.0, p.3)], c.stroke_width(2))),
-                )
-                .map_err(err)?;
-        }
-        let bottom = chart.backend_coord(&(0.0, lo)).1;
-        interval_labels(root, &panel.xs, &panel.x_label, |i| {
-            #[allow(clippy::cast_precision_loss)]
-            let x = chart.backend_coord(&(i as f64, lo)).0;
-            (x, bottom)
-        })
+        interval_series(root, &mut chart, panel, lo)
     } else {
         let hi = (hi * 1.12).max(1e-9);
-        let mut chart = ChartBuilder::on(area)
-            .caption(&panel.title, caption)
-            .margin(14)
-            .x_label_area_size(56)
-            .y_label_area_size(80)
-            .build_cartesian_2d(-0.5f64..(n - 0.5), 0.0..hi)
-            .map_err(err)?;
+        let mut chart = builder.build_cartesian_2d(x_range, 0.0..hi).map_err(err)?;
         chart
             .configure_mesh()
             .disable_x_mesh()
@@ -833,32 +803,45 @@ fn interval_panel(root: &Area<'_>, area: &Area<'_>, panel: &IntervalPanel) -> Re
             .label_style(font(13.0))
             .draw()
             .map_err(err)?;
-        for (i, line) in panel.lines.iter().enumerate() {
-            let c = color(&line.name, i);
-            let pts = interval_points(line, |m, ci| (m - ci).max(0.0));
-            chart
-                .draw_series(LineSeries::new(
-                    pts.iter().map(|p| (p.0, p.1)),
-                    c.stroke_width(3),
-                ))
-                .map_err(err)?;
-            chart
-                .draw_series(pts.iter().map(|p| Circle::new((p.0, p.1), 5, c.filled())))
-                .map_err(err)?;
-            chart
-                .draw_series(
-                    pts.iter()
-                        .map(|p| PathElement::new(vec![(p.0, p.2), (p.0, p.3)], c.stroke_width(2))),
-                )
-                .map_err(err)?;
-        }
-        let bottom = chart.backend_coord(&(0.0, 0.0)).1;
-        interval_labels(root, &panel.xs, &panel.x_label, |i| {
-            #[allow(clippy::cast_precision_loss)]
-            let x = chart.backend_coord(&(i as f64, 0.0)).0;
-            (x, bottom)
-        })
+        interval_series(root, &mut chart, panel, 0.0)
     }
+}
+
+/// Draws each line of `panel` on `chart`, linear or logarithmic in y: the
+/// means joined, a dot on each and the confidence interval as a bar (its
+/// low end no lower than `bottom`, the axis' lowest value), then the x
+/// labels under the axis.
+fn interval_series<Y: Ranged<ValueType = f64>>(
+    root: &Area<'_>,
+    chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<RangedCoordf64, Y>>,
+    panel: &IntervalPanel,
+    bottom: f64,
+) -> Result<(), String> {
+    for (i, line) in panel.lines.iter().enumerate() {
+        let c = color(&line.name, i);
+        let pts = interval_points(line, |m, ci| (m - ci).max(bottom));
+        chart
+            .draw_series(LineSeries::new(
+                pts.iter().map(|p| (p.0, p.1)),
+                c.stroke_width(3),
+            ))
+            .map_err(err)?;
+        chart
+            .draw_series(pts.iter().map(|p| Circle::new((p.0, p.1), 5, c.filled())))
+            .map_err(err)?;
+        chart
+            .draw_series(
+                pts.iter()
+                    .map(|p| PathElement::new(vec![(p.0, p.2), (p.0, p.3)], c.stroke_width(2))),
+            )
+            .map_err(err)?;
+    }
+    let y = chart.backend_coord(&(0.0, bottom)).1;
+    interval_labels(root, &panel.xs, &panel.x_label, |i| {
+        #[allow(clippy::cast_precision_loss)]
+        let x = chart.backend_coord(&(i as f64, bottom)).0;
+        (x, y)
+    })
 }
 
 /// `(x, mean, low, high)` of a line's points (x = index), the low end

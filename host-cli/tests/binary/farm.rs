@@ -1,14 +1,39 @@
 //! Farm replays and `farm-study` as a user runs them: the options a farm
 //! replay honours, Selective on a farm, and the study's intervals.
 
-use super::{run_in, scratch, stderr, stdout};
+use super::{farm_dir, ok_in, run_in, scratch, stderr, stdout};
 use std::path::Path;
 
-/// Runs `args` in `dir`, expecting success; its stdout.
-fn ok_in(dir: &Path, args: &[&str]) -> String {
-    let out = run_in(dir, args);
-    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
-    stdout(&out)
+/// `farm-study` of 40 jobs on 6 machines at the inter-arrival `means`,
+/// `repetitions` times each, without the license sweep, data into
+/// `data_dir`; run in `dir`, expecting success; its stdout.
+fn farm_study(
+    dir: &Path,
+    means: &str,
+    repetitions: usize,
+    policies: &str,
+    data_dir: &str,
+) -> String {
+    let repetitions = repetitions.to_string();
+    ok_in(
+        dir,
+        &[
+            "farm-study",
+            "--jobs",
+            "40",
+            "--machines",
+            "6",
+            "--means",
+            means,
+            "--repetitions",
+            &repetitions,
+            "--no-license-sweep",
+            "--policies",
+            policies,
+            "--data-dir",
+            data_dir,
+        ],
+    )
 }
 
 /// The values of column `name` of the CSV `text`, as numbers (empty
@@ -38,26 +63,7 @@ fn farm_study_intervals_are_student_t_and_say_so() {
     let dir = scratch();
     for (repetitions, t) in [(2_usize, T95[0]), (3, T95[1])] {
         let data = format!("data{repetitions}");
-        let reps = repetitions.to_string();
-        let text = ok_in(
-            dir.path(),
-            &[
-                "farm-study",
-                "--jobs",
-                "40",
-                "--machines",
-                "6",
-                "--means",
-                "4,24",
-                "--repetitions",
-                &reps,
-                "--no-license-sweep",
-                "--policies",
-                "fcfs,bf-fcfs",
-                "--data-dir",
-                &data,
-            ],
-        );
+        let text = farm_study(dir.path(), "4,24", repetitions, "fcfs,bf-fcfs", &data);
         assert!(
             text.contains(&format!(
                 "+- is the half-width of the Student-t 95% confidence interval of the mean over \
@@ -95,25 +101,7 @@ fn farm_study_intervals_are_student_t_and_say_so() {
         }
     }
     // One repetition: means only, and the outputs say why.
-    let text = ok_in(
-        dir.path(),
-        &[
-            "farm-study",
-            "--jobs",
-            "40",
-            "--machines",
-            "6",
-            "--means",
-            "4",
-            "--repetitions",
-            "1",
-            "--no-license-sweep",
-            "--policies",
-            "fcfs",
-            "--data-dir",
-            "one",
-        ],
-    );
+    let text = farm_study(dir.path(), "4", 1, "fcfs", "one");
     assert!(!text.contains("+-"), "{text}");
     assert!(
         text.contains("one repetition: means without a confidence interval"),
@@ -122,16 +110,6 @@ fn farm_study_intervals_are_student_t_and_say_so() {
     let summary =
         std::fs::read_to_string(dir.path().join("one/farm-grid-summary.csv")).expect("summary");
     assert_eq!(column(&summary, "mean_slowdown_ci95_student_t"), [None]);
-}
-
-/// A scratch directory with a generated farm (farm.toml, jobs.csv).
-fn farm_dir() -> tempfile::TempDir {
-    let dir = scratch();
-    ok_in(
-        dir.path(),
-        &["generate", "farm", "--jobs", "30", "--machines", "4"],
-    );
-    dir
 }
 
 /// `replay --farm farm.toml jobs.csv` with `extra`, in `dir`.
@@ -143,7 +121,7 @@ fn replay_farm(dir: &Path, extra: &[&str]) -> std::process::Output {
 
 #[test]
 fn selective_on_a_farm_says_what_to_do() {
-    let dir = farm_dir();
+    let dir = farm_dir(30, 4);
     for (policy, given) in [
         ("selective", "--threshold X"),
         ("selective-d", "--thresholds SN,SW,LN,LW"),
@@ -161,7 +139,7 @@ fn selective_on_a_farm_says_what_to_do() {
 
 #[test]
 fn farm_replays_refuse_trace_options() {
-    let dir = farm_dir();
+    let dir = farm_dir(30, 4);
     for (option, value) in [
         ("--load", "2"),
         ("--first", "10"),

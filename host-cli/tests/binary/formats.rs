@@ -1,12 +1,30 @@
 //! Report formats as other tools read them: CSV rows that concatenate,
 //! JSON whose only varying part is `timings`, the per-job CSV.
 
-use super::{fails_with, job, run, scratch, small_trace, stderr, stdout, write};
+use super::{
+    fails_with, four_processor_trace, job, ok, run, scratch, small_trace, stderr, stdout, write,
+};
 
 fn json(args: &[&str]) -> serde_json::Value {
-    let out = run(args);
-    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
-    serde_json::from_str(&stdout(&out)).expect("json")
+    serde_json::from_str(&ok(args)).expect("json")
+}
+
+/// The lines of the per-job file `replay --jobs-out` writes for the trace
+/// of `jobs` on 4 processors, with `more` options.
+fn jobs_out_lines(jobs: &[String], more: &[&str]) -> Vec<String> {
+    let dir = scratch();
+    let trace = four_processor_trace(dir.path(), "k.swf", jobs);
+    let out = dir.path().join("jobs.csv");
+    let mut args = vec![
+        "replay",
+        trace.to_str().expect("utf-8"),
+        "--jobs-out",
+        out.to_str().expect("utf-8"),
+    ];
+    args.extend(more);
+    ok(&args);
+    let text = std::fs::read_to_string(&out).expect("jobs csv");
+    text.lines().map(str::to_owned).collect()
 }
 
 /// The JSON without its `timings` object.
@@ -68,13 +86,15 @@ fn json_is_deterministic_apart_from_timings() {
 #[test]
 fn skip_and_refusal_reasons_are_objects_with_stable_keys() {
     let dir = scratch();
-    let text = format!(
-        "; MaxProcs: 4\n{}{}{}",
-        super::job(1, 0, 10, 1, 20),
-        super::job(2, 1, -1, 1, 20),
-        super::job(3, 2, 10, 9, 20)
+    let trace = four_processor_trace(
+        dir.path(),
+        "t.swf",
+        &[
+            job(1, 0, 10, 1, 20),
+            job(2, 1, -1, 1, 20),
+            job(3, 2, 10, 9, 20),
+        ],
     );
-    let trace = super::write(dir.path(), "t.swf", &text);
     let v = json(&["replay", trace.to_str().expect("utf-8"), "--format", "json"]);
     let acc = &v["accounting"];
     assert_eq!(
@@ -163,24 +183,8 @@ fn csv_rows_carry_their_context_and_concatenate() {
 
 #[test]
 fn the_jobs_csv_says_which_jobs_were_killed() {
-    let dir = scratch();
     // Job 2 runs 50 s but asked for 20: killed at its estimate.
-    let text = format!(
-        "; MaxProcs: 4\n{}{}",
-        super::job(1, 0, 10, 1, 20),
-        super::job(2, 1, 50, 1, 20)
-    );
-    let trace = super::write(dir.path(), "k.swf", &text);
-    let jobs = dir.path().join("jobs.csv");
-    let out = run(&[
-        "replay",
-        trace.to_str().expect("utf-8"),
-        "--jobs-out",
-        jobs.to_str().expect("utf-8"),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let text = std::fs::read_to_string(&jobs).expect("jobs csv");
-    let lines: Vec<&str> = text.lines().collect();
+    let lines = jobs_out_lines(&[job(1, 0, 10, 1, 20), job(2, 1, 50, 1, 20)], &[]);
     assert_eq!(
         lines,
         [
@@ -193,28 +197,16 @@ fn the_jobs_csv_says_which_jobs_were_killed() {
 
 #[test]
 fn jobs_format_batsim_writes_batsim_jobs_csv() {
-    let dir = scratch();
     // Job 2 runs 50 s but asked for 20: killed at its estimate; job 3 needs
     // the whole machine and waits for both.
-    let text = format!(
-        "; MaxProcs: 4\n{}{}{}",
-        super::job(1, 0, 10, 1, 20),
-        super::job(2, 1, 50, 2, 20),
-        super::job(3, 2, 5, 4, 10)
+    let lines = jobs_out_lines(
+        &[
+            job(1, 0, 10, 1, 20),
+            job(2, 1, 50, 2, 20),
+            job(3, 2, 5, 4, 10),
+        ],
+        &["--jobs-format", "batsim"],
     );
-    let trace = super::write(dir.path(), "k.swf", &text);
-    let jobs = dir.path().join("jobs.csv");
-    let out = run(&[
-        "replay",
-        trace.to_str().expect("utf-8"),
-        "--jobs-out",
-        jobs.to_str().expect("utf-8"),
-        "--jobs-format",
-        "batsim",
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let text = std::fs::read_to_string(&jobs).expect("jobs csv");
-    let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines,
         [
@@ -241,7 +233,7 @@ fn cons_rs_is_reproducible_from_its_seed() {
     // Jobs that end well before their requested 100 s, so the search runs.
     let mut text = String::from("; MaxProcs: 4\n");
     for i in 0..24u32 {
-        text.push_str(&super::job(
+        text.push_str(&job(
             i + 1,
             u64::from(i) * 5,
             10 + i64::from(i % 7) * 9,
@@ -249,7 +241,7 @@ fn cons_rs_is_reproducible_from_its_seed() {
             100,
         ));
     }
-    let trace = super::write(dir.path(), "rs.swf", &text);
+    let trace = write(dir.path(), "rs.swf", &text);
     let t = trace.to_str().expect("utf-8");
     let replay = |seed: &str, name: &str| {
         let jobs = dir.path().join(name);

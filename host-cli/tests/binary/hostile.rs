@@ -3,7 +3,7 @@
 //! status 2), or, when it shows only during the replay, reported with the
 //! job and line concerned.
 
-use super::{fails_with, job, run, scratch, stdout, write};
+use super::{fails_with, four_processor_trace, job, run, scratch, stdout, write};
 use std::io::Write as _;
 
 #[test]
@@ -19,23 +19,11 @@ fn empty_input_is_refused_with_the_reason() {
         enc.write_all(b"").expect("gzip");
         enc.finish().expect("gzip");
     }
-    let two = write(
-        d,
-        "two.swf",
-        &format!(
-            "; MaxProcs: 4\n{}{}",
-            job(1, 0, 10, 1, 20),
-            job(2, 5, 10, 2, 20)
-        ),
-    );
-    let skipped = write(
+    let two = four_processor_trace(d, "two.swf", &[job(1, 0, 10, 1, 20), job(2, 5, 10, 2, 20)]);
+    let skipped = four_processor_trace(
         d,
         "skipped.swf",
-        &format!(
-            "; MaxProcs: 4\n{}{}",
-            job(1, 0, -1, 1, 20),
-            job(2, 5, 10, 8, 20)
-        ),
+        &[job(1, 0, -1, 1, 20), job(2, 5, 10, 8, 20)],
     );
     let p = |p: &std::path::Path| p.to_str().expect("utf-8").to_owned();
     let cases: Vec<(Vec<String>, &str)> = vec![
@@ -133,14 +121,10 @@ fn times_past_the_replay_clock_name_the_job_and_line() {
     let dir = scratch();
     let max = u32::MAX;
     // Line 3: a requested time of 2^32 - 1 s, submitted at t=5.
-    let huge = write(
+    let huge = four_processor_trace(
         dir.path(),
         "huge.swf",
-        &format!(
-            "; MaxProcs: 4\n{}{}",
-            job(1, 0, 10, 1, 20),
-            job(2, 5, 10, 1, i64::from(max))
-        ),
+        &[job(1, 0, 10, 1, 20), job(2, 5, 10, 1, i64::from(max))],
     );
     let h = huge.to_str().expect("utf-8");
     for args in [
@@ -156,14 +140,10 @@ fn times_past_the_replay_clock_name_the_job_and_line() {
         );
     }
     // Without a requested time the run time is the estimate: field 4.
-    let run_only = write(
+    let run_only = four_processor_trace(
         dir.path(),
         "run.swf",
-        &format!(
-            "; MaxProcs: 4\n{}{}",
-            job(1, 0, i64::from(max), 1, -1),
-            job(2, 9, 10, 1, 20)
-        ),
+        &[job(1, 0, i64::from(max), 1, -1), job(2, 9, 10, 1, 20)],
     );
     let out = run(&["replay", run_only.to_str().expect("utf-8")]);
     fails_with(
@@ -172,14 +152,10 @@ fn times_past_the_replay_clock_name_the_job_and_line() {
         &["run.swf:2: field 4 (run time): 4294967295 s does not fit"],
     );
     // A load factor that moves submit times past the clock.
-    let small = write(
+    let small = four_processor_trace(
         dir.path(),
         "small.swf",
-        &format!(
-            "; MaxProcs: 4\n{}{}",
-            job(1, 0, 10, 1, 20),
-            job(7, 70, 10, 1, 20)
-        ),
+        &[job(1, 0, 10, 1, 20), job(7, 70, 10, 1, 20)],
     );
     let s = small.to_str().expect("utf-8");
     let out = run(&["replay", s, "--load", "1e-300"]);
@@ -197,14 +173,10 @@ fn times_past_the_replay_clock_name_the_job_and_line() {
     // the clock (job 1 holds the machine until 2^32 - 6; job 2 waits for
     // it): the replay stops, naming the time and the job with the largest
     // estimate.
-    let late = write(
+    let late = four_processor_trace(
         dir.path(),
         "late.swf",
-        &format!(
-            "; MaxProcs: 4\n{}{}",
-            job(1, 0, 10, 4, i64::from(max - 5)),
-            job(2, 5, 10, 4, 100)
-        ),
+        &[job(1, 0, 10, 4, i64::from(max - 5)), job(2, 5, 10, 4, 100)],
     );
     let out = run(&["replay", late.to_str().expect("utf-8")]);
     fails_with(

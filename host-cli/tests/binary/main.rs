@@ -60,6 +60,12 @@ pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     path
 }
 
+/// Writes the trace `dir/name` of the job lines `jobs` (see [`job`]) on a
+/// machine of 4 processors; returns its path.
+pub fn four_processor_trace(dir: &Path, name: &str, jobs: &[String]) -> PathBuf {
+    write(dir, name, &format!("; MaxProcs: 4\n{}", jobs.concat()))
+}
+
 /// A small valid trace: eight jobs on a 4-processor machine.
 pub fn small_trace(dir: &Path) -> PathBuf {
     let mut text = String::from("; MaxProcs: 4\n");
@@ -103,6 +109,32 @@ pub fn run_to(args: &[&str], stdout: Stdio) -> Output {
         .stderr(Stdio::piped())
         .output()
         .expect("run host-cli")
+}
+
+/// Runs `args`, expecting success; its stdout.
+pub fn ok(args: &[&str]) -> String {
+    let out = run(args);
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+    stdout(&out)
+}
+
+/// Runs `args` in `dir`, expecting success; its stdout.
+pub fn ok_in(dir: &Path, args: &[&str]) -> String {
+    let out = run_in(dir, args);
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+    stdout(&out)
+}
+
+/// A scratch directory holding a generated farm of `machines` machines
+/// (`farm.toml`) and its list of `jobs` jobs (`jobs.csv`).
+pub fn farm_dir(jobs: u32, machines: u32) -> tempfile::TempDir {
+    let dir = scratch();
+    let (jobs, machines) = (jobs.to_string(), machines.to_string());
+    ok_in(
+        dir.path(),
+        &["generate", "farm", "--jobs", &jobs, "--machines", &machines],
+    );
+    dir
 }
 
 /// Stderr as text.

@@ -2,7 +2,7 @@
 //! `--wait-by-reason`, held against the per-job rows of `--jobs-out` of
 //! the same replay (who waited when, and for how long).
 
-use super::{fails_with, run_in, scratch, small_trace, stderr, stdout};
+use super::{fails_with, ok_in, run_in, scratch, small_trace};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -68,13 +68,6 @@ fn jobs(path: &Path) -> BTreeMap<u64, Row> {
         .collect()
 }
 
-/// Runs `args` in `dir`, expecting success; returns stdout.
-fn ok(dir: &Path, args: &[&str]) -> String {
-    let out = run_in(dir, args);
-    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
-    stdout(&out)
-}
-
 /// A window of the built-in workload busy enough that jobs wait.
 const BUSY: &[&str] = &["--synthetic-jobs", "400", "--load", "1.6"];
 
@@ -85,7 +78,7 @@ fn the_wait_split_by_reason_adds_up_to_every_jobs_wait() {
         let mut args = vec!["replay", "--policy", policy, "--wait-by-reason"];
         args.extend(BUSY);
         args.extend(["--jobs-out", "jobs.csv", "--format", "json"]);
-        let report: Value = serde_json::from_str(&ok(dir.path(), &args)).expect("json");
+        let report: Value = serde_json::from_str(&ok_in(dir.path(), &args)).expect("json");
         let rows = jobs(&dir.path().join("jobs.csv"));
         check_split(&report, &rows, policy);
     }
@@ -147,7 +140,7 @@ fn the_split_of_a_real_trace_adds_up() {
             "--format",
             "json",
         ];
-        let report: Value = serde_json::from_str(&ok(scratch.path(), &args)).expect("json");
+        let report: Value = serde_json::from_str(&ok_in(scratch.path(), &args)).expect("json");
         check_split(&report, &jobs(&scratch.path().join("jobs.csv")), policy);
     }
 }
@@ -160,7 +153,7 @@ fn the_queue_at_an_instant_is_the_jobs_submitted_and_not_yet_started() {
         base.extend(BUSY);
         let mut args = base.clone();
         args.extend(["--jobs-out", "jobs.csv"]);
-        ok(dir.path(), &args);
+        ok_in(dir.path(), &args);
         let rows = jobs(&dir.path().join("jobs.csv"));
         let last = rows.values().map(|r| r.start).max().expect("jobs");
         let mut checked = 0;
@@ -169,7 +162,7 @@ fn the_queue_at_an_instant_is_the_jobs_submitted_and_not_yet_started() {
             let at_text = at.to_string();
             let mut args = base.clone();
             args.extend(["--queue-at", &at_text, "--format", "json"]);
-            let queue: Value = serde_json::from_str(&ok(dir.path(), &args)).expect("json");
+            let queue: Value = serde_json::from_str(&ok_in(dir.path(), &args)).expect("json");
             let listed: Vec<&Value> = queue["jobs"].as_array().expect("jobs").iter().collect();
             let mut numbers: Vec<u64> = listed
                 .iter()
@@ -202,7 +195,7 @@ fn the_queue_at_an_instant_is_the_jobs_submitted_and_not_yet_started() {
         let mut args = base.clone();
         let at_text = (last / 2).to_string();
         args.extend(["--queue-at", &at_text]);
-        let table = ok(dir.path(), &args);
+        let table = ok_in(dir.path(), &args);
         assert!(
             table.starts_with(&format!("queue at t={at_text} ")),
             "{table}"
@@ -217,7 +210,7 @@ fn a_story_goes_from_submit_through_its_reasons_to_its_end() {
         let mut args = vec!["replay", "--policy", policy];
         args.extend(BUSY);
         args.extend(["--jobs-out", "jobs.csv", "--reasons-out", "reasons.csv"]);
-        ok(dir.path(), &args);
+        ok_in(dir.path(), &args);
         let rows = jobs(&dir.path().join("jobs.csv"));
         let changes = reason_rows(&dir.path().join("reasons.csv"));
         let (&number, row) = rows.iter().max_by_key(|(_, r)| r.wait).expect("a job");
@@ -225,7 +218,7 @@ fn a_story_goes_from_submit_through_its_reasons_to_its_end() {
         let mut args = vec!["replay", "--policy", policy];
         args.extend(BUSY);
         args.extend(["--explain", &number_text, "--format", "json"]);
-        let story: Value = serde_json::from_str(&ok(dir.path(), &args)).expect("json");
+        let story: Value = serde_json::from_str(&ok_in(dir.path(), &args)).expect("json");
         assert_eq!(story["job"].as_u64(), Some(number));
         assert_eq!(story["wait"].as_u64(), Some(row.wait), "{policy}");
         let events = story["events"].as_array().expect("events");
@@ -271,7 +264,7 @@ fn a_story_goes_from_submit_through_its_reasons_to_its_end() {
             let mut args = vec!["replay", "--policy", policy];
             args.extend(BUSY);
             args.extend(["--explain", &number_text]);
-            ok(dir.path(), &args)
+            ok_in(dir.path(), &args)
         };
         assert!(text.starts_with(&format!("job {number} ")), "{text}");
         assert_eq!(text.lines().count(), events.len() + 1, "{text}");
@@ -306,13 +299,13 @@ fn reasons_out_is_every_change_by_time_and_the_same_each_run() {
     let mut args = vec!["replay", "--policy", "easy"];
     args.extend(BUSY);
     args.extend(["--jobs-out", "jobs.csv", "--reasons-out", "a.csv"]);
-    let report = ok(dir.path(), &args);
+    let report = ok_in(dir.path(), &args);
     let rows = jobs(&dir.path().join("jobs.csv"));
     // The schedule and the report do not change when reasons are followed.
     let mut plain = vec!["replay", "--policy", "easy"];
     plain.extend(BUSY);
     plain.extend(["--jobs-out", "plain.csv"]);
-    let plain_report = ok(dir.path(), &plain);
+    let plain_report = ok_in(dir.path(), &plain);
     let read = |name: &str| std::fs::read(dir.path().join(name)).expect("read");
     assert_eq!(read("jobs.csv"), read("plain.csv"));
     let steady = |t: &str| {
@@ -323,7 +316,7 @@ fn reasons_out_is_every_change_by_time_and_the_same_each_run() {
     };
     assert_eq!(steady(&report), steady(&plain_report));
     *args.last_mut().expect("args") = "b.csv";
-    ok(dir.path(), &args);
+    ok_in(dir.path(), &args);
     assert_eq!(read("a.csv"), read("b.csv"));
     let changes = reason_rows(&dir.path().join("a.csv"));
     assert!(changes

@@ -2,14 +2,10 @@
 //! an empty CSV field), counts agree with their nouns, every error has the
 //! same prefix, `-` is stdout.
 
-use super::{fails_with, job, listing, run, scratch, small_trace, stderr, stdout, write};
-
-/// Runs `args`, expecting success; its stdout.
-fn ok(args: &[&str]) -> String {
-    let out = run(args);
-    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
-    stdout(&out)
-}
+use super::{
+    fails_with, farm_dir, four_processor_trace, job, listing, ok, ok_in, run, scratch, small_trace,
+    stderr, stdout,
+};
 
 /// `small_trace` has only short narrow jobs: SW, LN and LW are empty.
 #[test]
@@ -69,25 +65,11 @@ fn sets_without_jobs_show_no_figures() {
 
 #[test]
 fn farm_reports_leave_out_the_categories_without_jobs() {
-    let dir = scratch();
-    let farm = dir.path().join("farm.toml");
-    let jobs = dir.path().join("jobs.csv");
-    let (f, j) = (farm.to_str().expect("utf-8"), jobs.to_str().expect("utf-8"));
-    ok(&[
-        "generate",
-        "farm",
-        "--jobs",
-        "40",
-        "--machines",
-        "4",
-        "--farm-out",
-        f,
-        "--jobs-out",
-        j,
-    ]);
+    let dir = farm_dir(40, 4);
+    let replay = ["replay", "--farm", "farm.toml", "jobs.csv"];
     // Estimates of 500-3000 s on machines of up to 8 CPUs: every job is
     // short and narrow.
-    let table = ok(&["replay", "--farm", f, j]);
+    let table = ok_in(dir.path(), &replay);
     assert!(table.lines().any(|l| l.starts_with("SN ")), "{table}");
     for set in ["SW ", "LN ", "LW "] {
         assert!(
@@ -95,8 +77,11 @@ fn farm_reports_leave_out_the_categories_without_jobs() {
             "{set}in\n{table}"
         );
     }
-    let json: serde_json::Value =
-        serde_json::from_str(&ok(&["replay", "--farm", f, j, "--format", "json"])).expect("json");
+    let json: serde_json::Value = serde_json::from_str(&ok_in(
+        dir.path(),
+        &[&replay[..], &["--format", "json"]].concat(),
+    ))
+    .expect("json");
     let sets: Vec<&str> = json["sets"]
         .as_array()
         .expect("sets")
@@ -110,12 +95,11 @@ fn farm_reports_leave_out_the_categories_without_jobs() {
 fn one_job_is_one_job() {
     let dir = scratch();
     // Job 2 comes before job 1 in submit order; job 1 has no requested time.
-    let text = format!(
-        "; MaxProcs: 4\n{}{}",
-        job(1, 50, 10, 1, -1),
-        job(2, 10, 10, 1, 20)
+    let trace = four_processor_trace(
+        dir.path(),
+        "t.swf",
+        &[job(1, 50, 10, 1, -1), job(2, 10, 10, 1, 20)],
     );
-    let trace = write(dir.path(), "t.swf", &text);
     let t = trace.to_str().expect("utf-8");
     let table = ok(&["replay", t]);
     assert!(
@@ -163,22 +147,10 @@ fn a_dash_sends_the_per_job_rows_to_stdout_and_the_report_to_stderr() {
 
 #[test]
 fn a_farm_job_list_replayed_as_a_trace_gets_a_hint() {
-    let dir = scratch();
-    let farm = dir.path().join("farm.toml");
+    let dir = farm_dir(10, 4);
     let jobs = dir.path().join("jobs.csv");
-    let (f, j) = (farm.to_str().expect("utf-8"), jobs.to_str().expect("utf-8"));
-    ok(&[
-        "generate",
-        "farm",
-        "--jobs",
-        "10",
-        "--farm-out",
-        f,
-        "--jobs-out",
-        j,
-    ]);
     for command in ["replay", "info"] {
-        let out = run(&[command, j]);
+        let out = run(&[command, jobs.to_str().expect("utf-8")]);
         fails_with(
             &out,
             2,

@@ -70,23 +70,6 @@ pub(crate) struct HeuristicsArgs {
     pub(crate) boost: u32,
 }
 
-impl Default for HeuristicsArgs {
-    fn default() -> Self {
-        let h = Heuristics::DEFAULT;
-        Self {
-            aging_weight: h.aging_weight,
-            age_factor: h.age_factor,
-            deadline_weight: h.deadline_weight,
-            deadline_min: h.deadline_min,
-            deadline_max: h.deadline_max,
-            deadline_k: h.deadline_k,
-            license_weight: h.license_weight,
-            wait_weight: h.wait_weight,
-            boost: h.wait_boost,
-        }
-    }
-}
-
 impl HeuristicsArgs {
     /// The kernel's heuristics.
     #[must_use]
@@ -272,4 +255,31 @@ pub(crate) struct FarmStudyArgs {
     /// The heuristics of bf-unmod and bf-mod.
     #[command(flatten)]
     pub(crate) heuristics: HeuristicsArgs,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// The heuristics' options alone.
+    #[derive(Debug, Parser)]
+    struct Only {
+        #[command(flatten)]
+        heuristics: HeuristicsArgs,
+    }
+
+    #[test]
+    fn the_options_default_to_the_kernels_heuristics() {
+        let only = Only::try_parse_from(["host-cli"]).unwrap();
+        assert_eq!(only.heuristics.heuristics(), Heuristics::DEFAULT);
+        let only = Only::try_parse_from(["host-cli", "--age-factor", "0.5"]).unwrap();
+        assert_eq!(
+            only.heuristics.heuristics(),
+            Heuristics {
+                age_factor: 500,
+                ..Heuristics::DEFAULT
+            }
+        );
+    }
 }
