@@ -883,3 +883,105 @@ fn fairness_cells_give_the_counts_of_the_fairness_command() {
         "no job treated unfairly: the test shows nothing"
     );
 }
+
+/// The threshold metrics of a cell are the rows of `host-cli thresholds`
+/// for the same window, estimates and load (the Conservative run's means
+/// over the jobs averaged, the counts and the thresholds), whether the
+/// cell is the Conservative one or takes its thresholds from it; other
+/// cells leave them empty.
+#[test]
+fn threshold_cells_give_the_rows_of_the_thresholds_command() {
+    const COLUMNS: [(&str, &str); 4] = [
+        ("jobs", "threshold.jobs"),
+        ("jobs_in_set", "threshold.jobs_in_set"),
+        ("mean_bounded_slowdown", "threshold.mean_bounded_slowdown"),
+        ("threshold", "threshold.value"),
+    ];
+    const SETS: [(&str, &str); 5] = [
+        ("all", ""),
+        ("SN", ".SN"),
+        ("SW", ".SW"),
+        ("LN", ".LN"),
+        ("LW", ".LW"),
+    ];
+    let dir = scratch();
+    let d = dir.path();
+    let mut metrics = Vec::new();
+    for (_, set) in SETS {
+        metrics.extend(COLUMNS.map(|(_, m)| format!("\"{m}{set}\"")));
+    }
+    let plan = write(
+        d,
+        "plan.toml",
+        &format!(
+            "metrics = [{}]\n[[experiment]]\nbuiltin = [{{ jobs = 500, seed = 7 }}]\n\
+             estimates = [\"exact\", \"user\"]\nloads = [1.4]\n\
+             policies = [\"conservative\", \"selective\", \"selective-d\", \"easy\"]\n",
+            metrics.join(", ")
+        ),
+    );
+    let out = d.join("out");
+    ok(&["plan", "run", s(&plan), "--out", s(&out), "--jobs", "2"]);
+    let json = d.join("merged.json");
+    ok(&["plan", "merge", s(&plan), s(&out), "--json", s(&json)]);
+    let table: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("merged")).expect("json");
+    let mut well_estimated_only = false;
+    for (e, estimates) in ["exact", "user"].iter().enumerate() {
+        let csv = ok(&[
+            "thresholds",
+            "--synthetic-jobs",
+            "500",
+            "--seed",
+            "7",
+            "--estimates",
+            estimates,
+            "--load",
+            "1.4",
+            "--format",
+            "csv",
+        ]);
+        let mut reader = csv::Reader::from_reader(csv.as_bytes());
+        let header = reader.headers().expect("header").clone();
+        let col = |name: &str| header.iter().position(|h| h == name).expect(name);
+        let mut rows = 0;
+        for r in reader.records() {
+            let r = r.expect("record");
+            let (_, suffix) = SETS
+                .iter()
+                .find(|(label, _)| *label == &r[col("set")])
+                .expect("set");
+            well_estimated_only |= r[col("jobs")] != r[col("jobs_in_set")];
+            for (p, policy) in ["conservative", "selective", "selective-d", "easy"]
+                .iter()
+                .enumerate()
+            {
+                let row = &table[e * 4 + p];
+                assert_eq!(row["policy"], *policy);
+                assert_eq!(row["estimates"], *estimates);
+                for (column, metric) in COLUMNS {
+                    let cell = &row[format!("{metric}{suffix}")];
+                    if *policy == "easy" {
+                        assert!(cell.is_null(), "{estimates} easy {metric}{suffix}");
+                        continue;
+                    }
+                    let want: f64 = r[col(column)].parse().expect("number");
+                    let got = cell.as_f64().expect("a number");
+                    // The command rounds its means to four decimals.
+                    let got = if column == "mean_bounded_slowdown" {
+                        (got * 1e4).round() / 1e4
+                    } else {
+                        got
+                    };
+                    assert_eq!(got, want, "{estimates} {policy} {metric}{suffix}");
+                }
+            }
+            rows += 1;
+        }
+        assert_eq!(rows, 5, "{estimates}");
+    }
+    assert!(
+        well_estimated_only,
+        "every job well estimated: the test does not tell the sets apart"
+    );
+}
