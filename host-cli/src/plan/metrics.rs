@@ -44,7 +44,7 @@ pub(crate) const SET_METRICS: [(&str, &str); 10] = [
 ];
 
 /// Metrics of a replay: (name, meaning).
-pub(crate) const RUN_METRICS: [(&str, &str); 21] = [
+pub(crate) const RUN_METRICS: [(&str, &str); 22] = [
     ("machine_procs", "processors of the machine"),
     ("jobs_in_window", "job lines in the window"),
     (
@@ -65,6 +65,10 @@ pub(crate) const RUN_METRICS: [(&str, &str); 21] = [
     (
         "thresholds",
         "Selective's thresholds (text, as the replay report's)",
+    ),
+    (
+        "threshold_source",
+        "where they came from: none, given, conservative, default-conservative, adaptive",
     ),
     ("dpsa.budget", "DPSA: search nodes per pass"),
     ("dpsa.searches", "DPSA: passes that searched"),
@@ -544,6 +548,7 @@ pub(crate) fn value(
                 Value::from(thresholds.values.clone())
             }
         }
+        "threshold_source" => serde_json::to_value(thresholds.source).unwrap_or(Value::Null),
         "dpsa.budget" => d(|s| s.budget.map(u64::from)),
         "dpsa.searches" => d(|s| Some(s.searches)),
         "dpsa.nodes" => d(|s| Some(s.nodes)),
@@ -605,7 +610,7 @@ mod tests {
     #[test]
     fn every_listed_name_is_known_and_nothing_else() {
         let names = names();
-        assert_eq!(names.len(), 10 * 5 + 21 + 8 * 5 + 6 * 6 + 1 + 4 * 5 + 12);
+        assert_eq!(names.len(), 10 * 5 + 22 + 8 * 5 + 6 * 6 + 1 + 4 * 5 + 12);
         assert!(farm_names().iter().all(|n| is_known(n) && for_farms(n)));
         assert!(!for_farms("utilisation") && !farm_only("jobs"));
         assert!(names.iter().all(|n| is_known(n)));
