@@ -24,6 +24,7 @@
 //! the reports refuse cells whose `jobs` differ. The CSV rows' `trace` is
 //! the trace's file name (the commands give the path as typed).
 
+use super::spec::PARAMETER_COLUMNS;
 use crate::numbers::{percent_change, round4};
 use crate::output::report::{self, Accounting, MetricsRow};
 use crate::replay::thresholds::{ThresholdSource, ThresholdsUsed};
@@ -106,15 +107,8 @@ fn of_set(base: &str, set: &str) -> String {
 /// estimates, or finished different numbers of jobs.
 fn scenario(cells: &[&Row], load: Option<f64>) -> Result<Scenario, String> {
     let first = cells.first().ok_or("no plan cell to report")?;
-    for key in [
-        "trace",
-        "skip",
-        "first",
-        "procs",
-        "short_max",
-        "narrow_max",
-        "estimates",
-    ] {
+    // Every parameter but the load, the policy and its options.
+    for &key in PARAMETER_COLUMNS.iter().take_while(|k| **k != "load") {
         if let Some(other) = cells.iter().find(|c| c.get(key) != first.get(key)) {
             return Err(format!(
                 "plan cells {} and {} differ in {key}: a report is of one window",

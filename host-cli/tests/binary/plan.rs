@@ -778,6 +778,36 @@ fn wait_by_reason_cells_give_the_split_of_replay() {
     }
 }
 
+/// Runs `plan` into `d/out` (two cells at a time) and gives its merged
+/// table (`plan merge --json`).
+fn run_and_merge(d: &Path, plan: &Path) -> serde_json::Value {
+    let out = d.join("out");
+    ok(&["plan", "run", s(plan), "--out", s(&out), "--jobs", "2"]);
+    let json = d.join("merged.json");
+    ok(&["plan", "merge", s(plan), s(&out), "--json", s(&json)]);
+    serde_json::from_str(&std::fs::read_to_string(&json).expect("merged")).expect("json")
+}
+
+/// The CSV output of `command` on 500 built-in jobs (seed 7) with
+/// `estimates` at load x1.4, with the `extra` arguments.
+fn synthetic_csv(command: &str, estimates: &str, extra: &[&str]) -> String {
+    let mut args = vec![
+        command,
+        "--synthetic-jobs",
+        "500",
+        "--seed",
+        "7",
+        "--estimates",
+        estimates,
+        "--load",
+        "1.4",
+        "--format",
+        "csv",
+    ];
+    args.extend(extra);
+    ok(&args)
+}
+
 /// The fairness metrics of a cell are the counts of `host-cli fairness`
 /// for the same policy, window, estimates and load, overall and per
 /// run-time class.
@@ -820,29 +850,10 @@ fn fairness_cells_give_the_counts_of_the_fairness_command() {
                 .join(", ")
         ),
     );
-    let out = d.join("out");
-    ok(&["plan", "run", s(&plan), "--out", s(&out), "--jobs", "2"]);
-    let json = d.join("merged.json");
-    ok(&["plan", "merge", s(&plan), s(&out), "--json", s(&json)]);
-    let table: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).expect("merged")).expect("json");
+    let table = run_and_merge(d, &plan);
     let mut unfair = 0;
     for (e, estimates) in ["exact", "user"].iter().enumerate() {
-        let csv = ok(&[
-            "fairness",
-            "--synthetic-jobs",
-            "500",
-            "--seed",
-            "7",
-            "--estimates",
-            estimates,
-            "--load",
-            "1.4",
-            "--policies",
-            policies,
-            "--format",
-            "csv",
-        ]);
+        let csv = synthetic_csv("fairness", estimates, &["--policies", policies]);
         let mut reader = csv::Reader::from_reader(csv.as_bytes());
         let header = reader.headers().expect("header").clone();
         let col = |name: &str| header.iter().position(|h| h == name).expect(name);
@@ -920,27 +931,10 @@ fn threshold_cells_give_the_rows_of_the_thresholds_command() {
             metrics.join(", ")
         ),
     );
-    let out = d.join("out");
-    ok(&["plan", "run", s(&plan), "--out", s(&out), "--jobs", "2"]);
-    let json = d.join("merged.json");
-    ok(&["plan", "merge", s(&plan), s(&out), "--json", s(&json)]);
-    let table: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).expect("merged")).expect("json");
+    let table = run_and_merge(d, &plan);
     let mut well_estimated_only = false;
     for (e, estimates) in ["exact", "user"].iter().enumerate() {
-        let csv = ok(&[
-            "thresholds",
-            "--synthetic-jobs",
-            "500",
-            "--seed",
-            "7",
-            "--estimates",
-            estimates,
-            "--load",
-            "1.4",
-            "--format",
-            "csv",
-        ]);
+        let csv = synthetic_csv("thresholds", estimates, &[]);
         let mut reader = csv::Reader::from_reader(csv.as_bytes());
         let header = reader.headers().expect("header").clone();
         let col = |name: &str| header.iter().position(|h| h == name).expect(name);
@@ -1067,12 +1061,7 @@ fn reports_of_merged_cells_are_those_of_the_commands() {
             policies.map(|p| format!("{p:?}")).join(", ")
         ),
     );
-    let out = d.join("out");
-    ok(&["plan", "run", s(&plan), "--out", s(&out), "--jobs", "2"]);
-    let json = d.join("merged.json");
-    ok(&["plan", "merge", s(&plan), s(&out), "--json", s(&json)]);
-    let rows: Vec<reports::Row> =
-        serde_json::from_str(&std::fs::read_to_string(&json).expect("merged")).expect("json");
+    let rows: Vec<reports::Row> = serde_json::from_value(run_and_merge(d, &plan)).expect("rows");
     let cells: Vec<&reports::Row> = rows.iter().collect();
     // The command's CSV with the trace column as the plan names it.
     let command = |args: &[&str], svg: &Path| -> (String, String) {
