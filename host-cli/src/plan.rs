@@ -24,6 +24,9 @@
 //!   atomically;
 //! * [`merge`]: one table of every cell's result, refusing gaps, results of
 //!   another plan and files that are not what their name says;
+//! * [`reports`]: the compare, sweep, fairness and thresholds reports
+//!   (CSV rows and figures) of a merged table's cells, as the commands
+//!   write them;
 //! * [`slurm`]: the `sbatch` script of a plan's job array;
 //! * [`sweep`]: `host-cli sweep`, whose loads and policies run as the cells
 //!   of a plan made on the fly.
@@ -31,6 +34,7 @@
 pub(crate) mod format;
 pub(crate) mod merge;
 pub(crate) mod metrics;
+pub mod reports;
 pub(crate) mod results;
 pub(crate) mod run;
 pub(crate) mod slurm;

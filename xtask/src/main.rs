@@ -103,6 +103,10 @@ enum Study {
     Selective {
         #[command(flatten)]
         common: study::Common,
+        #[command(flatten)]
+        reports: study::Reports,
+        #[command(flatten)]
+        options: study::policies::Options,
     },
     /// CONS+RS against Conservative and EASY.
     ConsRs {
@@ -173,7 +177,11 @@ struct SnapshotArgs {
 fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
         Task::Study { study } => match study {
-            Study::Selective { common } => study::selective::run(&common),
+            Study::Selective {
+                common,
+                reports,
+                options,
+            } => study::selective::run(&common, &reports, &options),
             Study::ConsRs {
                 common,
                 reports,

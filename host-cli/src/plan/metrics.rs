@@ -11,7 +11,9 @@
 use crate::farm::replay::FarmRun;
 use crate::output::reasons::WaitSplit;
 use crate::output::report::{self, ConsRsStats, DpsaStats};
-use crate::replay::thresholds::{ThresholdSource, ThresholdsUsed};
+use crate::replay::thresholds::{
+    milli_f64, ConservativeThresholds, ThresholdSource, ThresholdsUsed,
+};
 use crate::replay::{Prepared, RunResult};
 use crate::studies::fairness::{self, BucketCounts};
 use crate::studies::offered_load;
@@ -42,7 +44,7 @@ pub(crate) const SET_METRICS: [(&str, &str); 10] = [
 ];
 
 /// Metrics of a replay: (name, meaning).
-pub(crate) const RUN_METRICS: [(&str, &str); 21] = [
+pub(crate) const RUN_METRICS: [(&str, &str); 22] = [
     ("machine_procs", "processors of the machine"),
     ("jobs_in_window", "job lines in the window"),
     (
@@ -63,6 +65,10 @@ pub(crate) const RUN_METRICS: [(&str, &str); 21] = [
     (
         "thresholds",
         "Selective's thresholds (text, as the replay report's)",
+    ),
+    (
+        "threshold_source",
+        "where they came from: none, given, conservative, default-conservative, adaptive",
     ),
     ("dpsa.budget", "DPSA: search nodes per pass"),
     ("dpsa.searches", "DPSA: passes that searched"),
@@ -124,6 +130,63 @@ fn wait_reason(name: &str) -> Option<(&'static str, Option<Category>)> {
 #[must_use]
 pub(crate) fn needs_reasons(name: &str) -> bool {
     wait_reason(name).is_some()
+}
+
+/// The metrics of the Conservative replay Selective's thresholds come
+/// from (the paper's Tables 7 and 8, `host-cli thresholds`): (name,
+/// meaning); each also per category as `NAME.SN` (`.SW`, `.LN`, `.LW`).
+pub(crate) const THRESHOLD_METRICS: [(&str, &str); 4] = [
+    (
+        "threshold.jobs",
+        "jobs averaged: finished, well estimated with user estimates",
+    ),
+    ("threshold.jobs_in_set", "jobs of the set finished"),
+    (
+        "threshold.mean_bounded_slowdown",
+        "mean bounded slowdown of the jobs averaged",
+    ),
+    (
+        "threshold.value",
+        "the threshold it gives, thousandths rounded (the overall one for an empty category)",
+    ),
+];
+
+/// The column of a threshold metric (its index in
+/// [`THRESHOLD_METRICS`]) and its set (`None`: every job); `None` for
+/// another name.
+fn threshold_metric(name: &str) -> Option<(usize, Option<Category>)> {
+    let (base, set) = match name.strip_prefix("threshold.")?.split_once('.') {
+        None => (name, None),
+        Some((base, label)) => (&name[..10 + base.len()], Some(category(label)?)),
+    };
+    let column = THRESHOLD_METRICS.iter().position(|m| m.0 == base)?;
+    Some((column, set))
+}
+
+/// Whether metric `name` describes the Conservative replay thresholds
+/// come from (a Conservative cell then derives them from its own replay).
+#[must_use]
+pub(crate) fn needs_threshold_basis(name: &str) -> bool {
+    threshold_metric(name).is_some()
+}
+
+/// Threshold metric `name` of the Conservative replay's thresholds
+/// `basis` (`None` for a name that is not a threshold metric).
+fn threshold_value(name: &str, basis: &ConservativeThresholds) -> Option<Value> {
+    let (column, set) = threshold_metric(name)?;
+    let (mean, threshold) = match set {
+        None => (&basis.overall, basis.fixed()),
+        Some(c) => {
+            let i = Category::ALL.iter().position(|&a| a == c)?;
+            (basis.categories.get(i)?, *basis.per_category().0.get(i)?)
+        }
+    };
+    Some(match column {
+        0 => Value::from(mean.jobs),
+        1 => Value::from(mean.jobs_in_set),
+        2 => mean.mean_bounded_slowdown.map_or(Value::Null, number),
+        _ => Value::from(milli_f64(threshold)),
+    })
 }
 
 /// The fair-start fairness metrics (`host-cli fairness`): the jobs counted
@@ -320,6 +383,14 @@ pub(crate) fn names() -> Vec<String> {
         out.extend(FAIR_METRICS.iter().map(|m| format!("{}.{class}", m.0)));
     }
     out.push(NO_FAIR_START.to_owned());
+    out.extend(THRESHOLD_METRICS.iter().map(|m| m.0.to_owned()));
+    for c in Category::ALL {
+        out.extend(
+            THRESHOLD_METRICS
+                .iter()
+                .map(|m| format!("{}.{}", m.0, c.label())),
+        );
+    }
     out.extend(FARM_METRICS.iter().map(|m| m.0.to_owned()));
     out
 }
@@ -336,6 +407,7 @@ pub(crate) fn is_known(name: &str) -> bool {
         || farm_only(name)
         || needs_reasons(name)
         || needs_fair_starts(name)
+        || needs_threshold_basis(name)
 }
 
 /// The category labelled `label` (SN, SW, LN, LW).
@@ -350,12 +422,14 @@ pub(crate) fn unknown(name: &str) -> String {
         "`{name}` is not a metric; the metrics are {}, each also per category as NAME.SN, \
          NAME.SW, NAME.LN or NAME.LW, and {}; wait_by_reason.REASON (also per category) for \
          the reasons {}; the fairness counts {} (also per run-time class as NAME.CLASS, the \
-         classes {}) and {NO_FAIR_START}; for generated farms only, {}",
+         classes {}) and {NO_FAIR_START}; of the Conservative replay thresholds come from, {} \
+         (also per category); for generated farms only, {}",
         SET_METRICS.map(|m| m.0).join(", "),
         RUN_METRICS.map(|m| m.0).join(", "),
         WAIT_REASONS.join(", "),
         FAIR_METRICS.map(|m| m.0).join(", "),
         FAIR_CLASSES.join(", "),
+        THRESHOLD_METRICS.map(|m| m.0).join(", "),
         FARM_METRICS.map(|m| m.0).join(", ")
     )
 }
@@ -396,7 +470,9 @@ fn set_value(base: &str, acc: &Accumulator) -> Option<Value> {
 
 /// Metric `name` of the replay `result` of `prepared` that ran with
 /// `thresholds`, its wait split by reason being `waits` (when the replay
-/// followed reasons) and its fairness `fair` (when the plan asks for it);
+/// followed reasons), its fairness `fair` (when the plan asks for it) and
+/// `basis` the thresholds of the Conservative replay they come from (the
+/// cell's own for a Conservative cell; when the plan asks for them);
 /// `None` for an unknown name.
 #[must_use]
 pub(crate) fn value(
@@ -406,7 +482,15 @@ pub(crate) fn value(
     thresholds: &ThresholdsUsed,
     waits: Option<&[WaitSplit]>,
     fair: Option<&CellFairness>,
+    basis: Option<&ConservativeThresholds>,
 ) -> Option<Value> {
+    if needs_threshold_basis(name) {
+        return Some(
+            basis
+                .and_then(|b| threshold_value(name, b))
+                .unwrap_or(Value::Null),
+        );
+    }
     if needs_fair_starts(name) {
         return Some(fair.and_then(|f| f.value(name)).unwrap_or(Value::Null));
     }
@@ -464,6 +548,7 @@ pub(crate) fn value(
                 Value::from(thresholds.values.clone())
             }
         }
+        "threshold_source" => serde_json::to_value(thresholds.source).unwrap_or(Value::Null),
         "dpsa.budget" => d(|s| s.budget.map(u64::from)),
         "dpsa.searches" => d(|s| Some(s.searches)),
         "dpsa.nodes" => d(|s| Some(s.nodes)),
@@ -525,7 +610,7 @@ mod tests {
     #[test]
     fn every_listed_name_is_known_and_nothing_else() {
         let names = names();
-        assert_eq!(names.len(), 10 * 5 + 21 + 8 * 5 + 6 * 6 + 1 + 12);
+        assert_eq!(names.len(), 10 * 5 + 22 + 8 * 5 + 6 * 6 + 1 + 4 * 5 + 12);
         assert!(farm_names().iter().all(|n| is_known(n) && for_farms(n)));
         assert!(!for_farms("utilisation") && !farm_only("jobs"));
         assert!(names.iter().all(|n| is_known(n)));
@@ -550,6 +635,14 @@ mod tests {
             "fair.le_2",
             "fair.no_fair_start.le_10m",
             "fair.jobs.gt_12h.gt_12h",
+            "threshold",
+            "threshold.",
+            "threshold.mean",
+            "threshold.value.",
+            "threshold.value.XX",
+            "threshold.value.SN.SN",
+            "threshold.jobs.le_10m",
+            "thresholds.SN",
         ] {
             assert!(!is_known(bad), "{bad}");
         }

@@ -212,6 +212,9 @@ pub(crate) struct Runner<'p> {
     /// The plan asks for fairness: the cells need fair starts and their
     /// replays' records.
     fairness: bool,
+    /// The plan asks for the thresholds of the Conservative replay they
+    /// come from: a Conservative cell derives them from its own replay.
+    threshold_basis: bool,
     sources: Memo<Workload, Source>,
     prepared: Memo<PreparedKey, Prepared>,
     conservative: Memo<ConservativeKey, RunResult>,
@@ -232,6 +235,10 @@ impl<'p> Runner<'p> {
             keep_records,
             reasons: plan.metrics.iter().any(|m| metrics::needs_reasons(m)),
             fairness: plan.metrics.iter().any(|m| metrics::needs_fair_starts(m)),
+            threshold_basis: plan
+                .metrics
+                .iter()
+                .any(|m| metrics::needs_threshold_basis(m)),
             sources: Memo::new(),
             prepared: Memo::new(),
             conservative: Memo::new(),
@@ -426,6 +433,17 @@ impl<'p> Runner<'p> {
     /// The result file of `cell`, from its replay.
     #[must_use]
     pub(crate) fn result(&self, cell: &Cell, run: &CellRun) -> CellResult {
+        let own = (self.threshold_basis
+            && run.derived.is_none()
+            && cell.spec.policy.choice == PolicyChoice::CONSERVATIVE)
+            .then(|| {
+                ConservativeThresholds::from_records(
+                    run.result.records.as_deref().unwrap_or_default(),
+                    cell.spec.estimates,
+                    cell.spec.bounds,
+                )
+            });
+        let basis = run.derived.as_ref().or(own.as_ref());
         self.result_with(cell, run.timings.clone(), |m| {
             metrics::value(
                 m,
@@ -434,6 +452,7 @@ impl<'p> Runner<'p> {
                 &run.thresholds,
                 run.waits.as_deref(),
                 run.fairness.as_ref(),
+                basis,
             )
         })
     }

@@ -129,7 +129,7 @@ impl BucketCounts {
         }
     }
 
-    fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         for (share, &count) in self.shares_pct.iter_mut().zip(&self.counts) {
             *share = share_pct(count, self.jobs);
         }

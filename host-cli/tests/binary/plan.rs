@@ -778,6 +778,36 @@ fn wait_by_reason_cells_give_the_split_of_replay() {
     }
 }
 
+/// Runs `plan` into `d/out` (two cells at a time) and gives its merged
+/// table (`plan merge --json`).
+fn run_and_merge(d: &Path, plan: &Path) -> serde_json::Value {
+    let out = d.join("out");
+    ok(&["plan", "run", s(plan), "--out", s(&out), "--jobs", "2"]);
+    let json = d.join("merged.json");
+    ok(&["plan", "merge", s(plan), s(&out), "--json", s(&json)]);
+    serde_json::from_str(&std::fs::read_to_string(&json).expect("merged")).expect("json")
+}
+
+/// The CSV output of `command` on 500 built-in jobs (seed 7) with
+/// `estimates` at load x1.4, with the `extra` arguments.
+fn synthetic_csv(command: &str, estimates: &str, extra: &[&str]) -> String {
+    let mut args = vec![
+        command,
+        "--synthetic-jobs",
+        "500",
+        "--seed",
+        "7",
+        "--estimates",
+        estimates,
+        "--load",
+        "1.4",
+        "--format",
+        "csv",
+    ];
+    args.extend(extra);
+    ok(&args)
+}
+
 /// The fairness metrics of a cell are the counts of `host-cli fairness`
 /// for the same policy, window, estimates and load, overall and per
 /// run-time class.
@@ -820,29 +850,10 @@ fn fairness_cells_give_the_counts_of_the_fairness_command() {
                 .join(", ")
         ),
     );
-    let out = d.join("out");
-    ok(&["plan", "run", s(&plan), "--out", s(&out), "--jobs", "2"]);
-    let json = d.join("merged.json");
-    ok(&["plan", "merge", s(&plan), s(&out), "--json", s(&json)]);
-    let table: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).expect("merged")).expect("json");
+    let table = run_and_merge(d, &plan);
     let mut unfair = 0;
     for (e, estimates) in ["exact", "user"].iter().enumerate() {
-        let csv = ok(&[
-            "fairness",
-            "--synthetic-jobs",
-            "500",
-            "--seed",
-            "7",
-            "--estimates",
-            estimates,
-            "--load",
-            "1.4",
-            "--policies",
-            policies,
-            "--format",
-            "csv",
-        ]);
+        let csv = synthetic_csv("fairness", estimates, &["--policies", policies]);
         let mut reader = csv::Reader::from_reader(csv.as_bytes());
         let header = reader.headers().expect("header").clone();
         let col = |name: &str| header.iter().position(|h| h == name).expect(name);
@@ -882,4 +893,232 @@ fn fairness_cells_give_the_counts_of_the_fairness_command() {
         unfair > 0,
         "no job treated unfairly: the test shows nothing"
     );
+}
+
+/// The threshold metrics of a cell are the rows of `host-cli thresholds`
+/// for the same window, estimates and load (the Conservative run's means
+/// over the jobs averaged, the counts and the thresholds), whether the
+/// cell is the Conservative one or takes its thresholds from it; other
+/// cells leave them empty.
+#[test]
+fn threshold_cells_give_the_rows_of_the_thresholds_command() {
+    const COLUMNS: [(&str, &str); 4] = [
+        ("jobs", "threshold.jobs"),
+        ("jobs_in_set", "threshold.jobs_in_set"),
+        ("mean_bounded_slowdown", "threshold.mean_bounded_slowdown"),
+        ("threshold", "threshold.value"),
+    ];
+    const SETS: [(&str, &str); 5] = [
+        ("all", ""),
+        ("SN", ".SN"),
+        ("SW", ".SW"),
+        ("LN", ".LN"),
+        ("LW", ".LW"),
+    ];
+    let dir = scratch();
+    let d = dir.path();
+    let mut metrics = Vec::new();
+    for (_, set) in SETS {
+        metrics.extend(COLUMNS.map(|(_, m)| format!("\"{m}{set}\"")));
+    }
+    let plan = write(
+        d,
+        "plan.toml",
+        &format!(
+            "metrics = [{}]\n[[experiment]]\nbuiltin = [{{ jobs = 500, seed = 7 }}]\n\
+             estimates = [\"exact\", \"user\"]\nloads = [1.4]\n\
+             policies = [\"conservative\", \"selective\", \"selective-d\", \"easy\"]\n",
+            metrics.join(", ")
+        ),
+    );
+    let table = run_and_merge(d, &plan);
+    let mut well_estimated_only = false;
+    for (e, estimates) in ["exact", "user"].iter().enumerate() {
+        let csv = synthetic_csv("thresholds", estimates, &[]);
+        let mut reader = csv::Reader::from_reader(csv.as_bytes());
+        let header = reader.headers().expect("header").clone();
+        let col = |name: &str| header.iter().position(|h| h == name).expect(name);
+        let mut rows = 0;
+        for r in reader.records() {
+            let r = r.expect("record");
+            let (_, suffix) = SETS
+                .iter()
+                .find(|(label, _)| *label == &r[col("set")])
+                .expect("set");
+            well_estimated_only |= r[col("jobs")] != r[col("jobs_in_set")];
+            for (p, policy) in ["conservative", "selective", "selective-d", "easy"]
+                .iter()
+                .enumerate()
+            {
+                let row = &table[e * 4 + p];
+                assert_eq!(row["policy"], *policy);
+                assert_eq!(row["estimates"], *estimates);
+                for (column, metric) in COLUMNS {
+                    let cell = &row[format!("{metric}{suffix}")];
+                    if *policy == "easy" {
+                        assert!(cell.is_null(), "{estimates} easy {metric}{suffix}");
+                        continue;
+                    }
+                    let want: f64 = r[col(column)].parse().expect("number");
+                    let got = cell.as_f64().expect("a number");
+                    // The command rounds its means to four decimals.
+                    let got = if column == "mean_bounded_slowdown" {
+                        (got * 1e4).round() / 1e4
+                    } else {
+                        got
+                    };
+                    assert_eq!(got, want, "{estimates} {policy} {metric}{suffix}");
+                }
+            }
+            rows += 1;
+        }
+        assert_eq!(rows, 5, "{estimates}");
+    }
+    assert!(
+        well_estimated_only,
+        "every job well estimated: the test does not tell the sets apart"
+    );
+}
+
+/// `rows` as CSV text.
+fn csv_of<R: serde::Serialize>(rows: &[R]) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in rows {
+        w.serialize(r).expect("row");
+    }
+    String::from_utf8(w.into_inner().expect("csv")).expect("utf8")
+}
+
+/// The reports built from a merged table's cells (`backfill_cli::plan::
+/// reports`) are those of `host-cli compare`, `sweep`, `fairness` and
+/// `thresholds` on the same trace: the same CSV rows (but for the trace
+/// column, the file name instead of the path) and the same figures.
+#[test]
+fn reports_of_merged_cells_are_those_of_the_commands() {
+    use backfill_cli::plan::reports;
+    let dir = scratch();
+    let d = dir.path();
+    let trace = d.join("model.swf");
+    ok(&[
+        "generate",
+        "lublin",
+        "--jobs",
+        "400",
+        "--seed",
+        "3",
+        "-o",
+        s(&trace),
+    ]);
+    let policies = ["conservative", "easy", "selective", "selective-d"];
+    let mut metrics: Vec<String> = [
+        "utilisation",
+        "offered_load",
+        "thresholds",
+        "threshold_source",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    for set in ["", ".SN", ".SW", ".LN", ".LW"] {
+        for m in [
+            "jobs",
+            "mean_wait",
+            "mean_bounded_slowdown",
+            "mean_turnaround",
+            "worst_bounded_slowdown",
+            "threshold.jobs",
+            "threshold.jobs_in_set",
+            "threshold.mean_bounded_slowdown",
+            "threshold.value",
+        ] {
+            metrics.push(format!("{m}{set}"));
+        }
+    }
+    metrics.push("fair.no_fair_start".to_owned());
+    for class in ["", ".le_10m", ".10m_1h", ".1h_4h", ".4h_12h", ".gt_12h"] {
+        for b in [
+            "jobs",
+            "le_1",
+            "gt_1_le_1_5",
+            "gt_1_5_le_2",
+            "gt_2_le_4",
+            "gt_4",
+        ] {
+            metrics.push(format!("fair.{b}{class}"));
+        }
+    }
+    let plan = write(
+        d,
+        "plan.toml",
+        &format!(
+            "metrics = [{}]\n[[experiment]]\ntraces = [{:?}]\nestimates = [\"user\"]\n\
+             loads = [1.0, 1.5]\npolicies = [{}]\n",
+            metrics
+                .iter()
+                .map(|m| format!("{m:?}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            s(&trace),
+            policies.map(|p| format!("{p:?}")).join(", ")
+        ),
+    );
+    let rows: Vec<reports::Row> = serde_json::from_value(run_and_merge(d, &plan)).expect("rows");
+    let cells: Vec<&reports::Row> = rows.iter().collect();
+    // The command's CSV with the trace column as the plan names it.
+    let command = |args: &[&str], svg: &Path| -> (String, String) {
+        let mut all = args.to_vec();
+        all.extend([
+            s(&trace),
+            "--estimates",
+            "user",
+            "--format",
+            "csv",
+            "--svg",
+            s(svg),
+        ]);
+        let csv = ok(&all).replace(s(&trace), "model.swf");
+        (csv, std::fs::read_to_string(svg).expect("svg"))
+    };
+    let list = policies.join(",");
+    for (i, load) in ["1.0", "1.5"].iter().enumerate() {
+        let at = &cells[i * 4..i * 4 + 4];
+        let svg = d.join(format!("compare-{load}.svg"));
+        let (csv, figure) = command(&["compare", "--load", load, "--policies", &list], &svg);
+        let drawn = reports::compare(at, "conservative").expect("compare");
+        assert_eq!(csv_of(&drawn.rows), csv, "compare x{load}");
+        assert_eq!(drawn.svg, figure, "compare figure x{load}");
+        let svg = d.join(format!("fairness-{load}.svg"));
+        let (csv, figure) = command(&["fairness", "--load", load, "--policies", &list], &svg);
+        let drawn = reports::fairness(at).expect("fairness");
+        assert_eq!(csv_of(&drawn.rows), csv, "fairness x{load}");
+        assert_eq!(drawn.svg, figure, "fairness figure x{load}");
+        let csv = ok(&[
+            "thresholds",
+            s(&trace),
+            "--estimates",
+            "user",
+            "--load",
+            load,
+            "--format",
+            "csv",
+        ])
+        .replace(s(&trace), "model.swf");
+        for cell in [at[0], at[2], at[3]] {
+            let rows = reports::thresholds(cell).expect("thresholds");
+            assert_eq!(csv_of(&rows), csv, "thresholds x{load}");
+        }
+        assert!(
+            reports::thresholds(at[1]).is_err(),
+            "EASY has no Conservative run"
+        );
+    }
+    let svg = d.join("sweep.svg");
+    let (csv, figure) = command(&["sweep", "--loads", "1.0,1.5", "--policies", &list], &svg);
+    let drawn = reports::sweep(&cells, "conservative", "all").expect("sweep");
+    assert_eq!(csv_of(&drawn.rows), csv, "sweep");
+    assert_eq!(drawn.svg, figure, "sweep figure");
+    // A cell of another window is refused.
+    let mut other = rows[1].clone();
+    other.insert("first".to_owned(), serde_json::Value::from(100));
+    let err = reports::compare(&[&rows[0], &other], "conservative").expect_err("refused");
+    assert!(err.contains("differ in first"), "{err}");
 }

@@ -16,23 +16,27 @@
 //!   load 1.12-1.34: waits of days that only grow).
 //!
 //! Load sweeps use four loads from x1.0 to that high load. `cargo xtask
-//! study selective` runs `host-cli thresholds`, `compare`, `fairness` and
-//! `sweep` for every setup (`--jobs` at a time), writing `data/*.csv` (with
-//! `data/manifest.csv` listing the setups) and `figures/*.svg`;
+//! study selective` runs the study's plan, `plan.toml` in its folder
+//! (every setup at each of its sweep loads under every policy, with the
+//! metrics the reports need), with `host-cli plan run`, reads it back with
+//! `host-cli plan merge`, and writes from the merged cells what `host-cli
+//! thresholds`, `compare`, `fairness` and `sweep` would write for every
+//! setup ([`backfill_cli::plan::reports`]): `data/*.csv` (with
+//! `data/manifest.csv` listing the setups) and `figures/*.svg`; the
+//! whole traces' loads are checked against those the plan lists.
 //! [`generate`] writes the README from the CSV files.
 
-use super::{begin, finish, Common, Generated};
-use crate::exec;
-use crate::repo::{self, Meta};
+use super::policies::Options;
+use super::{finish, plan_f64, plan_str, run_plan, Common, Generated, PlanRow, Reports};
+use crate::repo::{self, stem, Meta};
 use backfill_cli::numbers::{pct_text, percent_change};
+use backfill_cli::plan::reports;
 use backfill_cli::studies::compare::CsvRow as MetricRow;
 use backfill_cli::studies::fairness::CsvRow as FairRow;
 use backfill_cli::studies::thresholds::ThresholdsCsvRow;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::Command;
-use std::time::Instant;
 
 /// The study's name and folder.
 pub const NAME: &str = "selective";
@@ -42,20 +46,28 @@ const TRACES: [&str; 3] = [
     "SDSC-SP2-1998-4.2-cln",
     "KTH-SP2-1996-2.1-cln",
 ];
-const COMPARE_POLICIES: &str = "conservative,easy,selective,selective-d,sjf-easy";
-const SWEEP_POLICIES: &str =
-    "conservative,easy,selective,selective-d,selective-adaptive,selective-scaled";
-const FAIRNESS_POLICIES: &str = "conservative,easy,selective,selective-d,sjf-easy";
+const COMPARE_POLICIES: [&str; 5] = [
+    "conservative",
+    "easy",
+    "selective",
+    "selective-d",
+    "sjf-easy",
+];
+const SWEEP_POLICIES: [&str; 6] = [
+    "conservative",
+    "easy",
+    "selective",
+    "selective-d",
+    "selective-adaptive",
+    "selective-scaled",
+];
+const FAIRNESS_POLICIES: [&str; 5] = COMPARE_POLICIES;
 /// The paper mixes' high load.
 const PAPER_HIGH: &str = "1.6";
+/// The paper mixes' sweep loads.
+const PAPER_LOADS: &str = "1.0,1.2,1.4,1.6";
 /// The offered load the whole traces' high load aims at.
 const TARGET_OFFERED: f64 = 0.95;
-
-/// One command of the study: its arguments, the file its stdout goes to.
-struct Step {
-    args: Vec<String>,
-    out: String,
-}
 
 /// The whole trace's high load factor (`TARGET_OFFERED` over its offered
 /// load at x1, rounded to 0.05, two decimals) and its sweep loads.
@@ -69,119 +81,119 @@ fn whole_loads(offered: f64) -> (String, String) {
     )
 }
 
+/// The merged cells of one setup: trace (by file stem), window (`p5000`:
+/// the first 5000 jobs, `whole`) and estimates, in plan order.
+fn setup_cells<'r>(cells: &'r [PlanRow], trace: &str, window: &str, est: &str) -> Vec<&'r PlanRow> {
+    cells
+        .iter()
+        .filter(|c| {
+            let first = c.get("first").and_then(serde_json::Value::as_u64);
+            plan_str(c, "trace").is_ok_and(|t| stem(Path::new(&t)) == trace)
+                && plan_str(c, "estimates").is_ok_and(|e| e == est)
+                && first == (window == "p5000").then_some(5000)
+        })
+        .collect()
+}
+
+/// The cells of `setup` at load `load` under `policies`, in that order; an
+/// error naming what is missing.
+fn pick<'r>(
+    setup: &[&'r PlanRow],
+    key: &str,
+    load: &str,
+    policies: &[&str],
+) -> Result<Vec<&'r PlanRow>, String> {
+    let load: f64 = load.parse().map_err(|e| format!("load {load}: {e}"))?;
+    policies
+        .iter()
+        .map(|p| {
+            setup
+                .iter()
+                .copied()
+                .find(|c| {
+                    plan_str(c, "policy").is_ok_and(|q| q == *p)
+                        && plan_f64(c, "load").is_ok_and(|l| l == load)
+                })
+                .ok_or_else(|| format!("{key}: the plan has no cell of {p} at x{load}"))
+        })
+        .collect()
+}
+
 /// Runs the study into its folder (see the module docs).
-pub fn run(common: &Common) -> Result<(), String> {
-    let dir = repo::traces_dir(common.traces.as_deref())?;
-    let paths = repo::require_traces(&dir, &TRACES)?;
-    let (bin, study) = begin(common, NAME)?;
-    let data = study.path().join("data");
-    let figures = study.path().join("figures");
-    let started = Instant::now();
-    // The whole traces' offered loads at x1, for their high loads.
-    let mut offered = Vec::new();
-    for (trace, path) in TRACES.iter().zip(&paths) {
-        let out = data.join(format!("tmp-offered-{trace}.csv"));
-        let mut command = Command::new(&bin);
-        command
-            .current_dir(&dir)
-            .arg("thresholds")
-            .arg(path.file_name().unwrap_or_default())
-            .args(["--estimates", "exact", "--format", "csv"]);
-        exec::to_file(command, &out, None)?;
-        let rows: Vec<ThresholdsCsvRow> = repo::read_csv(&out)?;
-        std::fs::remove_file(&out).map_err(|e| format!("{}: {e}", out.display()))?;
-        let o = rows
-            .first()
-            .and_then(|r| r.offered_load)
-            .ok_or_else(|| format!("{trace}: no offered load"))?;
-        offered.push(o);
-    }
+pub fn run(common: &Common, reports: &Reports, options: &Options) -> Result<(), String> {
+    let (study, cells, started) = run_plan(common, reports, NAME)?;
+    let mut files: Vec<(String, String)> = Vec::new();
+    let mut figures: Vec<(String, String)> = Vec::new();
     let mut manifest = Vec::new();
-    let mut steps = Vec::new();
-    for ((trace, path), offered) in TRACES.iter().zip(&paths).zip(offered) {
-        let file = path
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
+    for trace in TRACES {
         let short = trace.split('-').next().unwrap_or(trace).to_lowercase();
         for window in ["p5000", "whole"] {
-            let (wargs, high, loads) = if window == "p5000" {
-                (
-                    vec!["--first".to_owned(), "5000".to_owned()],
-                    PAPER_HIGH.to_owned(),
-                    "1.0,1.2,1.4,1.6".to_owned(),
-                )
+            let (high, loads) = if window == "p5000" {
+                (PAPER_HIGH.to_owned(), PAPER_LOADS.to_owned())
             } else {
-                let (high, loads) = whole_loads(offered);
-                (Vec::new(), high, loads)
+                // The offered load at x1 with exact run times, as the
+                // thresholds report rounds it.
+                let exact = setup_cells(&cells, trace, window, "exact");
+                let conservative = pick(&exact, trace, "1.0", &["conservative"])?;
+                let offered = conservative
+                    .first()
+                    .map(|c| reports::thresholds(c))
+                    .transpose()?
+                    .and_then(|rows| rows.first().and_then(|r| r.offered_load))
+                    .ok_or_else(|| format!("{trace}: no offered load"))?;
+                whole_loads(offered)
             };
             for est in ["exact", "user"] {
                 let key = format!("{short}-{window}-{est}");
-                for load in ["1.0", high.as_str()] {
-                    let mut common_args = vec![file.clone()];
-                    common_args.extend(wargs.iter().cloned());
-                    common_args.extend(["--estimates", est, "--load", load].map(str::to_owned));
-                    let with = |command: &str, extra: &[&str]| {
-                        let mut args = vec![command.to_owned()];
-                        args.extend(common_args.iter().cloned());
-                        args.extend(extra.iter().map(|s| (*s).to_owned()));
-                        args
-                    };
-                    steps.push(Step {
-                        args: with("thresholds", &["--format", "csv"]),
-                        out: format!("{key}-thresholds-l{load}.csv"),
-                    });
-                    for (command, policies) in [
-                        ("compare", COMPARE_POLICIES),
-                        ("fairness", FAIRNESS_POLICIES),
-                    ] {
-                        let svg = figures.join(format!("{key}-{command}-l{load}.svg"));
-                        steps.push(Step {
-                            args: with(
-                                command,
-                                &[
-                                    "--policies",
-                                    policies,
-                                    "--format",
-                                    "csv",
-                                    "--svg",
-                                    &svg.to_string_lossy(),
-                                ],
-                            ),
-                            out: format!("{key}-{command}-l{load}.csv"),
-                        });
-                    }
+                let setup = setup_cells(&cells, trace, window, est);
+                let mut planned: Vec<f64> = setup
+                    .iter()
+                    .filter_map(|c| plan_f64(c, "load").ok())
+                    .collect();
+                planned.sort_by(f64::total_cmp);
+                planned.dedup();
+                let wanted = loads
+                    .split(',')
+                    .map(str::parse::<f64>)
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| format!("{key}: loads {loads}: {e}"))?;
+                if planned != wanted {
+                    return Err(format!(
+                        "{key}: the plan's loads are {planned:?}, the study's {loads}: \
+                         docs/studies/{NAME}/plan.toml is out of date"
+                    ));
                 }
-                let mut args = vec!["sweep".to_owned(), file.clone()];
-                args.extend(wargs.iter().cloned());
-                args.extend(
-                    [
-                        "--estimates",
-                        est,
-                        "--loads",
-                        &loads,
-                        "--policies",
-                        SWEEP_POLICIES,
-                        "--format",
-                        "csv",
-                        "--svg",
-                    ]
-                    .map(str::to_owned),
-                );
-                args.push(
-                    figures
-                        .join(format!("{key}-sweep.svg"))
-                        .to_string_lossy()
-                        .into_owned(),
-                );
-                steps.push(Step {
-                    args,
-                    out: format!("{key}-sweep.csv"),
-                });
+                for load in ["1.0", high.as_str()] {
+                    let at = pick(&setup, &key, load, &COMPARE_POLICIES)?;
+                    let thresholds = reports::thresholds(at[0])?;
+                    files.push((
+                        format!("{key}-thresholds-l{load}.csv"),
+                        repo::csv_text(&thresholds)?,
+                    ));
+                    let drawn = reports::compare(&at, "conservative")?;
+                    files.push((
+                        format!("{key}-compare-l{load}.csv"),
+                        repo::csv_text(&drawn.rows)?,
+                    ));
+                    figures.push((format!("{key}-compare-l{load}.svg"), drawn.svg));
+                    let at = pick(&setup, &key, load, &FAIRNESS_POLICIES)?;
+                    let drawn = reports::fairness(&at)?;
+                    files.push((
+                        format!("{key}-fairness-l{load}.csv"),
+                        repo::csv_text(&drawn.rows)?,
+                    ));
+                    figures.push((format!("{key}-fairness-l{load}.svg"), drawn.svg));
+                }
+                let mut swept = Vec::new();
+                for load in loads.split(',') {
+                    swept.extend(pick(&setup, &key, load, &SWEEP_POLICIES)?);
+                }
+                let drawn = reports::sweep(&swept, "conservative", "all")?;
+                files.push((format!("{key}-sweep.csv"), repo::csv_text(&drawn.rows)?));
+                figures.push((format!("{key}-sweep.svg"), drawn.svg));
                 manifest.push(ManifestRow {
                     key,
-                    trace: (*trace).to_owned(),
+                    trace: trace.to_owned(),
                     window: window.to_owned(),
                     estimates: est.to_owned(),
                     high_load: high.clone(),
@@ -190,20 +202,20 @@ pub fn run(common: &Common) -> Result<(), String> {
             }
         }
     }
-    eprintln!("{} commands", steps.len());
-    exec::parallel(common.jobs(), &steps, |step| {
-        let mut command = Command::new(&bin);
-        command.current_dir(&dir).args(&step.args);
-        exec::to_file(command, &data.join(&step.out), None)?;
-        eprintln!("  {}", step.out);
-        Ok(())
-    })?;
+    for (name, svg) in &figures {
+        repo::write_text(&study.path().join("figures").join(name), svg)?;
+    }
+    files.push(("manifest.csv".to_owned(), repo::csv_text(&manifest)?));
     let meta = Meta {
         seconds: started.elapsed().as_secs(),
-        ..Meta::default()
+        jobs: Some(common.jobs()),
+        note: options.note.clone(),
     };
-    let manifest = repo::csv_text(&manifest)?;
-    finish(study, &[("manifest.csv", manifest)], &meta, generate)
+    let data: Vec<(&str, String)> = files
+        .iter()
+        .map(|(name, text)| (name.as_str(), text.clone()))
+        .collect();
+    finish(study, &data, &meta, generate)
 }
 
 /// The study's README, from its `data/` (and the figures present).
@@ -307,18 +319,38 @@ fn verdict(hits: usize, total: usize) -> String {
 }
 
 fn header(out: &mut String, meta: &Meta, setups: &[Setup]) {
+    // Every setup's sweep loads under every policy of the comparisons and
+    // sweeps.
+    let mut policies = COMPARE_POLICIES.to_vec();
+    policies.extend(
+        SWEEP_POLICIES
+            .iter()
+            .filter(|p| !COMPARE_POLICIES.contains(p)),
+    );
+    let cells = setups
+        .iter()
+        .map(|s| s.m.loads.split(',').count())
+        .sum::<usize>()
+        * policies.len();
     let _ = writeln!(
         out,
         "# Selective reservation: the paper's analyses on CTC-SP2, SDSC-SP2 and KTH-SP2\n\n\
          <!-- Generated file: do not edit. -->\n\
          Generated by `cargo xtask study selective`, which builds `host-cli` in release mode, \
-         runs the commands below, writes every number to `data/*.csv` and every figure to \
-         `figures/*.svg`, and then writes this file (`xtask/src/study/selective.rs`; `cargo \
-         xtask docs` writes it again from the data). All the runs took {} s on a 2-core machine (the \
+         runs the study's plan, [plan.toml](plan.toml) ({cells} cells: each setup below at each \
+         of its sweep loads under each policy), with `host-cli plan run`, reads it back with \
+         `host-cli plan merge`, writes from the merged cells every number to `data/*.csv` and \
+         every figure to `figures/*.svg` as the commands below write them, and then writes this \
+         file (`xtask/src/study/selective.rs`; `cargo xtask docs` writes it again from the \
+         data). The cells took {} s from start to end, {} at a time, on a 2-core machine{} (the \
          release build before them not counted). The commands are described in \
          [analyses.md](analyses.md); the paper is Srinivasan, Kettimuthu, Subramani and \
          Sadayappan, *Selective Reservation Strategies for Backfill Job Scheduling* (JSSPP 2002).\n",
-        meta.seconds
+        meta.seconds,
+        meta.jobs.unwrap_or(1),
+        meta.note
+            .as_ref()
+            .map_or_else(String::new, |n| format!(" {n}"))
     );
     let _ = writeln!(
         out,
