@@ -90,10 +90,10 @@
 //! its guarantee). A job whose reservation the search moved into a gap,
 //! and nothing moved since, starts moved up by the random search.
 
-use super::conservative::{pass_reserved, reserve_on_arrival, Compression, Conservative};
+use super::conservative::{Compression, Conservative, Reserves};
 use crate::plan::Slot;
 use crate::rng::SplitMix64;
-use crate::state::{KernelError, Observer, Pass, QueuedJob, RunningJob, State};
+use crate::state::{KernelError, Observer, QueuedJob, RunningJob, State};
 use crate::types::{Job, Time, SLOWDOWN_BOUND};
 
 mod saved;
@@ -451,12 +451,6 @@ std::thread_local! {
 }
 
 impl ConsRs {
-    /// Tests: the compression bookkeeping.
-    #[cfg(test)]
-    pub(crate) fn compression_mut(&mut self) -> &mut super::conservative::Compression {
-        &mut self.cons.compression
-    }
-
     /// CONS+RS with `params`.
     pub(crate) fn new(params: RandomSearch) -> Self {
         Self {
@@ -493,54 +487,6 @@ impl ConsRs {
             self.early = true;
         }
         self.cons.completed(plan, &done.slot, now);
-    }
-
-    /// Compression, then the random search if an early completion is new.
-    fn settle<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
-        &mut self,
-        st: &mut State<Q, R, B, M, L>,
-        observer: &mut impl Observer,
-    ) -> Result<(), KernelError> {
-        self.cons.compression.settle(st, observer)?;
-        if self.early {
-            self.early = false;
-            self.search(st, observer)?;
-        }
-        Ok(())
-    }
-
-    /// Settles the plan and reserves the arriving `job` at its earliest fit.
-    pub(crate) fn arrival<
-        const Q: usize,
-        const R: usize,
-        const B: usize,
-        const M: usize,
-        const L: usize,
-    >(
-        &mut self,
-        st: &mut State<Q, R, B, M, L>,
-        job: &Job,
-        observer: &mut impl Observer,
-    ) -> Result<Option<Slot>, KernelError> {
-        self.settle(st, observer)?;
-        reserve_on_arrival(st, job, observer).map(Some)
-    }
-
-    /// One scheduling pass: settle, then start every job whose reservation
-    /// has come.
-    pub(crate) fn pass<
-        const Q: usize,
-        const R: usize,
-        const B: usize,
-        const M: usize,
-        const L: usize,
-    >(
-        &mut self,
-        st: &mut State<Q, R, B, M, L>,
-        observer: &mut impl Observer,
-    ) -> Result<Pass, KernelError> {
-        self.settle(st, observer)?;
-        pass_reserved(&mut self.cons.compression, st, observer)
     }
 
     /// The random search. Never inlined: its [`Buffers`] (about 33 KiB)
@@ -807,7 +753,7 @@ impl ConsRs {
         for (i, slot, place) in &mut moves.touched {
             if *place == Place::Partly {
                 let other = queued_job(st, *i)?;
-                release_outside(st, &other, slot, &gap)?;
+                st.release_outside(&other, slot, &gap)?;
                 *place = Place::Out;
             }
         }
@@ -844,6 +790,32 @@ impl ConsRs {
             *place = Place::Moved(slot);
         }
         Ok(true)
+    }
+}
+
+impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
+    Reserves<State<Q, R, B, M, L>> for ConsRs
+{
+    fn compression(&self) -> &Compression {
+        &self.cons.compression
+    }
+
+    fn compression_mut(&mut self) -> &mut Compression {
+        &mut self.cons.compression
+    }
+
+    /// Compression, then the random search if an early completion is new.
+    fn settle(
+        &mut self,
+        st: &mut State<Q, R, B, M, L>,
+        observer: &mut impl Observer,
+    ) -> Result<(), KernelError> {
+        self.cons.compression.settle(st, observer)?;
+        if self.early {
+            self.early = false;
+            self.search(st, observer)?;
+        }
+        Ok(())
     }
 }
 
@@ -1458,37 +1430,35 @@ fn inside(slot: &Slot, window: &Slot) -> Slot {
     }
 }
 
-/// Gives back `job`'s resources over the parts of `slot` before and after
-/// `window` (the part inside is already out).
-fn release_outside<
-    const Q: usize,
-    const R: usize,
-    const B: usize,
-    const M: usize,
-    const L: usize,
->(
-    st: &mut State<Q, R, B, M, L>,
-    job: &Job,
-    slot: &Slot,
-    window: &Slot,
-) -> Result<(), KernelError> {
-    let part = inside(slot, window);
-    let before = Slot {
-        start: slot.start,
-        machine: slot.machine,
-        duration: part.start.saturating_sub(slot.start),
-    };
-    let after = Slot {
-        start: part.end(),
-        machine: slot.machine,
-        duration: slot.end().saturating_sub(part.end()),
-    };
-    for piece in [before, after] {
-        if piece.duration > 0 {
-            st.plan.release_from(job, &piece, piece.start)?;
+impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
+    State<Q, R, B, M, L>
+{
+    /// Gives back `job`'s resources over the parts of `slot` before and after
+    /// `window` (the part inside is already out).
+    fn release_outside(
+        &mut self,
+        job: &Job,
+        slot: &Slot,
+        window: &Slot,
+    ) -> Result<(), KernelError> {
+        let part = inside(slot, window);
+        let before = Slot {
+            start: slot.start,
+            machine: slot.machine,
+            duration: part.start.saturating_sub(slot.start),
+        };
+        let after = Slot {
+            start: part.end(),
+            machine: slot.machine,
+            duration: slot.end().saturating_sub(part.end()),
+        };
+        for piece in [before, after] {
+            if piece.duration > 0 {
+                self.plan.release_from(job, &piece, piece.start)?;
+            }
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// What one iteration changed in the plan, so it can be undone.
