@@ -810,7 +810,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         st: &mut State<Q, R, B, M, L>,
         observer: &mut impl Observer,
     ) -> Result<(), KernelError> {
-        self.cons.compression.settle(st, observer)?;
+        st.compress(&mut self.cons.compression, observer)?;
         if self.early {
             self.early = false;
             self.search(st, observer)?;
@@ -1552,12 +1552,7 @@ fn find_gap<const Q: usize, const R: usize, const B: usize, const M: usize, cons
         if !st.cluster.eligible(job, m) {
             continue;
         }
-        let Some(duration) = st
-            .cluster
-            .machines()
-            .get(m)
-            .and_then(|x| x.scale(job.estimate))
-        else {
+        let Some(duration) = st.cluster.duration_on(job, m) else {
             continue;
         };
         let Some(cpus) = st.plan.machine(m) else {

@@ -174,7 +174,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
                 }
                 Ok(())
             }
-            None => self.compression.settle(st, observer),
+            None => st.compress(&mut self.compression, observer),
         }
     }
 }
@@ -182,6 +182,97 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
 impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
     State<Q, R, B, M, L>
 {
+    /// One compression pass, if `compression` says one is due: every
+    /// reserved job, in queue order, moves to its earliest feasible start if
+    /// that is earlier (see the module docs for the pruning).
+    pub(crate) fn compress(
+        &mut self,
+        compression: &mut Compression,
+        observer: &mut impl Observer,
+    ) -> Result<(), KernelError> {
+        if !compression.pending {
+            return Ok(());
+        }
+        compression.pending = false;
+        let mut freed = compression.freed_in_last_pass.clone();
+        freed.extend(&compression.freed_since_pass);
+        compression.freed_since_pass = Freed::new();
+        let mut freed_in_pass = Freed::new();
+        // What the pass finds out about the jobs it looks at ([`Learnt`]).
+        let mut learnt = Learnt::default();
+        // One machine without licenses: each job's search asks that
+        // machine's profile directly (see `earliest_into`).
+        let alone = self.cluster.machines().len() == 1 && self.cluster.pools().is_empty();
+        #[cfg(test)]
+        let prune = !compression.exhaustive;
+        #[cfg(not(test))]
+        let prune = true;
+        for index in 0..self.queue.len() {
+            // Cheap tests first: a job already starting now cannot move, and
+            // one wider than every freed interval's room cannot either.
+            let movable = self.queue.get(index).is_some_and(|q| {
+                q.reservation().is_some_and(|r| r.start > self.now)
+                    && (!prune || freed.intervals().iter().any(|i| i.2 >= q.job.procs))
+            });
+            if !movable {
+                continue;
+            }
+            let Some(entry) = self.queue.get(index) else {
+                continue;
+            };
+            let Some(old) = entry.reservation() else {
+                continue;
+            };
+            // The search may only look at windows that overlap an interval
+            // freed since the job was last placed (see the module docs), and
+            // `Learnt` carries what the pass found out about jobs before it.
+            let bound = if prune {
+                Some((&freed, &mut learnt))
+            } else {
+                None
+            };
+            // Look for an earlier place without touching the plan, reading
+            // the job where it is; most jobs cannot move, and then nothing
+            // is copied or changed.
+            let moved = match earliest_into(self, &entry.job, &old, bound, alone) {
+                Ok(Some(earlier)) => {
+                    let job = entry.job;
+                    place(self, index, &job, &old, Some(earlier), observer)
+                }
+                Ok(None) => Ok((old, None)),
+                Err(e) => Err(e),
+            };
+            match moved {
+                Ok((slot, known)) if slot != old => {
+                    learnt.plan_changed();
+                    compression.earliest.lower(slot.start);
+                    let from = old.start.max(self.now);
+                    // The move may have told the most free where it freed room,
+                    // on the machines that room can serve.
+                    let most = match known {
+                        Some(most) => most,
+                        None => self
+                            .plan
+                            .most_free_between(came_free(&old, &slot).max(from), old.end()),
+                    };
+                    freed_in_pass.add(from, old.end(), most);
+                    freed.add(from, old.end(), most);
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    // Jobs after this one were not examined: search fully next time.
+                    compression
+                        .freed_since_pass
+                        .add(self.now, Time::MAX, u32::MAX);
+                    compression.earliest = Earliest::Unknown;
+                    return Err(e);
+                }
+            }
+        }
+        compression.freed_in_last_pass = freed_in_pass;
+        Ok(())
+    }
+
     /// Reserves the arriving `job` at its earliest fit in the plan and reports
     /// it to `observer`.
     pub(crate) fn reserve_on_arrival(
@@ -432,101 +523,6 @@ impl Compression {
         // fixpoint, and what jobs moved by the previous pass freed may now
         // let a job ahead of them move.
         self.pending = true;
-    }
-
-    /// One compression pass, if one is due: every reserved job, in queue
-    /// order, moves to its earliest feasible start if that is earlier (see
-    /// the module docs for the pruning).
-    pub(crate) fn settle<
-        const Q: usize,
-        const R: usize,
-        const B: usize,
-        const M: usize,
-        const L: usize,
-    >(
-        &mut self,
-        st: &mut State<Q, R, B, M, L>,
-        observer: &mut impl Observer,
-    ) -> Result<(), KernelError> {
-        if !self.pending {
-            return Ok(());
-        }
-        self.pending = false;
-        let mut freed = self.freed_in_last_pass.clone();
-        freed.extend(&self.freed_since_pass);
-        self.freed_since_pass = Freed::new();
-        let mut freed_in_pass = Freed::new();
-        // What the pass finds out about the jobs it looks at ([`Learnt`]).
-        let mut learnt = Learnt::default();
-        // One machine without licenses: each job's search asks that
-        // machine's profile directly (see `earliest_into`).
-        let alone = st.cluster.machines().len() == 1 && st.cluster.pools().is_empty();
-        #[cfg(test)]
-        let prune = !self.exhaustive;
-        #[cfg(not(test))]
-        let prune = true;
-        for index in 0..st.queue.len() {
-            // Cheap tests first: a job already starting now cannot move, and
-            // one wider than every freed interval's room cannot either.
-            let movable = st.queue.get(index).is_some_and(|q| {
-                q.reservation().is_some_and(|r| r.start > st.now)
-                    && (!prune || freed.intervals().iter().any(|i| i.2 >= q.job.procs))
-            });
-            if !movable {
-                continue;
-            }
-            let Some(entry) = st.queue.get(index) else {
-                continue;
-            };
-            let Some(old) = entry.reservation() else {
-                continue;
-            };
-            // The search may only look at windows that overlap an interval
-            // freed since the job was last placed (see the module docs), and
-            // `Learnt` carries what the pass found out about jobs before it.
-            let bound = if prune {
-                Some((&freed, &mut learnt))
-            } else {
-                None
-            };
-            // Look for an earlier place without touching the plan, reading
-            // the job where it is; most jobs cannot move, and then nothing
-            // is copied or changed.
-            let moved = match earliest_into(st, &entry.job, &old, bound, alone) {
-                Ok(Some(earlier)) => {
-                    let job = entry.job;
-                    place(st, index, &job, &old, Some(earlier), observer)
-                }
-                Ok(None) => Ok((old, None)),
-                Err(e) => Err(e),
-            };
-            match moved {
-                Ok((slot, known)) if slot != old => {
-                    learnt.plan_changed();
-                    self.earliest.lower(slot.start);
-                    let from = old.start.max(st.now);
-                    // The move may have told the most free where it freed room,
-                    // on the machines that room can serve.
-                    let most = match known {
-                        Some(most) => most,
-                        None => st
-                            .plan
-                            .most_free_between(came_free(&old, &slot).max(from), old.end()),
-                    };
-                    freed_in_pass.add(from, old.end(), most);
-                    freed.add(from, old.end(), most);
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    // Jobs after this one were not examined: search fully next time.
-                    self.freed_since_pass.add(st.now, Time::MAX, u32::MAX);
-                    self.earliest = Earliest::Unknown;
-                    return Err(e);
-                }
-            }
-        }
-        self.freed_in_last_pass = freed_in_pass;
-        Ok(())
     }
 }
 

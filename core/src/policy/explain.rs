@@ -325,13 +325,9 @@ impl<'a, const Q: usize, const R: usize, const B: usize, const M: usize, const L
             if !st.cluster.eligible(job, index) {
                 continue;
             }
-            let (Some(cpus), Some(duration)) = (
-                st.plan.machine(index),
-                st.cluster
-                    .machines()
-                    .get(index)
-                    .and_then(|m| m.scale(job.estimate)),
-            ) else {
+            let (Some(cpus), Some(duration)) =
+                (st.plan.machine(index), st.cluster.duration_on(job, index))
+            else {
                 continue;
             };
             let Some(end) = now.checked_add(duration) else {

@@ -178,7 +178,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         _job: &Job,
         observer: &mut impl Observer,
     ) -> Result<Option<Slot>, KernelError> {
-        self.compression.settle(st, observer)?;
+        st.compress(&mut self.compression, observer)?;
         Ok(None)
     }
 
@@ -205,7 +205,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         st: &mut State<Q, R, B, M, L>,
         observer: &mut impl Observer,
     ) -> Result<Pass, KernelError> {
-        self.compression.settle(st, observer)?;
+        st.compress(&mut self.compression, observer)?;
         let now = st.now;
         for index in 0..st.queue.len() {
             // Read in place; only a job promoted now is copied.
