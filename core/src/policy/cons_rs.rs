@@ -112,6 +112,19 @@ pub enum Iterations {
     Fixed(u32),
 }
 
+impl Iterations {
+    /// The iterations of one search that starts with `queued` jobs waiting
+    /// (either flavour of CONS+RS).
+    pub(crate) fn budget(self, queued: usize) -> u64 {
+        match self {
+            Self::PerQueuedJob(k) => u64::try_from(queued)
+                .unwrap_or(u64::MAX)
+                .saturating_mul(u64::from(k)),
+            Self::Fixed(n) => u64::from(n),
+        }
+    }
+}
+
 /// CONS+RS's parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RandomSearch {
@@ -498,12 +511,8 @@ impl ConsRs {
         st: &mut State<Q, R, B, M, L>,
         observer: &mut impl Observer,
     ) -> Result<(), KernelError> {
-        let queued = u64::try_from(st.queue.len()).unwrap_or(u64::MAX);
-        let budget = match self.iterations {
-            Iterations::PerQueuedJob(k) => queued.saturating_mul(u64::from(k)),
-            Iterations::Fixed(n) => u64::from(n),
-        };
-        if budget == 0 || queued == 0 {
+        let budget = self.iterations.budget(st.queue.len());
+        if budget == 0 || st.queue.is_empty() {
             return Ok(());
         }
         st.counters.rs_searches = st.counters.rs_searches.saturating_add(1);

@@ -155,10 +155,7 @@ impl ConsRsAlea {
         schedule(st, &machine, &order, &mut key)?;
         sort_by_start(&mut order, &key);
         let mut score = Objective::of(st, &key);
-        let budget = match self.iterations {
-            Iterations::PerQueuedJob(k) => (n as u64).saturating_mul(u64::from(k)),
-            Iterations::Fixed(k) => u64::from(k),
-        };
+        let budget = self.iterations.budget(n);
         let mut candidate: Vec<usize, Q> = Vec::new();
         let mut starts: Vec<Time, Q> = Vec::new();
         for _ in 0..budget {
