@@ -52,7 +52,7 @@
 mod checkpoint;
 
 use crate::plan::{Plan, Slot};
-use crate::policy::{Engine, Policy, SlowdownAverage};
+use crate::policy::{Engine, Policy, Rules, SlowdownAverage, View};
 use crate::reason::Waiting;
 use crate::state::State;
 pub use crate::state::{Counters, KernelError, Observer, Pass, QueuedJob, RunningJob};
@@ -204,7 +204,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     /// an observer that wants them. Allocates nothing; each item costs a
     /// fit test or two on the plan.
     pub fn waiting(&self) -> impl Iterator<Item = Waiting> + '_ {
-        self.engine.waiting(&self.st)
+        View::new(&self.engine, &self.st).waiting()
     }
 
     /// Running jobs, in start order.

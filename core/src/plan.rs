@@ -207,11 +207,7 @@ impl<const B: usize, const M: usize, const L: usize> Plan<B, M, L> {
             if !cluster.eligible(job, index) {
                 continue;
             }
-            let Some(duration) = cluster
-                .machines()
-                .get(index)
-                .and_then(|m| m.scale(job.estimate))
-            else {
+            let Some(duration) = cluster.duration_on(job, index) else {
                 continue;
             };
             let limit = best.map_or(Time::MAX, |b| b.start);
@@ -255,13 +251,9 @@ impl<const B: usize, const M: usize, const L: usize> Plan<B, M, L> {
             if !cluster.eligible(job, index) {
                 continue;
             }
-            let (Some(cpus), Some(duration)) = (
-                self.machines.get(index),
-                cluster
-                    .machines()
-                    .get(index)
-                    .and_then(|m| m.scale(job.estimate)),
-            ) else {
+            let (Some(cpus), Some(duration)) =
+                (self.machines.get(index), cluster.duration_on(job, index))
+            else {
                 continue;
             };
             // The job holds its processors on its own machine, and one copy
@@ -333,11 +325,7 @@ impl<const B: usize, const M: usize, const L: usize> Plan<B, M, L> {
             if cpus.free_at(now) < job.procs || !cluster.eligible(job, index) {
                 continue;
             }
-            let Some(duration) = cluster
-                .machines()
-                .get(index)
-                .and_then(|m| m.scale(job.estimate))
-            else {
+            let Some(duration) = cluster.duration_on(job, index) else {
                 continue;
             };
             if !cpus.fits(now, duration, job.procs)? {

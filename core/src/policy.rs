@@ -23,12 +23,18 @@
 //!
 //! # Adding a policy
 //!
-//! A policy is a file here holding its memory between calls (a struct) and
-//! its pass, a variant of [`Policy`] (its public name and parameters) and an
-//! arm of `Engine` (the memory, one arm per family), which the kernel
-//! dispatches on by value. A policy works on the kernel's state
-//! (`crate::state`: clock, wait queue, running set, plan) and the layers
-//! below it, never on the kernel itself.
+//! A policy is a file here holding its memory between calls (a struct)
+//! that implements `Rules` (its pass, and what it does at arrivals; a
+//! policy of the Conservative family implements `conservative::Reserves`,
+//! how it settles the plan, and follows Conservative's rules for the rest),
+//! a variant of [`Policy`] (its public name and parameters) and an arm of
+//! `Engine` (the memory, one arm per family), which the kernel dispatches
+//! on by value. A policy works on the kernel's state (`crate::state`:
+//! clock, wait queue, running set, plan) and the layers below it, never on
+//! the kernel itself; a move that several policies make is a method of the
+//! state, written in the file of the policy it comes from (FCFS's start
+//! from the head, EASY's backfill behind the head, Conservative's
+//! reservation on arrival).
 
 mod cons_rs;
 mod cons_rs_alea;
@@ -45,6 +51,7 @@ mod selective;
 pub use cons_rs::{Iterations, RandomSearch, MAX_TOUCHED};
 pub use cons_rs_alea::PERIOD as ALEA_SEARCH_PERIOD;
 pub use dpsa::{DpsaOrder, DEFAULT_DPSA_NODES, DPSA_CANDIDATES};
+pub(crate) use explain::View;
 pub use flexible::{Heuristics, LicenseDemand, Scores};
 pub(crate) use saved::Saved;
 pub use selective::{SlowdownAverage, Threshold};
@@ -449,8 +456,8 @@ impl Engine {
     pub(crate) fn search_exhaustively(&mut self) {
         match self {
             Self::Conservative(c) => c.compression.exhaustive = true,
-            Self::Selective(s) => s.compression_mut().exhaustive = true,
-            Self::ConsRs(c) => c.compression_mut().exhaustive = true,
+            Self::Selective(s) => s.compression.exhaustive = true,
+            Self::ConsRs(c) => c.cons.compression.exhaustive = true,
             _ => {}
         }
     }
@@ -458,54 +465,6 @@ impl Engine {
     /// Whether the queue is ordered by estimate rather than by arrival.
     pub(crate) const fn shortest_first(&self) -> bool {
         matches!(self, Self::Easy(e) if e.shortest_first)
-    }
-
-    /// `job` arrives (the kernel has checked it and the queue has room):
-    /// settle what the completions at this instant left to do, and return
-    /// the reservation the policy gives it on arrival, if any (already in
-    /// the plan and reported to `observer`).
-    pub(crate) fn arrival<
-        const Q: usize,
-        const R: usize,
-        const B: usize,
-        const M: usize,
-        const L: usize,
-    >(
-        &mut self,
-        st: &mut State<Q, R, B, M, L>,
-        job: &Job,
-        observer: &mut impl Observer,
-    ) -> Result<Option<Slot>, KernelError> {
-        match self {
-            Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) | Self::Flexible(_) => Ok(None),
-            Self::Conservative(c) => c.arrival(st, job, observer),
-            Self::Selective(s) => s.arrival(st, observer),
-            Self::ConsRs(c) => c.arrival(st, job, observer),
-            Self::ConsRsAlea(c) => c.arrival(st, job, observer),
-        }
-    }
-
-    /// The arrival was queued at position `at`.
-    pub(crate) fn queued<
-        const Q: usize,
-        const R: usize,
-        const B: usize,
-        const M: usize,
-        const L: usize,
-    >(
-        &mut self,
-        st: &mut State<Q, R, B, M, L>,
-        at: usize,
-    ) {
-        match self {
-            Self::Easy(e) => e.queued(st, at),
-            Self::Dpsa(d) => d.queued(st, at),
-            _ => {}
-        }
-        let reserved = st.queue.get(at).and_then(|q| q.reservation());
-        if let (Some(compression), Some(slot)) = (self.compression_mut(), reserved) {
-            compression.reserved(slot.start);
-        }
     }
 
     /// `done` completed at `now`; the plan has released what it held.
@@ -521,96 +480,6 @@ impl Engine {
             Self::Selective(s) => s.completed(plan, done, now),
             Self::ConsRs(c) => c.completed(plan, done, now),
             Self::ConsRsAlea(c) => c.completed(done, now),
-        }
-    }
-
-    /// One scheduling pass at `st.now` (running jobs are all within their
-    /// estimates).
-    pub(crate) fn pass<
-        const Q: usize,
-        const R: usize,
-        const B: usize,
-        const M: usize,
-        const L: usize,
-    >(
-        &mut self,
-        st: &mut State<Q, R, B, M, L>,
-        observer: &mut impl Observer,
-    ) -> Result<Pass, KernelError> {
-        let pass = match self {
-            Self::Fcfs => fcfs::pass(st, observer),
-            Self::Easy(e) => e.pass(st, observer),
-            Self::Conservative(c) => c.pass(st, observer),
-            Self::Selective(s) => s.pass(st, observer),
-            Self::ConsRs(c) => c.pass(st, observer),
-            Self::ConsRsAlea(c) => c.pass(st, observer),
-            Self::Flexible(f) => f.pass(st, observer),
-            Self::Dpsa(d) => d.pass(st, observer),
-        };
-        if observer.wants_reasons() && pass.is_ok() {
-            self.report_waiting(st, observer);
-        }
-        pass
-    }
-
-    /// Reports every queued job's reason to `observer` (after a pass).
-    #[inline(never)]
-    fn report_waiting<
-        const Q: usize,
-        const R: usize,
-        const B: usize,
-        const M: usize,
-        const L: usize,
-    >(
-        &self,
-        st: &State<Q, R, B, M, L>,
-        observer: &mut impl Observer,
-    ) {
-        for waiting in self.waiting(st) {
-            observer.waiting(&waiting);
-        }
-    }
-
-    /// Every queued job with why it waits and when it is expected to start,
-    /// by the policy's rules on `st` as it stands (`explain`).
-    pub(crate) fn waiting<
-        'a,
-        const Q: usize,
-        const R: usize,
-        const B: usize,
-        const M: usize,
-        const L: usize,
-    >(
-        &'a self,
-        st: &'a State<Q, R, B, M, L>,
-    ) -> impl Iterator<Item = crate::reason::Waiting> + 'a {
-        let view = explain::View::new(self, st);
-        st.queue
-            .iter()
-            .enumerate()
-            .map(move |(position, q)| view.explain(position, q))
-    }
-
-    /// The earliest instant after `st.now` at which the policy must run a
-    /// pass for a queued job (a reservation start, a promotion). EASY's only
-    /// reservation, the head's shadow time, is a running job's estimated end
-    /// (or now), which the kernel watches anyway; so is DPSA's.
-    pub(crate) fn next_wakeup<
-        const Q: usize,
-        const R: usize,
-        const B: usize,
-        const M: usize,
-        const L: usize,
-    >(
-        &self,
-        st: &State<Q, R, B, M, L>,
-    ) -> Option<Time> {
-        match self {
-            Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) | Self::Flexible(_) => None,
-            Self::Conservative(c) => c.compression.next_reservation(&st.queue, st.now),
-            Self::ConsRs(c) => c.cons.compression.next_reservation(&st.queue, st.now),
-            Self::ConsRsAlea(c) => c.next_wakeup(st),
-            Self::Selective(s) => s.next_wakeup(st),
         }
     }
 
@@ -659,6 +528,109 @@ impl Engine {
         match self {
             Self::Selective(s) => &s.average,
             _ => NONE,
+        }
+    }
+}
+
+/// What a policy family answers to the kernel's calls, on a kernel state
+/// `S` of any capacities (a `State<Q, R, B, M, L>`): each family's memory
+/// implements it, and [`Engine`] passes every call to the family of its
+/// arm. A call a family has no rule for does nothing.
+pub(crate) trait Rules<S> {
+    /// `job` arrives (the kernel has checked it and the queue has room):
+    /// settle what the completions at this instant left to do, and return
+    /// the reservation the policy gives it on arrival, if any (already in
+    /// the plan and reported to `observer`).
+    fn arrival(
+        &mut self,
+        st: &mut S,
+        job: &Job,
+        observer: &mut impl Observer,
+    ) -> Result<Option<Slot>, KernelError> {
+        let _ = (st, job, observer);
+        Ok(None)
+    }
+
+    /// The arrival was queued at position `at`.
+    fn queued(&mut self, st: &mut S, at: usize) {
+        let _ = (st, at);
+    }
+
+    /// One scheduling pass at `st.now` (running jobs are all within their
+    /// estimates).
+    fn pass(&mut self, st: &mut S, observer: &mut impl Observer) -> Result<Pass, KernelError>;
+
+    /// The earliest instant after `st.now` at which the policy must run a
+    /// pass for a queued job (a reservation start, a promotion).
+    fn next_wakeup(&self, st: &S) -> Option<Time> {
+        let _ = st;
+        None
+    }
+}
+
+impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
+    Rules<State<Q, R, B, M, L>> for Engine
+{
+    fn arrival(
+        &mut self,
+        st: &mut State<Q, R, B, M, L>,
+        job: &Job,
+        observer: &mut impl Observer,
+    ) -> Result<Option<Slot>, KernelError> {
+        match self {
+            Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) | Self::Flexible(_) => Ok(None),
+            Self::Conservative(c) => c.arrival(st, job, observer),
+            Self::Selective(s) => s.arrival(st, job, observer),
+            Self::ConsRs(c) => c.arrival(st, job, observer),
+            Self::ConsRsAlea(c) => c.arrival(st, job, observer),
+        }
+    }
+
+    fn queued(&mut self, st: &mut State<Q, R, B, M, L>, at: usize) {
+        match self {
+            Self::Easy(e) => e.queued(st, at),
+            Self::Dpsa(d) => d.queued(st, at),
+            _ => {}
+        }
+        let reserved = st.queue.get(at).and_then(|q| q.reservation());
+        if let (Some(compression), Some(slot)) = (self.compression_mut(), reserved) {
+            compression.reserved(slot.start);
+        }
+    }
+
+    /// One pass of the arm's family, then, for an observer that wants
+    /// them, every queued job's reason.
+    fn pass(
+        &mut self,
+        st: &mut State<Q, R, B, M, L>,
+        observer: &mut impl Observer,
+    ) -> Result<Pass, KernelError> {
+        let pass = match self {
+            Self::Fcfs => fcfs::Fcfs.pass(st, observer),
+            Self::Easy(e) => e.pass(st, observer),
+            Self::Conservative(c) => c.pass(st, observer),
+            Self::Selective(s) => s.pass(st, observer),
+            Self::ConsRs(c) => c.pass(st, observer),
+            Self::ConsRsAlea(c) => c.pass(st, observer),
+            Self::Flexible(f) => f.pass(st, observer),
+            Self::Dpsa(d) => d.pass(st, observer),
+        };
+        if observer.wants_reasons() && pass.is_ok() {
+            View::report(self, st, observer);
+        }
+        pass
+    }
+
+    /// EASY's only reservation, the head's shadow time, is a running job's
+    /// estimated end (or now), which the kernel watches anyway; so is
+    /// DPSA's.
+    fn next_wakeup(&self, st: &State<Q, R, B, M, L>) -> Option<Time> {
+        match self {
+            Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) | Self::Flexible(_) => None,
+            Self::Conservative(c) => c.next_wakeup(st),
+            Self::ConsRs(c) => c.next_wakeup(st),
+            Self::ConsRsAlea(c) => c.next_wakeup(st),
+            Self::Selective(s) => s.next_wakeup(st),
         }
     }
 }

@@ -294,6 +294,15 @@ impl<const M: usize, const L: usize> Cluster<M, L> {
         self.machines.iter().map(|m| u64::from(m.cpus)).sum()
     }
 
+    /// How long `job` runs on machine `machine`: its estimate at the
+    /// machine's speed (`None` when there is no such machine or the time
+    /// does not fit a [`Duration`]).
+    pub(crate) fn duration_on(&self, job: &Job, machine: usize) -> Option<Duration> {
+        self.machines()
+            .get(machine)
+            .and_then(|m| m.scale(job.estimate))
+    }
+
     /// Whether `job` could ever run on machine `machine`: enough processors,
     /// and every license it needs can be activated there and exists.
     #[must_use]

@@ -105,6 +105,18 @@ fn on_big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T 
         .unwrap()
 }
 
+/// `f` of every policy ([`policies`]), in order, on a big stack; the
+/// results are collected between the calls, outside what `f` counts.
+fn every_policy<T: Send + 'static>(f: impl Fn(Policy) -> T + Send + 'static) -> Vec<(Policy, T)> {
+    let results: Vec<(Policy, T)> =
+        on_big_stack(move || policies().map(|policy| (policy, f(policy))).collect());
+    assert_eq!(
+        results.len(),
+        Policy::ALL.len() + Policy::OPTION_VARIANTS.len()
+    );
+    results
+}
+
 /// When a running job ends: its run time (kept in `tag`) or its estimate,
 /// whichever comes first.
 fn end_of(running: &RunningJob) -> Time {
@@ -188,28 +200,20 @@ fn counter_sees_allocations() {
 #[test]
 fn simulator_replay_does_not_allocate() {
     let jobs = workload(0x5EED_0001);
-    let results = on_big_stack(move || {
-        let mut results = Vec::with_capacity(Policy::ALL.len() + Policy::OPTION_VARIANTS.len());
-        for policy in policies() {
-            // Everything is built before counting starts.
-            let cluster = Cluster::single(PROCS).unwrap();
-            let mut sim = Simulator::new(TestKernel::new(cluster, policy));
-            let mut metrics = Metrics::new(CategoryBounds::DEFAULT);
-            let clock = std::time::Instant::now();
-            let before = allocations();
-            let outcome = sim.run(jobs.iter().copied(), &mut metrics);
-            let counted = allocations() - before;
-            eprintln!("{policy}: {:?} {outcome:?}", clock.elapsed());
-            let validated = sim.kernel().validate();
-            results.push((policy, counted, outcome, validated, metrics.overall.count));
-        }
-        results
+    let results = every_policy(move |policy| {
+        // Everything is built before counting starts.
+        let cluster = Cluster::single(PROCS).unwrap();
+        let mut sim = Simulator::new(TestKernel::new(cluster, policy));
+        let mut metrics = Metrics::new(CategoryBounds::DEFAULT);
+        let clock = std::time::Instant::now();
+        let before = allocations();
+        let outcome = sim.run(jobs.iter().copied(), &mut metrics);
+        let counted = allocations() - before;
+        eprintln!("{policy}: {:?} {outcome:?}", clock.elapsed());
+        let validated = sim.kernel().validate();
+        (counted, outcome, validated, metrics.overall.count)
     });
-    assert_eq!(
-        results.len(),
-        Policy::ALL.len() + Policy::OPTION_VARIANTS.len()
-    );
-    for (policy, counted, outcome, validated, finished) in results {
+    for (policy, (counted, outcome, validated, finished)) in results {
         let outcome = outcome.unwrap_or_else(|e| panic!("{policy}: replay failed: {e}"));
         assert_eq!(
             counted, 0,
@@ -227,22 +231,14 @@ fn simulator_replay_does_not_allocate() {
 #[test]
 fn direct_kernel_calls_do_not_allocate() {
     let jobs = workload(0x5EED_0002);
-    let results = on_big_stack(move || {
-        let mut results = Vec::with_capacity(Policy::ALL.len() + Policy::OPTION_VARIANTS.len());
-        for policy in policies() {
-            let mut kernel = TestKernel::new(Cluster::single(PROCS).unwrap(), policy);
-            let before = allocations();
-            let driven = drive(&mut kernel, &jobs);
-            let counted = allocations() - before;
-            results.push((policy, counted, driven));
-        }
-        results
+    let results = every_policy(move |policy| {
+        let mut kernel = TestKernel::new(Cluster::single(PROCS).unwrap(), policy);
+        let before = allocations();
+        let driven = drive(&mut kernel, &jobs);
+        let counted = allocations() - before;
+        (counted, driven)
     });
-    assert_eq!(
-        results.len(),
-        Policy::ALL.len() + Policy::OPTION_VARIANTS.len()
-    );
-    for (policy, counted, driven) in results {
+    for (policy, (counted, driven)) in results {
         let driven = driven.unwrap_or_else(|e| panic!("{policy}: kernel call failed: {e}"));
         assert_eq!(
             counted, 0,

@@ -145,10 +145,7 @@ fn check_slot<const M: usize, const L: usize>(
         cluster.eligible(job, machine),
         "a job placed on a machine that cannot run it",
     )?;
-    let scaled = cluster
-        .machines()
-        .get(machine)
-        .and_then(|m| m.scale(job.estimate));
+    let scaled = cluster.duration_on(job, machine);
     require(
         scaled == Some(slot.duration),
         "a slot that is not the job's estimate on its machine",

@@ -90,10 +90,10 @@
 //! its guarantee). A job whose reservation the search moved into a gap,
 //! and nothing moved since, starts moved up by the random search.
 
-use super::conservative::{pass_reserved, reserve_on_arrival, Compression, Conservative};
+use super::conservative::{Compression, Conservative, Reserves};
 use crate::plan::Slot;
 use crate::rng::SplitMix64;
-use crate::state::{KernelError, Observer, Pass, QueuedJob, RunningJob, State};
+use crate::state::{KernelError, Observer, QueuedJob, RunningJob, State};
 use crate::types::{Job, Time, SLOWDOWN_BOUND};
 
 mod saved;
@@ -110,6 +110,19 @@ pub enum Iterations {
     PerQueuedJob(u32),
     /// This many, whatever the queue.
     Fixed(u32),
+}
+
+impl Iterations {
+    /// The iterations of one search that starts with `queued` jobs waiting
+    /// (either flavour of CONS+RS).
+    pub(crate) fn budget(self, queued: usize) -> u64 {
+        match self {
+            Self::PerQueuedJob(k) => u64::try_from(queued)
+                .unwrap_or(u64::MAX)
+                .saturating_mul(u64::from(k)),
+            Self::Fixed(n) => u64::from(n),
+        }
+    }
 }
 
 /// CONS+RS's parameters.
@@ -451,12 +464,6 @@ std::thread_local! {
 }
 
 impl ConsRs {
-    /// Tests: the compression bookkeeping.
-    #[cfg(test)]
-    pub(crate) fn compression_mut(&mut self) -> &mut super::conservative::Compression {
-        &mut self.cons.compression
-    }
-
     /// CONS+RS with `params`.
     pub(crate) fn new(params: RandomSearch) -> Self {
         Self {
@@ -495,54 +502,6 @@ impl ConsRs {
         self.cons.completed(plan, &done.slot, now);
     }
 
-    /// Compression, then the random search if an early completion is new.
-    fn settle<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
-        &mut self,
-        st: &mut State<Q, R, B, M, L>,
-        observer: &mut impl Observer,
-    ) -> Result<(), KernelError> {
-        self.cons.compression.settle(st, observer)?;
-        if self.early {
-            self.early = false;
-            self.search(st, observer)?;
-        }
-        Ok(())
-    }
-
-    /// Settles the plan and reserves the arriving `job` at its earliest fit.
-    pub(crate) fn arrival<
-        const Q: usize,
-        const R: usize,
-        const B: usize,
-        const M: usize,
-        const L: usize,
-    >(
-        &mut self,
-        st: &mut State<Q, R, B, M, L>,
-        job: &Job,
-        observer: &mut impl Observer,
-    ) -> Result<Option<Slot>, KernelError> {
-        self.settle(st, observer)?;
-        reserve_on_arrival(st, job, observer).map(Some)
-    }
-
-    /// One scheduling pass: settle, then start every job whose reservation
-    /// has come.
-    pub(crate) fn pass<
-        const Q: usize,
-        const R: usize,
-        const B: usize,
-        const M: usize,
-        const L: usize,
-    >(
-        &mut self,
-        st: &mut State<Q, R, B, M, L>,
-        observer: &mut impl Observer,
-    ) -> Result<Pass, KernelError> {
-        self.settle(st, observer)?;
-        pass_reserved(&mut self.cons.compression, st, observer)
-    }
-
     /// The random search. Never inlined: its [`Buffers`] (about 33 KiB)
     /// stay in its own frame, so other policies' passes keep their small
     /// stacks.
@@ -552,12 +511,8 @@ impl ConsRs {
         st: &mut State<Q, R, B, M, L>,
         observer: &mut impl Observer,
     ) -> Result<(), KernelError> {
-        let queued = u64::try_from(st.queue.len()).unwrap_or(u64::MAX);
-        let budget = match self.iterations {
-            Iterations::PerQueuedJob(k) => queued.saturating_mul(u64::from(k)),
-            Iterations::Fixed(n) => u64::from(n),
-        };
-        if budget == 0 || queued == 0 {
+        let budget = self.iterations.budget(st.queue.len());
+        if budget == 0 || st.queue.is_empty() {
             return Ok(());
         }
         st.counters.rs_searches = st.counters.rs_searches.saturating_add(1);
@@ -807,7 +762,7 @@ impl ConsRs {
         for (i, slot, place) in &mut moves.touched {
             if *place == Place::Partly {
                 let other = queued_job(st, *i)?;
-                release_outside(st, &other, slot, &gap)?;
+                st.release_outside(&other, slot, &gap)?;
                 *place = Place::Out;
             }
         }
@@ -844,6 +799,32 @@ impl ConsRs {
             *place = Place::Moved(slot);
         }
         Ok(true)
+    }
+}
+
+impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
+    Reserves<State<Q, R, B, M, L>> for ConsRs
+{
+    fn compression(&self) -> &Compression {
+        &self.cons.compression
+    }
+
+    fn compression_mut(&mut self) -> &mut Compression {
+        &mut self.cons.compression
+    }
+
+    /// Compression, then the random search if an early completion is new.
+    fn settle(
+        &mut self,
+        st: &mut State<Q, R, B, M, L>,
+        observer: &mut impl Observer,
+    ) -> Result<(), KernelError> {
+        st.compress(&mut self.cons.compression, observer)?;
+        if self.early {
+            self.early = false;
+            self.search(st, observer)?;
+        }
+        Ok(())
     }
 }
 
@@ -1458,37 +1439,35 @@ fn inside(slot: &Slot, window: &Slot) -> Slot {
     }
 }
 
-/// Gives back `job`'s resources over the parts of `slot` before and after
-/// `window` (the part inside is already out).
-fn release_outside<
-    const Q: usize,
-    const R: usize,
-    const B: usize,
-    const M: usize,
-    const L: usize,
->(
-    st: &mut State<Q, R, B, M, L>,
-    job: &Job,
-    slot: &Slot,
-    window: &Slot,
-) -> Result<(), KernelError> {
-    let part = inside(slot, window);
-    let before = Slot {
-        start: slot.start,
-        machine: slot.machine,
-        duration: part.start.saturating_sub(slot.start),
-    };
-    let after = Slot {
-        start: part.end(),
-        machine: slot.machine,
-        duration: slot.end().saturating_sub(part.end()),
-    };
-    for piece in [before, after] {
-        if piece.duration > 0 {
-            st.plan.release_from(job, &piece, piece.start)?;
+impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
+    State<Q, R, B, M, L>
+{
+    /// Gives back `job`'s resources over the parts of `slot` before and after
+    /// `window` (the part inside is already out).
+    fn release_outside(
+        &mut self,
+        job: &Job,
+        slot: &Slot,
+        window: &Slot,
+    ) -> Result<(), KernelError> {
+        let part = inside(slot, window);
+        let before = Slot {
+            start: slot.start,
+            machine: slot.machine,
+            duration: part.start.saturating_sub(slot.start),
+        };
+        let after = Slot {
+            start: part.end(),
+            machine: slot.machine,
+            duration: slot.end().saturating_sub(part.end()),
+        };
+        for piece in [before, after] {
+            if piece.duration > 0 {
+                self.plan.release_from(job, &piece, piece.start)?;
+            }
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// What one iteration changed in the plan, so it can be undone.
@@ -1582,12 +1561,7 @@ fn find_gap<const Q: usize, const R: usize, const B: usize, const M: usize, cons
         if !st.cluster.eligible(job, m) {
             continue;
         }
-        let Some(duration) = st
-            .cluster
-            .machines()
-            .get(m)
-            .and_then(|x| x.scale(job.estimate))
-        else {
+        let Some(duration) = st.cluster.duration_on(job, m) else {
             continue;
         };
         let Some(cpus) = st.plan.machine(m) else {

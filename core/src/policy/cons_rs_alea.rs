@@ -46,13 +46,13 @@
 //! (every job reserved; its reservation, which is no promise here, is its
 //! expected start).
 
-use super::conservative::{pass_reserved, reserve_on_arrival, Conservative, Earliest};
+use super::conservative::{Compression, Conservative, Earliest, Reserves};
 use super::Iterations;
 use super::RandomSearch;
 use crate::plan::Slot;
 use crate::rng::SplitMix64;
-use crate::state::{KernelError, Observer, Pass, RunningJob, State};
-use crate::types::{Job, Time};
+use crate::state::{KernelError, Observer, RunningJob, State};
+use crate::types::Time;
 use heapless::binary_heap::{Min, PeekMut};
 use heapless::{BinaryHeap, Vec};
 
@@ -113,85 +113,6 @@ impl ConsRsAlea {
         }
     }
 
-    /// The searches due at this instant: one on demand, one periodic.
-    fn settle<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>(
-        &mut self,
-        st: &mut State<Q, R, B, M, L>,
-        observer: &mut impl Observer,
-    ) -> Result<(), KernelError> {
-        let now = st.now;
-        if self.early {
-            self.early = false;
-            self.search(st, observer)?;
-        }
-        if let Some(due) = self.next_periodic.filter(|&t| t <= now) {
-            // The next one on the grid of PERIOD from the first arrival.
-            let periods = now.saturating_sub(due).div_euclid(PERIOD).saturating_add(1);
-            self.next_periodic = Some(due.saturating_add(periods.saturating_mul(PERIOD)));
-            self.search(st, observer)?;
-        }
-        Ok(())
-    }
-
-    /// Settles, then reserves the arriving `job` at its earliest fit.
-    pub(crate) fn arrival<
-        const Q: usize,
-        const R: usize,
-        const B: usize,
-        const M: usize,
-        const L: usize,
-    >(
-        &mut self,
-        st: &mut State<Q, R, B, M, L>,
-        job: &Job,
-        observer: &mut impl Observer,
-    ) -> Result<Option<Slot>, KernelError> {
-        self.settle(st, observer)?;
-        if self.next_periodic.is_none() {
-            self.next_periodic = Some(st.now.saturating_add(PERIOD));
-        }
-        reserve_on_arrival(st, job, observer).map(Some)
-    }
-
-    /// One scheduling pass: the searches due, then every job whose
-    /// reservation has come starts.
-    pub(crate) fn pass<
-        const Q: usize,
-        const R: usize,
-        const B: usize,
-        const M: usize,
-        const L: usize,
-    >(
-        &mut self,
-        st: &mut State<Q, R, B, M, L>,
-        observer: &mut impl Observer,
-    ) -> Result<Pass, KernelError> {
-        self.settle(st, observer)?;
-        pass_reserved(&mut self.cons.compression, st, observer)
-    }
-
-    /// The next instant a pass is needed: a reservation start, or the next
-    /// periodic search while at least two jobs wait.
-    pub(crate) fn next_wakeup<
-        const Q: usize,
-        const R: usize,
-        const B: usize,
-        const M: usize,
-        const L: usize,
-    >(
-        &self,
-        st: &State<Q, R, B, M, L>,
-    ) -> Option<Time> {
-        let reservation = self.cons.compression.next_reservation(&st.queue, st.now);
-        let periodic = self
-            .next_periodic
-            .filter(|&t| t > st.now && st.queue.len() >= 2);
-        match (reservation, periodic) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
-    }
-
     /// One search: schedule the current list, run the iterations, and give
     /// the plan the list's schedule.
     // Never inlined: its queue-sized lists stay in its own frame, so the
@@ -234,10 +155,7 @@ impl ConsRsAlea {
         schedule(st, &machine, &order, &mut key)?;
         sort_by_start(&mut order, &key);
         let mut score = Objective::of(st, &key);
-        let budget = match self.iterations {
-            Iterations::PerQueuedJob(k) => (n as u64).saturating_mul(u64::from(k)),
-            Iterations::Fixed(k) => u64::from(k),
-        };
+        let budget = self.iterations.budget(n);
         let mut candidate: Vec<usize, Q> = Vec::new();
         let mut starts: Vec<Time, Q> = Vec::new();
         for _ in 0..budget {
@@ -271,6 +189,51 @@ impl ConsRsAlea {
         }
         self.cons.compression.earliest = Earliest::Unknown;
         apply(st, &key, observer)
+    }
+}
+
+impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
+    Reserves<State<Q, R, B, M, L>> for ConsRsAlea
+{
+    fn compression(&self) -> &Compression {
+        &self.cons.compression
+    }
+
+    fn compression_mut(&mut self) -> &mut Compression {
+        &mut self.cons.compression
+    }
+
+    /// The searches due at this instant: one on demand, one periodic.
+    fn settle(
+        &mut self,
+        st: &mut State<Q, R, B, M, L>,
+        observer: &mut impl Observer,
+    ) -> Result<(), KernelError> {
+        let now = st.now;
+        if self.early {
+            self.early = false;
+            self.search(st, observer)?;
+        }
+        if let Some(due) = self.next_periodic.filter(|&t| t <= now) {
+            // The next one on the grid of PERIOD from the first arrival.
+            let periods = now.saturating_sub(due).div_euclid(PERIOD).saturating_add(1);
+            self.next_periodic = Some(due.saturating_add(periods.saturating_mul(PERIOD)));
+            self.search(st, observer)?;
+        }
+        Ok(())
+    }
+
+    /// The first arrival starts the grid of periodic searches.
+    fn arrives(&mut self, now: Time) {
+        if self.next_periodic.is_none() {
+            self.next_periodic = Some(now.saturating_add(PERIOD));
+        }
+    }
+
+    /// The next periodic search, while at least two jobs wait.
+    fn next_search(&self, st: &State<Q, R, B, M, L>) -> Option<Time> {
+        self.next_periodic
+            .filter(|&t| t > st.now && st.queue.len() >= 2)
     }
 }
 

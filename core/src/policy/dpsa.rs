@@ -96,8 +96,8 @@
 //! papers are vague": estimates for run times,
 //! processors started for utilisation, stable size orders, greedy seed.
 
-use super::easy::{backfill_behind_head, Easy};
-use super::fcfs::start_from_head;
+use super::easy::Easy;
+use super::Rules;
 use crate::deck::Deck;
 use crate::plan::{Plan, Slot};
 use crate::state::{Counters, KernelError, Observer, Pass, QueuedJob, State};
@@ -206,47 +206,6 @@ impl Dpsa {
         self.head.restore(reserved_head);
     }
 
-    /// A job was queued at position `at` (see [`Easy::queued`]).
-    pub(crate) fn queued<
-        const Q: usize,
-        const R: usize,
-        const B: usize,
-        const M: usize,
-        const L: usize,
-    >(
-        &mut self,
-        st: &mut State<Q, R, B, M, L>,
-        at: usize,
-    ) {
-        self.budget_hit = None;
-        self.head.queued(st, at);
-    }
-
-    /// One DPSA pass (module docs, rules 1-5).
-    pub(crate) fn pass<
-        const Q: usize,
-        const R: usize,
-        const B: usize,
-        const M: usize,
-        const L: usize,
-    >(
-        &mut self,
-        st: &mut State<Q, R, B, M, L>,
-        observer: &mut impl Observer,
-    ) -> Result<Pass, KernelError> {
-        let now = st.now;
-        let mut pass = Pass::default();
-        self.budget_hit = None;
-        start_from_head(st, observer, &mut pass)?;
-        let Some((head, shadow)) = self.head.reserve_head(st, observer)? else {
-            return Ok(pass);
-        };
-        let result = self.fill(st, observer, &mut pass, shadow.start);
-        // The head's reservation lives only during the pass.
-        st.plan.release_from(&head, &shadow, now)?;
-        result.map(|()| pass)
-    }
-
     /// Puts the candidates (collected in queue order) into the variant's
     /// order; ties keep queue order.
     fn sort(&self, candidates: &mut [Candidate]) {
@@ -336,10 +295,40 @@ impl Dpsa {
         if let Some(first_left) = overflow {
             // Every started candidate was ahead of `first_left` in the queue.
             let from = first_left.saturating_sub(started.len());
-            backfill_behind_head(st, observer, pass, from)?;
+            st.backfill_behind_head(observer, pass, from)?;
         }
         self.budget_hit = found.hit.then_some(st.running.len());
         Ok(())
+    }
+}
+
+impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
+    Rules<State<Q, R, B, M, L>> for Dpsa
+{
+    /// A job was queued at position `at` (as under EASY, whose memory DPSA
+    /// keeps for its head phase).
+    fn queued(&mut self, st: &mut State<Q, R, B, M, L>, at: usize) {
+        self.budget_hit = None;
+        self.head.queued(st, at);
+    }
+
+    /// One DPSA pass (module docs, rules 1-5).
+    fn pass(
+        &mut self,
+        st: &mut State<Q, R, B, M, L>,
+        observer: &mut impl Observer,
+    ) -> Result<Pass, KernelError> {
+        let now = st.now;
+        let mut pass = Pass::default();
+        self.budget_hit = None;
+        st.start_from_head(observer, &mut pass)?;
+        let Some((head, shadow)) = self.head.reserve_head(st, observer)? else {
+            return Ok(pass);
+        };
+        let result = self.fill(st, observer, &mut pass, shadow.start);
+        // The head's reservation lives only during the pass.
+        st.plan.release_from(&head, &shadow, now)?;
+        result.map(|()| pass)
     }
 }
 

@@ -36,7 +36,7 @@
 //! S. Srinivasan, R. Kettimuthu, V. Subramani and P. Sadayappan, *Selective
 //! reservation strategies for backfill job scheduling*, JSSPP 2002.
 
-use super::fcfs::start_from_head;
+use super::Rules;
 use crate::plan::{Plan, Slot};
 use crate::state::{KernelError, Observer, Pass, QueuedJob, State};
 use crate::types::{Cluster, Job, JobId, Time};
@@ -88,31 +88,6 @@ impl Easy {
         self.first_new = 0;
     }
 
-    /// A job was queued at position `at`. One that sorts ahead of the
-    /// reserved head (it arrives late with an earlier submit time) takes the
-    /// head: the old head's reservation, and the promise that came with it,
-    /// are void.
-    pub(crate) fn queued<
-        const Q: usize,
-        const R: usize,
-        const B: usize,
-        const M: usize,
-        const L: usize,
-    >(
-        &mut self,
-        st: &mut State<Q, R, B, M, L>,
-        at: usize,
-    ) {
-        self.first_new = self.first_new.min(at);
-        if let Some(index) = self.reserved_index(st).filter(|&i| i > at) {
-            if let Some(entry) = st.queue.get_mut(index) {
-                entry.set_reservation(None);
-                entry.set_guarantee(None);
-                self.reserved_head = None;
-            }
-        }
-    }
-
     /// Where the job holding the head reservation is in the queue, if it is
     /// still queued. The queue is sorted by the key [`State::position`]
     /// inserts by, which ends with the unique id, so the job is just before
@@ -135,36 +110,6 @@ impl Easy {
             .get(index)
             .is_some_and(|q| q.job == old)
             .then_some(index)
-    }
-
-    /// One EASY pass: start from the head while jobs fit; then the head gets
-    /// a reservation at its shadow time, held in the plan while the rest of
-    /// the queue is scanned: a later job starts now if it fits the plan over
-    /// `[now, now + estimate)`.
-    pub(crate) fn pass<
-        const Q: usize,
-        const R: usize,
-        const B: usize,
-        const M: usize,
-        const L: usize,
-    >(
-        &mut self,
-        st: &mut State<Q, R, B, M, L>,
-        observer: &mut impl Observer,
-    ) -> Result<Pass, KernelError> {
-        if st.tally().is_some() {
-            return self.pass_by_count(st, observer);
-        }
-        let now = st.now;
-        let mut pass = Pass::default();
-        start_from_head(st, observer, &mut pass)?;
-        let Some((head, shadow)) = self.reserve_head(st, observer)? else {
-            return Ok(pass);
-        };
-        let result = backfill_behind_head(st, observer, &mut pass, 1);
-        // The head's reservation lives only during the pass.
-        st.plan.release_from(&head, &shadow, now)?;
-        result.map(|()| pass)
     }
 
     /// Gives the queue head (which does not fit now) its reservation at its
@@ -229,7 +174,7 @@ impl Easy {
         }
     }
 
-    /// [`Easy::pass`] with a tally (one machine, no licenses), the classic
+    /// EASY's pass with a tally (one machine, no licenses), the classic
     /// formulation of the same rules: the head's shadow time is the first
     /// estimated end by which enough processors are free, the spare ones
     /// are those it leaves then, and a later job of `p` processors and
@@ -264,7 +209,7 @@ impl Easy {
         let now = st.now;
         let mut pass = Pass::default();
         let last = self.scanned.take();
-        start_from_head(st, observer, &mut pass)?;
+        st.start_from_head(observer, &mut pass)?;
         let Some(head) = st.queue.first().copied() else {
             self.first_new = 0;
             return Ok(pass);
@@ -330,56 +275,97 @@ impl Easy {
     }
 }
 
-/// Starts, in queue order from queue position `from` on (1: right behind
-/// the head), every job that fits the plan now (the head's reservation is in
-/// the plan). DPSA and flexible backfilling use it too.
-pub(super) fn backfill_behind_head<
-    const Q: usize,
-    const R: usize,
-    const B: usize,
-    const M: usize,
-    const L: usize,
->(
-    st: &mut State<Q, R, B, M, L>,
-    observer: &mut impl Observer,
-    pass: &mut Pass,
-    from: usize,
-) -> Result<(), KernelError> {
-    let now = st.now;
-    // Processors free now on the best machine: a job wider than that
-    // cannot start, which settles most of a deep queue without a probe.
-    let mut most_free = st.plan.most_free_now(now);
-    let mut stairs = Stairs::build(&st.cluster, &st.plan);
-    let mut index = from;
-    while most_free > 0 {
-        let Some(procs) = st.queue.get(index).map(|q| q.job.procs) else {
-            break;
-        };
-        if procs > most_free {
-            index = index.saturating_add(1);
-            continue;
-        }
-        let Some(entry) = st.queue.get(index).copied() else {
-            break;
-        };
-        let found = match stairs
-            .as_ref()
-            .and_then(|s| s.fit_now(&st.cluster, &entry.job, now))
-        {
-            Some(answer) => answer,
-            None => st.plan.fit_now(&st.cluster, &entry.job, now)?,
-        };
-        match found {
-            Some(slot) => {
-                st.reserve_and_start(index, &entry.job, slot, observer)?;
-                pass.started = pass.started.saturating_add(1);
-                most_free = st.plan.most_free_now(now);
-                stairs = Stairs::build(&st.cluster, &st.plan);
+impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
+    Rules<State<Q, R, B, M, L>> for Easy
+{
+    /// A job was queued at position `at`. One that sorts ahead of the
+    /// reserved head (it arrives late with an earlier submit time) takes the
+    /// head: the old head's reservation, and the promise that came with it,
+    /// are void.
+    fn queued(&mut self, st: &mut State<Q, R, B, M, L>, at: usize) {
+        self.first_new = self.first_new.min(at);
+        if let Some(index) = self.reserved_index(st).filter(|&i| i > at) {
+            if let Some(entry) = st.queue.get_mut(index) {
+                entry.set_reservation(None);
+                entry.set_guarantee(None);
+                self.reserved_head = None;
             }
-            None => index = index.saturating_add(1),
         }
     }
-    Ok(())
+
+    /// One EASY pass: start from the head while jobs fit; then the head gets
+    /// a reservation at its shadow time, held in the plan while the rest of
+    /// the queue is scanned: a later job starts now if it fits the plan over
+    /// `[now, now + estimate)`.
+    fn pass(
+        &mut self,
+        st: &mut State<Q, R, B, M, L>,
+        observer: &mut impl Observer,
+    ) -> Result<Pass, KernelError> {
+        if st.tally().is_some() {
+            return self.pass_by_count(st, observer);
+        }
+        let now = st.now;
+        let mut pass = Pass::default();
+        st.start_from_head(observer, &mut pass)?;
+        let Some((head, shadow)) = self.reserve_head(st, observer)? else {
+            return Ok(pass);
+        };
+        let result = st.backfill_behind_head(observer, &mut pass, 1);
+        // The head's reservation lives only during the pass.
+        st.plan.release_from(&head, &shadow, now)?;
+        result.map(|()| pass)
+    }
+}
+
+impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
+    State<Q, R, B, M, L>
+{
+    /// Starts, in queue order from queue position `from` on (1: right behind
+    /// the head), every job that fits the plan now (the head's reservation is in
+    /// the plan). DPSA and flexible backfilling use it too.
+    pub(crate) fn backfill_behind_head(
+        &mut self,
+        observer: &mut impl Observer,
+        pass: &mut Pass,
+        from: usize,
+    ) -> Result<(), KernelError> {
+        let now = self.now;
+        // Processors free now on the best machine: a job wider than that
+        // cannot start, which settles most of a deep queue without a probe.
+        let mut most_free = self.plan.most_free_now(now);
+        let mut stairs = Stairs::build(&self.cluster, &self.plan);
+        let mut index = from;
+        while most_free > 0 {
+            let Some(procs) = self.queue.get(index).map(|q| q.job.procs) else {
+                break;
+            };
+            if procs > most_free {
+                index = index.saturating_add(1);
+                continue;
+            }
+            let Some(entry) = self.queue.get(index).copied() else {
+                break;
+            };
+            let found = match stairs
+                .as_ref()
+                .and_then(|s| s.fit_now(&self.cluster, &entry.job, now))
+            {
+                Some(answer) => answer,
+                None => self.plan.fit_now(&self.cluster, &entry.job, now)?,
+            };
+            match found {
+                Some(slot) => {
+                    self.reserve_and_start(index, &entry.job, slot, observer)?;
+                    pass.started = pass.started.saturating_add(1);
+                    most_free = self.plan.most_free_now(now);
+                    stairs = Stairs::build(&self.cluster, &self.plan);
+                }
+                None => index = index.saturating_add(1),
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The running minimum of free processors from now on, for a cluster of

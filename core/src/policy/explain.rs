@@ -28,7 +28,7 @@
 use super::Engine;
 use crate::plan::Slot;
 use crate::reason::{ExpectedStart, Reason, Waiting};
-use crate::state::{QueuedJob, State};
+use crate::state::{Observer, QueuedJob, State};
 use crate::types::{Job, Procs, Time};
 
 /// Which rules give the reasons.
@@ -104,6 +104,29 @@ impl<'a, const Q: usize, const R: usize, const B: usize, const M: usize, const L
             };
         }
         view
+    }
+
+    /// Every queued job, explained, in queue order.
+    pub(crate) fn waiting(self) -> impl Iterator<Item = Waiting> + 'a {
+        let st = self.st;
+        st.queue
+            .iter()
+            .enumerate()
+            .map(move |(position, q)| self.explain(position, q))
+    }
+
+    /// Reports every queued job's reason by `engine`'s rules on `st` to
+    /// `observer` (after a pass). Never inlined, so that a pass for an
+    /// observer that wants no reasons does not carry this code.
+    #[inline(never)]
+    pub(crate) fn report(
+        engine: &'a Engine,
+        st: &'a State<Q, R, B, M, L>,
+        observer: &mut impl Observer,
+    ) {
+        for waiting in Self::new(engine, st).waiting() {
+            observer.waiting(&waiting);
+        }
     }
 
     /// Queue entry `q` at `position`, explained.
@@ -302,13 +325,9 @@ impl<'a, const Q: usize, const R: usize, const B: usize, const M: usize, const L
             if !st.cluster.eligible(job, index) {
                 continue;
             }
-            let (Some(cpus), Some(duration)) = (
-                st.plan.machine(index),
-                st.cluster
-                    .machines()
-                    .get(index)
-                    .and_then(|m| m.scale(job.estimate)),
-            ) else {
+            let (Some(cpus), Some(duration)) =
+                (st.plan.machine(index), st.cluster.duration_on(job, index))
+            else {
                 continue;
             };
             let Some(end) = now.checked_add(duration) else {

@@ -10,92 +10,88 @@
 //! expected start; every job behind it is behind the head. Starts are in
 //! order.
 //!
-//! [`start_from_head`] is also the first phase of EASY, SJF-EASY and (in the
+//! [`State::start_from_head`] is also the first phase of EASY, SJF-EASY and (in the
 //! DPSA family) every policy that starts from the head before backfilling.
 
+use super::Rules;
 use crate::plan::Slot;
 use crate::state::{KernelError, Observer, Pass, State};
 use crate::tally::Tally;
 
-/// Starts queue heads at `now` while they fit, counting them in `pass`.
-pub(crate) fn start_from_head<
-    const Q: usize,
-    const R: usize,
-    const B: usize,
-    const M: usize,
-    const L: usize,
->(
-    st: &mut State<Q, R, B, M, L>,
-    observer: &mut impl Observer,
-    pass: &mut Pass,
-) -> Result<(), KernelError> {
-    let now = st.now;
-    if st.tally().is_some() {
-        return start_from_head_by_count(st, observer, pass);
+/// FCFS's memory between calls: none.
+pub(crate) struct Fcfs;
+
+impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
+    Rules<State<Q, R, B, M, L>> for Fcfs
+{
+    /// One FCFS pass.
+    fn pass(
+        &mut self,
+        st: &mut State<Q, R, B, M, L>,
+        observer: &mut impl Observer,
+    ) -> Result<Pass, KernelError> {
+        let mut pass = Pass::default();
+        st.start_from_head(observer, &mut pass)?;
+        Ok(pass)
     }
-    while let Some(head) = st.queue.first().copied() {
-        match st.plan.fit_now(&st.cluster, &head.job, now)? {
-            Some(slot) => {
-                st.reserve_and_start(0, &head.job, slot, observer)?;
-                pass.started = pass.started.saturating_add(1);
+}
+
+impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
+    State<Q, R, B, M, L>
+{
+    /// Starts queue heads at `now` while they fit, counting them in `pass`.
+    pub(crate) fn start_from_head(
+        &mut self,
+        observer: &mut impl Observer,
+        pass: &mut Pass,
+    ) -> Result<(), KernelError> {
+        let now = self.now;
+        if self.tally().is_some() {
+            return self.start_from_head_by_count(observer, pass);
+        }
+        while let Some(head) = self.queue.first().copied() {
+            match self.plan.fit_now(&self.cluster, &head.job, now)? {
+                Some(slot) => {
+                    self.reserve_and_start(0, &head.job, slot, observer)?;
+                    pass.started = pass.started.saturating_add(1);
+                }
+                None => break,
             }
-            None => break,
         }
+        Ok(())
     }
-    Ok(())
-}
 
-/// [`start_from_head`] with a tally (one machine, no licenses): a head fits
-/// now exactly when it asks for no more processors than are free, since the
-/// plan holds nothing but running jobs at this point of a pass.
-fn start_from_head_by_count<
-    const Q: usize,
-    const R: usize,
-    const B: usize,
-    const M: usize,
-    const L: usize,
->(
-    st: &mut State<Q, R, B, M, L>,
-    observer: &mut impl Observer,
-    pass: &mut Pass,
-) -> Result<(), KernelError> {
-    let now = st.now;
-    let machine = st
-        .tally()
-        .map(Tally::machine)
-        .ok_or(KernelError::Internal("no tally"))?;
-    while let Some(head) = st.queue.first().copied() {
-        let free = st.tally().map_or(0, Tally::free);
-        let Some(duration) = machine.scale(head.job.estimate) else {
-            break;
-        };
-        if head.job.procs > free {
-            break;
+    /// [`State::start_from_head`] with a tally (one machine, no licenses):
+    /// a head fits now exactly when it asks for no more processors than are
+    /// free, since the plan holds nothing but running jobs at this point of
+    /// a pass.
+    fn start_from_head_by_count(
+        &mut self,
+        observer: &mut impl Observer,
+        pass: &mut Pass,
+    ) -> Result<(), KernelError> {
+        let now = self.now;
+        let machine = self
+            .tally()
+            .map(Tally::machine)
+            .ok_or(KernelError::Internal("no tally"))?;
+        while let Some(head) = self.queue.first().copied() {
+            let free = self.tally().map_or(0, Tally::free);
+            let Some(duration) = machine.scale(head.job.estimate) else {
+                break;
+            };
+            if head.job.procs > free {
+                break;
+            }
+            now.checked_add(duration).ok_or(KernelError::TimeOverflow)?;
+            let slot = Slot {
+                start: now,
+                machine: 0,
+                duration,
+            };
+            self.reserve_and_start(0, &head.job, slot, observer)?;
+            pass.started = pass.started.saturating_add(1);
         }
-        now.checked_add(duration).ok_or(KernelError::TimeOverflow)?;
-        let slot = Slot {
-            start: now,
-            machine: 0,
-            duration,
-        };
-        st.reserve_and_start(0, &head.job, slot, observer)?;
-        pass.started = pass.started.saturating_add(1);
+        Ok(())
     }
-    Ok(())
-}
-
-/// One FCFS pass.
-pub(crate) fn pass<
-    const Q: usize,
-    const R: usize,
-    const B: usize,
-    const M: usize,
-    const L: usize,
->(
-    st: &mut State<Q, R, B, M, L>,
-    observer: &mut impl Observer,
-) -> Result<Pass, KernelError> {
-    let mut pass = Pass::default();
-    start_from_head(st, observer, &mut pass)?;
-    Ok(pass)
 }

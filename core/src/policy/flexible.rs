@@ -70,8 +70,7 @@
 //! now) or of a license (its first pool with no copy free now) rather than
 //! of processors; the head's expected start is its shadow time.
 
-use super::easy::backfill_behind_head;
-use super::fcfs::start_from_head;
+use super::Rules;
 use crate::state::{KernelError, Observer, Pass, QueuedJob, State};
 use crate::types::{Cluster, Duration, Job, JobId, LicenseSet, Time};
 use heapless::Vec;
@@ -364,63 +363,6 @@ impl Flexible {
         self.holder = holder;
     }
 
-    /// One pass (module docs, rules 1-5).
-    pub(crate) fn pass<
-        const Q: usize,
-        const R: usize,
-        const B: usize,
-        const M: usize,
-        const L: usize,
-    >(
-        &mut self,
-        st: &mut State<Q, R, B, M, L>,
-        observer: &mut impl Observer,
-    ) -> Result<Pass, KernelError> {
-        let now = st.now;
-        let mut pass = Pass::default();
-        self.order(st)?;
-        start_from_head(st, observer, &mut pass)?;
-        let Some(head) = st.queue.first().copied() else {
-            self.holder = None;
-            return Ok(pass);
-        };
-        if self.holder != Some(head.job.id) {
-            if let Some(old) = self.holder {
-                if let Some(entry) = st.queue.iter_mut().find(|q| q.job.id == old) {
-                    // Still waiting, so overtaken (only BF_MOD lets that
-                    // happen): its reservation passes to the new head.
-                    entry.set_reservation(None);
-                    st.counters.reservation_handovers =
-                        st.counters.reservation_handovers.saturating_add(1);
-                }
-            }
-            self.holder = Some(head.job.id);
-        }
-        let shadow = st
-            .plan
-            .earliest(&st.cluster, &head.job, now)?
-            .ok_or(KernelError::Unrunnable(head.job.id))?;
-        if head.reservation() != Some(shadow) {
-            observer.reserved(&head.job, shadow);
-        }
-        let guaranteed = self.mode != Mode::Mod;
-        if let Some(entry) = st.queue.first_mut() {
-            entry.set_reservation(Some(shadow));
-            if entry.guarantee().is_none() && guaranteed {
-                entry.set_guarantee(Some(shadow.start));
-            }
-        }
-        st.plan.reserve(&head.job, &shadow)?;
-        let result = if st.cluster.pools().is_empty() && st.cluster.machines().len() == 1 {
-            backfill_behind_head(st, observer, &mut pass, 1)
-        } else {
-            backfill_on_farm(st, observer, &mut pass)
-        };
-        // The head's reservation lives only during the pass, as EASY's.
-        st.plan.release_from(&head.job, &shadow, now)?;
-        result.map(|()| pass)
-    }
-
     /// Puts the queue in the policy's order (rules 1 and 2).
     ///
     /// Never inlined: its sort keys take `8 * Q` bytes of stack, which a
@@ -469,54 +411,107 @@ impl Flexible {
     }
 }
 
-/// EASY's backfill loop (`easy::backfill_behind_head`) with two exact
-/// quick rejections that make deep queues on farms cheap: a job wider than
-/// the most CPUs free now on any machine, or needing a license pool with no
-/// copy free now, cannot fit now, so the plan is not searched for it. The
-/// decisions are the same as without them.
-fn backfill_on_farm<
-    const Q: usize,
-    const R: usize,
-    const B: usize,
-    const M: usize,
-    const L: usize,
->(
-    st: &mut State<Q, R, B, M, L>,
-    observer: &mut impl Observer,
-    pass: &mut Pass,
-) -> Result<(), KernelError> {
-    let now = st.now;
-    let pools_free_now = |st: &State<Q, R, B, M, L>| {
-        (0..st.cluster.pools().len().min(POOLS))
-            .filter(|&l| st.plan.license(l).is_some_and(|p| p.free_at(now) > 0))
-            .fold(0_u32, |bits, l| {
-                bits | 1_u32
-                    .checked_shl(u32::try_from(l).unwrap_or(31))
-                    .unwrap_or(0)
-            })
-    };
-    let mut most_free = st.plan.most_free_now(now);
-    let mut pools = pools_free_now(st);
-    let mut index = 1;
-    while most_free > 0 {
-        let Some(entry) = st.queue.get(index).copied() else {
-            break;
+impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
+    Rules<State<Q, R, B, M, L>> for Flexible
+{
+    /// One pass (module docs, rules 1-5).
+    fn pass(
+        &mut self,
+        st: &mut State<Q, R, B, M, L>,
+        observer: &mut impl Observer,
+    ) -> Result<Pass, KernelError> {
+        let now = st.now;
+        let mut pass = Pass::default();
+        self.order(st)?;
+        st.start_from_head(observer, &mut pass)?;
+        let Some(head) = st.queue.first().copied() else {
+            self.holder = None;
+            return Ok(pass);
         };
-        if entry.job.procs > most_free || entry.job.licenses.0 & !pools != 0 {
-            index = index.saturating_add(1);
-            continue;
-        }
-        match st.plan.fit_now(&st.cluster, &entry.job, now)? {
-            Some(slot) => {
-                st.reserve_and_start(index, &entry.job, slot, observer)?;
-                pass.started = pass.started.saturating_add(1);
-                most_free = st.plan.most_free_now(now);
-                pools = pools_free_now(st);
+        if self.holder != Some(head.job.id) {
+            if let Some(old) = self.holder {
+                if let Some(entry) = st.queue.iter_mut().find(|q| q.job.id == old) {
+                    // Still waiting, so overtaken (only BF_MOD lets that
+                    // happen): its reservation passes to the new head.
+                    entry.set_reservation(None);
+                    st.counters.reservation_handovers =
+                        st.counters.reservation_handovers.saturating_add(1);
+                }
             }
-            None => index = index.saturating_add(1),
+            self.holder = Some(head.job.id);
         }
+        let shadow = st
+            .plan
+            .earliest(&st.cluster, &head.job, now)?
+            .ok_or(KernelError::Unrunnable(head.job.id))?;
+        if head.reservation() != Some(shadow) {
+            observer.reserved(&head.job, shadow);
+        }
+        let guaranteed = self.mode != Mode::Mod;
+        if let Some(entry) = st.queue.first_mut() {
+            entry.set_reservation(Some(shadow));
+            if entry.guarantee().is_none() && guaranteed {
+                entry.set_guarantee(Some(shadow.start));
+            }
+        }
+        st.plan.reserve(&head.job, &shadow)?;
+        let result = if st.cluster.pools().is_empty() && st.cluster.machines().len() == 1 {
+            st.backfill_behind_head(observer, &mut pass, 1)
+        } else {
+            st.backfill_on_farm(observer, &mut pass)
+        };
+        // The head's reservation lives only during the pass, as EASY's.
+        st.plan.release_from(&head.job, &shadow, now)?;
+        result.map(|()| pass)
     }
-    Ok(())
+}
+
+impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
+    State<Q, R, B, M, L>
+{
+    /// EASY's backfill loop ([`State::backfill_behind_head`]) with two exact
+    /// quick rejections that make deep queues on farms cheap: a job wider than
+    /// the most CPUs free now on any machine, or needing a license pool with no
+    /// copy free now, cannot fit now, so the plan is not searched for it. The
+    /// decisions are the same as without them.
+    fn backfill_on_farm(
+        &mut self,
+        observer: &mut impl Observer,
+        pass: &mut Pass,
+    ) -> Result<(), KernelError> {
+        let now = self.now;
+        let pools_free_now = |st: &Self| {
+            (0..st.cluster.pools().len().min(POOLS))
+                .filter(|&l| st.plan.license(l).is_some_and(|p| p.free_at(now) > 0))
+                .fold(0_u32, |bits, l| {
+                    bits | 1_u32
+                        .checked_shl(u32::try_from(l).unwrap_or(31))
+                        .unwrap_or(0)
+                })
+        };
+        let mut most_free = self.plan.most_free_now(now);
+        let mut pools = pools_free_now(self);
+        let mut index = 1;
+        while most_free > 0 {
+            let Some(entry) = self.queue.get(index).copied() else {
+                break;
+            };
+            if entry.job.procs > most_free || entry.job.licenses.0 & !pools != 0 {
+                index = index.saturating_add(1);
+                continue;
+            }
+            match self.plan.fit_now(&self.cluster, &entry.job, now)? {
+                Some(slot) => {
+                    self.reserve_and_start(index, &entry.job, slot, observer)?;
+                    pass.started = pass.started.saturating_add(1);
+                    most_free = self.plan.most_free_now(now);
+                    pools = pools_free_now(self);
+                }
+                None => index = index.saturating_add(1),
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Puts `items[keys[j].1]` at position `j` for every `j`, in place

@@ -28,7 +28,6 @@
 //!
 //! Pending reasons (`docs/design.md`, "Pending reasons"): as Conservative.
 
-use super::conservative::Earliest;
 use crate::plan::Slot;
 use crate::state::{KernelError, Observer, State};
 use crate::types::Time;
@@ -62,96 +61,76 @@ impl Rebuild {
         }
     }
 
-    /// Rebuilds the plan if an early completion asked for it; `earliest`
-    /// (the compression's knowledge of the earliest reservation) becomes
-    /// unknown when it does.
-    pub(crate) fn settle<
-        const Q: usize,
-        const R: usize,
-        const B: usize,
-        const M: usize,
-        const L: usize,
-    >(
-        &mut self,
-        st: &mut State<Q, R, B, M, L>,
-        earliest: &mut Earliest,
-        observer: &mut impl Observer,
-    ) -> Result<(), KernelError> {
-        if !self.pending {
-            return Ok(());
-        }
+    /// Whether a rebuild is due, which it no longer is after this call: the
+    /// caller rebuilds the plan ([`State::rebuild`]) when it was.
+    pub(crate) const fn take_due(&mut self) -> bool {
+        let due = self.pending;
         self.pending = false;
-        *earliest = Earliest::Unknown;
-        rebuild(st, observer)
+        due
     }
 }
 
-/// Takes every reserved queued job out of the plan and puts them back in
-/// order of their reservation start (ties: queue order), each at its
-/// earliest fit from now. On an error the old reservations are restored.
-/// Never inlined: its queue-sized order (24 bytes per queue slot) stays in
-/// its own frame, so Conservative's ordinary compression keeps its small
-/// stack.
-#[inline(never)]
-pub(crate) fn rebuild<
-    const Q: usize,
-    const R: usize,
-    const B: usize,
-    const M: usize,
-    const L: usize,
->(
-    st: &mut State<Q, R, B, M, L>,
-    observer: &mut impl Observer,
-) -> Result<(), KernelError> {
-    let now = st.now;
-    // (old reservation, queue index), in the order of re-insertion.
-    let mut order: Vec<(Slot, usize), Q> = Vec::new();
-    for (index, q) in st.queue.iter().enumerate() {
-        if let Some(slot) = q.reservation() {
-            order
-                .push((slot, index))
-                .map_err(|_| KernelError::Internal("rebuild: queue larger than capacity"))?;
-        }
-    }
-    order.sort_unstable_by_key(|&(slot, index)| (slot.start, index));
-    for &(slot, index) in &order {
-        if let Some(q) = st.queue.get(index) {
-            st.plan.release_from(&q.job, &slot, now)?;
-        }
-    }
-    for (done, &(old, index)) in order.iter().enumerate() {
-        let Some(job) = st.queue.get(index).map(|q| q.job) else {
-            continue;
-        };
-        // Back on the machine of its reservation, for as long.
-        let placed = st
-            .plan
-            .earliest_on(&job, usize::from(old.machine), now, old.duration)
-            .map_err(KernelError::from)
-            .and_then(|found| found.ok_or(KernelError::Unrunnable(job.id)))
-            .map(|start| Slot { start, ..old })
-            .and_then(|slot| {
-                st.plan
-                    .reserve(&job, &slot)
-                    .map(|()| slot)
-                    .map_err(KernelError::from)
-            });
-        match placed {
-            Ok(slot) => {
-                if let Some(e) = st.queue.get_mut(index) {
-                    e.set_reservation(Some(slot));
-                }
-                if slot != old {
-                    observer.reserved(&job, slot);
-                }
-            }
-            Err(e) => {
-                restore(st, order.get(..done).unwrap_or(&[]), &order);
-                return Err(e);
+impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
+    State<Q, R, B, M, L>
+{
+    /// Takes every reserved queued job out of the plan and puts them back in
+    /// order of their reservation start (ties: queue order), each at its
+    /// earliest fit from now. On an error the old reservations are restored.
+    /// Never inlined: its queue-sized order (24 bytes per queue slot) stays in
+    /// its own frame, so Conservative's ordinary compression keeps its small
+    /// stack.
+    #[inline(never)]
+    pub(crate) fn rebuild(&mut self, observer: &mut impl Observer) -> Result<(), KernelError> {
+        let now = self.now;
+        // (old reservation, queue index), in the order of re-insertion.
+        let mut order: Vec<(Slot, usize), Q> = Vec::new();
+        for (index, q) in self.queue.iter().enumerate() {
+            if let Some(slot) = q.reservation() {
+                order
+                    .push((slot, index))
+                    .map_err(|_| KernelError::Internal("rebuild: queue larger than capacity"))?;
             }
         }
+        order.sort_unstable_by_key(|&(slot, index)| (slot.start, index));
+        for &(slot, index) in &order {
+            if let Some(q) = self.queue.get(index) {
+                self.plan.release_from(&q.job, &slot, now)?;
+            }
+        }
+        for (done, &(old, index)) in order.iter().enumerate() {
+            let Some(job) = self.queue.get(index).map(|q| q.job) else {
+                continue;
+            };
+            // Back on the machine of its reservation, for as long.
+            let placed = self
+                .plan
+                .earliest_on(&job, usize::from(old.machine), now, old.duration)
+                .map_err(KernelError::from)
+                .and_then(|found| found.ok_or(KernelError::Unrunnable(job.id)))
+                .map(|start| Slot { start, ..old })
+                .and_then(|slot| {
+                    self.plan
+                        .reserve(&job, &slot)
+                        .map(|()| slot)
+                        .map_err(KernelError::from)
+                });
+            match placed {
+                Ok(slot) => {
+                    if let Some(e) = self.queue.get_mut(index) {
+                        e.set_reservation(Some(slot));
+                    }
+                    if slot != old {
+                        observer.reserved(&job, slot);
+                    }
+                }
+                Err(e) => {
+                    restore(self, order.get(..done).unwrap_or(&[]), &order);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Undoes a failed rebuild: the jobs of `placed` give back their new

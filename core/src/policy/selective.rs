@@ -36,7 +36,8 @@
 //! the head of the queue and backfilled behind it; guaranteed ones at their
 //! reservation, or moved up by compression.
 
-use super::conservative::{pass_reserved, Compression};
+use super::conservative::Compression;
+use super::Rules;
 use crate::plan::Slot;
 use crate::state::{KernelError, Observer, Pass, RunningJob, State};
 use crate::types::{CategoryBounds, Duration, Job, Time};
@@ -125,12 +126,6 @@ pub(crate) struct Selective {
 }
 
 impl Selective {
-    /// Tests: the guaranteed queue's compression bookkeeping.
-    #[cfg(test)]
-    pub(crate) fn compression_mut(&mut self) -> &mut Compression {
-        &mut self.compression
-    }
-
     /// Selective with thresholds from `threshold`.
     pub(crate) fn new(threshold: Threshold) -> Self {
         Self {
@@ -145,23 +140,6 @@ impl Selective {
         Policy::Selective(self.threshold)
             .threshold_for(job, &self.average)
             .map_or(Time::MAX, |t| Policy::promotion_time(job, t))
-    }
-
-    /// An arrival enters the entry queue without a reservation; a
-    /// compression due after completions at this instant runs first.
-    pub(crate) fn arrival<
-        const Q: usize,
-        const R: usize,
-        const B: usize,
-        const M: usize,
-        const L: usize,
-    >(
-        &mut self,
-        st: &mut State<Q, R, B, M, L>,
-        observer: &mut impl Observer,
-    ) -> Result<Option<Slot>, KernelError> {
-        self.compression.settle(st, observer)?;
-        Ok(None)
     }
 
     /// Counts a completed job in the adaptive average (for the adaptive
@@ -187,19 +165,26 @@ impl Selective {
         }
         self.compression.completed(plan, &done.slot, now);
     }
+}
+
+impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: usize>
+    Rules<State<Q, R, B, M, L>> for Selective
+{
+    /// An arrival enters the entry queue without a reservation; a
+    /// compression due after completions at this instant runs first.
+    fn arrival(
+        &mut self,
+        st: &mut State<Q, R, B, M, L>,
+        _job: &Job,
+        observer: &mut impl Observer,
+    ) -> Result<Option<Slot>, KernelError> {
+        st.compress(&mut self.compression, observer)?;
+        Ok(None)
+    }
 
     /// The earliest instant after `now` at which a guaranteed job starts or
     /// an entry-queue job is promoted.
-    pub(crate) fn next_wakeup<
-        const Q: usize,
-        const R: usize,
-        const B: usize,
-        const M: usize,
-        const L: usize,
-    >(
-        &self,
-        st: &State<Q, R, B, M, L>,
-    ) -> Option<Time> {
+    fn next_wakeup(&self, st: &State<Q, R, B, M, L>) -> Option<Time> {
         st.queue
             .iter()
             .map(|q| match q.reservation() {
@@ -215,18 +200,12 @@ impl Selective {
     /// reserved at its earliest feasible start); start the guaranteed jobs
     /// whose reservation has come; then start entry-queue jobs, in FCFS
     /// order, that fit now without delaying any reservation.
-    pub(crate) fn pass<
-        const Q: usize,
-        const R: usize,
-        const B: usize,
-        const M: usize,
-        const L: usize,
-    >(
+    fn pass(
         &mut self,
         st: &mut State<Q, R, B, M, L>,
         observer: &mut impl Observer,
     ) -> Result<Pass, KernelError> {
-        self.compression.settle(st, observer)?;
+        st.compress(&mut self.compression, observer)?;
         let now = st.now;
         for index in 0..st.queue.len() {
             // Read in place; only a job promoted now is copied.
@@ -249,7 +228,7 @@ impl Selective {
             self.compression.reserved(slot.start);
             observer.reserved(&job, slot);
         }
-        let mut pass = pass_reserved(&mut self.compression, st, observer)?;
+        let mut pass = st.pass_reserved(&mut self.compression, observer)?;
         let mut most_free = st.plan.most_free_now(now);
         let mut index = 0;
         while most_free > 0 {
