@@ -55,15 +55,15 @@ pub(crate) const MAX_LICENSES: usize = 32;
 ///
 /// Displayed as `file[:line]: [field NAME: ]message`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct FormatError {
+pub struct FormatError {
     /// The file as named on the command line.
-    pub(crate) file: String,
+    pub file: String,
     /// The 1-based line, when the error belongs to one.
-    pub(crate) line: Option<u64>,
+    pub line: Option<u64>,
     /// The field (TOML key or CSV column), when the error belongs to one.
-    pub(crate) field: Option<String>,
+    pub field: Option<String>,
     /// What is wrong.
-    pub(crate) message: String,
+    pub message: String,
 }
 
 impl std::fmt::Display for FormatError {
@@ -137,7 +137,7 @@ pub(crate) fn read_farm(path: &Path) -> Result<Farm, FormatError> {
 ///
 /// # Errors
 /// [`FormatError`] naming the file, line and field.
-pub(crate) fn parse_farm(file: &str, text: &str) -> Result<Farm, FormatError> {
+pub fn parse_farm(file: &str, text: &str) -> Result<Farm, FormatError> {
     let error =
         |span: Option<std::ops::Range<usize>>, field: Option<&str>, message: String| FormatError {
             file: file.to_owned(),
@@ -324,7 +324,7 @@ fn quoted(s: &str) -> String {
 /// `comment` (each line prefixed with `# `). A pool usable on most machines
 /// lists the exceptions (`except`), otherwise the machines.
 #[must_use]
-pub(crate) fn farm_toml(farm: &Farm, comment: &str) -> String {
+pub fn farm_toml(farm: &Farm, comment: &str) -> String {
     let mut out = String::new();
     for line in comment.lines() {
         let _ = writeln!(out, "# {line}");
@@ -387,7 +387,7 @@ pub(crate) const COLUMNS: [&str; 7] = [
 
 /// The job list as CSV text, after `comment` (each line prefixed `# `).
 #[must_use]
-pub(crate) fn jobs_csv(farm: &Farm, jobs: &[FarmJob], comment: &str) -> String {
+pub fn jobs_csv(farm: &Farm, jobs: &[FarmJob], comment: &str) -> String {
     let mut out = String::new();
     for line in comment.lines() {
         let _ = writeln!(out, "# {line}");
@@ -459,11 +459,7 @@ pub(crate) fn read_jobs(path: &Path, farm: &Farm) -> Result<Vec<FarmJob>, Format
 ///
 /// # Errors
 /// [`FormatError`] naming the file, line and field.
-pub(crate) fn parse_jobs(
-    file: &str,
-    bytes: &[u8],
-    farm: &Farm,
-) -> Result<Vec<FarmJob>, FormatError> {
+pub fn parse_jobs(file: &str, bytes: &[u8], farm: &Farm) -> Result<Vec<FarmJob>, FormatError> {
     let error = |line: Option<u64>, field: Option<&str>, message: String| FormatError {
         file: file.to_owned(),
         line,
