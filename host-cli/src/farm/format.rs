@@ -401,16 +401,16 @@ pub fn jobs_csv(farm: &Farm, jobs: &[FarmJob], comment: &str) -> String {
             .filter_map(|&l| farm.licenses.get(l).map(|x| x.name.as_str()))
             .collect();
         let deadline = j.deadline.map_or_else(String::new, |d| d.to_string());
+        // License names may hold commas and quotes: quote the field then,
+        // doubling its quotes, as CSV does.
+        let mut licenses = licenses.join(" ");
+        if licenses.contains([',', '"']) {
+            licenses = format!("\"{}\"", licenses.replace('"', "\"\""));
+        }
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{}",
-            j.id,
-            j.submit,
-            j.cpus,
-            j.estimate,
-            j.runtime,
-            deadline,
-            licenses.join(" ")
+            "{},{},{},{},{},{},{licenses}",
+            j.id, j.submit, j.cpus, j.estimate, j.runtime, deadline,
         );
     }
     out
@@ -491,6 +491,17 @@ pub fn parse_jobs(file: &str, bytes: &[u8], farm: &Farm) -> Result<Vec<FarmJob>,
     }
     let mut column: HashMap<&str, usize> = HashMap::new();
     for (i, h) in header.iter().enumerate() {
+        if h.is_empty() {
+            return Err(error(
+                header_line,
+                None,
+                format!(
+                    "column {} of the header has no name (expected some of {})",
+                    i + 1,
+                    COLUMNS.join(",")
+                ),
+            ));
+        }
         if !COLUMNS.contains(&h) {
             return Err(error(
                 header_line,
