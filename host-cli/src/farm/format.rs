@@ -183,7 +183,11 @@ pub fn parse_farm(file: &str, text: &str) -> Result<Farm, FormatError> {
             return Err(error(
                 Some(name_span),
                 Some("name"),
-                format!("machine name '{name}' must be non-empty without spaces"),
+                // Escaped: the name may hold a line break.
+                format!(
+                    "machine name '{}' must be non-empty without spaces",
+                    name.escape_debug()
+                ),
             ));
         }
         if by_name.insert(name.clone(), index).is_some() {
@@ -235,7 +239,10 @@ pub fn parse_farm(file: &str, text: &str) -> Result<Farm, FormatError> {
             return Err(error(
                 Some(l.name.span()),
                 Some("name"),
-                format!("license name '{name}' must be non-empty without spaces"),
+                format!(
+                    "license name '{}' must be non-empty without spaces",
+                    name.escape_debug()
+                ),
             ));
         }
         if !license_names.insert(name.clone()) {
@@ -268,7 +275,7 @@ pub fn parse_farm(file: &str, text: &str) -> Result<Farm, FormatError> {
                                     Some(field),
                                     format!(
                                         "license '{name}': no machine is named '{}'",
-                                        n.get_ref()
+                                        n.get_ref().escape_debug()
                                     ),
                                 )
                             })

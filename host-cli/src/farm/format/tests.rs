@@ -72,6 +72,20 @@ fn farm_errors_name_line_and_field() {
         farm_error("machine = [\n  { cpus = 1, speed = -2.0 },\n]\n"),
         "farm.toml:2: field speed: machine 'm0': expected a speed from 0.001 to 1000000 (1.0 = the reference machine), found -2"
     );
+    // A name with a line break is shown escaped: the message stays on one
+    // line.
+    assert_eq!(
+        farm_error("machine = [{ name = \"q\\nx\", cpus = 1 }]\n"),
+        "farm.toml:1: field name: machine name 'q\\nx' must be non-empty without spaces"
+    );
+    assert_eq!(
+        farm_error("machine = [{ cpus = 1 }]\nlicense = [{ name = \"l\\t\", copies = 1 }]\n"),
+        "farm.toml:2: field name: license name 'l\\t' must be non-empty without spaces"
+    );
+    assert_eq!(
+        farm_error("machine = [{ cpus = 1 }]\nlicense = [{ name = \"l\", copies = 1, except = [\"a\\nb\"] }]\n"),
+        "farm.toml:2: field except: license 'l': no machine is named 'a\\nb'"
+    );
     assert_eq!(
         farm_error("machine = [{ name = \"a\", cpus = 1 }, { name = \"a\", cpus = 2 }]\n"),
         "farm.toml:1: field name: machine name 'a' is used twice"
