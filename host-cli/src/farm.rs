@@ -19,7 +19,7 @@
 //!
 //! The farm commands' options and handlers are in [`crate::cli`].
 
-pub(crate) mod format;
+pub mod format;
 pub mod generate;
 pub(crate) mod metrics;
 pub mod replay;
@@ -33,52 +33,52 @@ use replay::{FARM_L, FARM_M};
 
 /// One machine of a farm.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct FarmMachine {
+pub struct FarmMachine {
     /// Its name (unique in the farm).
-    pub(crate) name: String,
+    pub name: String,
     /// Processors.
-    pub(crate) cpus: u32,
+    pub cpus: u32,
     /// Speed in thousandths of the reference machine (1000 = 1.0).
-    pub(crate) speed: u32,
+    pub speed: u32,
 }
 
 /// A pool of floating licenses.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct FarmLicense {
+pub struct FarmLicense {
     /// Its name (unique in the farm).
-    pub(crate) name: String,
+    pub name: String,
     /// Copies usable at once.
-    pub(crate) copies: u32,
+    pub copies: u32,
     /// Indices of the machines where a copy can be activated, ascending.
-    pub(crate) machines: Vec<usize>,
+    pub machines: Vec<usize>,
 }
 
 /// Machines and license pools.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Farm {
+pub struct Farm {
     /// Machines, by index.
-    pub(crate) machines: Vec<FarmMachine>,
+    pub machines: Vec<FarmMachine>,
     /// License pools, by index.
-    pub(crate) licenses: Vec<FarmLicense>,
+    pub licenses: Vec<FarmLicense>,
 }
 
 /// A job of a farm's job list.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct FarmJob {
+pub struct FarmJob {
     /// Identifier (unique in the list).
-    pub(crate) id: JobId,
+    pub id: JobId,
     /// Submit time.
-    pub(crate) submit: Time,
+    pub submit: Time,
     /// Processors, on one machine.
-    pub(crate) cpus: u32,
+    pub cpus: u32,
     /// Run-time estimate on a reference-speed machine (the job is killed there).
-    pub(crate) estimate: u32,
+    pub estimate: u32,
     /// Actual run time on a reference-speed machine.
-    pub(crate) runtime: u32,
+    pub runtime: u32,
     /// Deadline, if any.
-    pub(crate) deadline: Option<Time>,
+    pub deadline: Option<Time>,
     /// Indices of the license pools it needs one copy of each, ascending.
-    pub(crate) licenses: Vec<usize>,
+    pub licenses: Vec<usize>,
 }
 
 impl FarmJob {

@@ -1,6 +1,6 @@
 //! Plans: studies that outgrow one machine.
 //!
-//! A plan file (TOML, [`format`]; `docs/plans.md` has the full format) lists
+//! A plan file (TOML, [`format`](mod@format); `docs/plans.md` has the full format) lists
 //! experiments, each a cross product of traces (or the built-in workload),
 //! windows, estimate kinds, policies with their options, loads and seeds.
 //! It expands deterministically into numbered *cells*, one replay each
@@ -12,7 +12,7 @@
 //!
 //! * [`spec`]: plans and cells in memory, their canonical text, ids and
 //!   fingerprint;
-//! * [`format`]: the plan file, read with errors naming file, line and
+//! * [`format`](mod@format): the plan file, read with errors naming file, line and
 //!   field;
 //! * [`metrics`]: the metrics a plan may ask for, by name;
 //! * [`run`](mod@run): running cells (one, an array task's share, or all of
@@ -31,14 +31,14 @@
 //! * [`sweep`]: `host-cli sweep`, whose loads and policies run as the cells
 //!   of a plan made on the fly.
 
-pub(crate) mod format;
+pub mod format;
 pub(crate) mod merge;
 pub(crate) mod metrics;
 pub mod reports;
 pub(crate) mod results;
 pub(crate) mod run;
 pub(crate) mod slurm;
-pub(crate) mod spec;
+pub mod spec;
 pub(crate) mod sweep;
 
 pub use metrics::WAIT_REASONS;

@@ -138,6 +138,16 @@ fn swf_parse_twin() {
     }
 }
 
+#[test]
+fn plan_parse_twin() {
+    twin("plan_parse", fuzz_bodies::plan_parse, 1500, 1500, 600);
+}
+
+#[test]
+fn farm_parse_twin() {
+    twin("farm_parse", fuzz_bodies::farm_parse, 2000, 2000, 600);
+}
+
 /// Reads one input, prints what it decodes to and runs its body on stable:
 /// `FUZZ_TARGET=kernel_api FUZZ_INPUT=fuzz/artifacts/kernel_api/crash-... \
 ///  cargo test -p backfill-tests --test it replay_fuzz_input -- --ignored --nocapture`
@@ -163,6 +173,8 @@ fn replay_fuzz_input() {
         "profile_ops" => fuzz_bodies::profile_ops,
         "swf_parse" => fuzz_bodies::swf_parse,
         "checkpoint_restore" => fuzz_bodies::checkpoint_restore,
+        "plan_parse" => fuzz_bodies::plan_parse,
+        "farm_parse" => fuzz_bodies::farm_parse,
         other => panic!("unknown target {other}"),
     };
     body(&data);

@@ -13,6 +13,8 @@
 //! | [`profile_ops`] | reserve / release / `earliest_fit` / `earliest_fit_before` / advance / reset / queries on a `Profile<8>` | every answer and the exact step list equal a per-second reference model; validate |
 //! | [`checkpoint_restore`] | arbitrary bytes into `Kernel::restore` and `Simulator::restore` (resealed or not), and real checkpoints of random replays under every policy, damaged | never a panic; what is accepted validates and writes the same bytes back; what is refused is left unchanged (`Debug`); an undamaged checkpoint is accepted and the restored replay goes on as the original |
 //! | [`swf_parse`] | bytes into `SwfRecord::parse_line` (per line) and `swf::load_reader` | never a panic; every rejection names a field or a line; parse, print, parse gives the same record |
+//! | [`plan_parse`] | plan files, raw or built from the format's keys, into `plan::format::parse` | never a panic; refusals name the file, a line in it and a non-empty field when they name one; accepted plans: cells numbered in order, unique ids that hash their parameters, parameters that read back from JSON, the same cells and fingerprint on a second parse |
+//! | [`farm_parse`] | farm descriptions and job lists, raw or built from the formats' keys, into `parse_farm` and `parse_jobs` | never a panic; refusals as for `plan_parse`; accepted farms and job lists keep the documented rules and read back the same after `farm_toml` / `jobs_csv` |
 
 use crate::reference::{RefProfile, HORIZON};
 use crate::scenario::{
@@ -1317,5 +1319,592 @@ mod checkpoint_body {
             }
         }
         seeds
+    }
+}
+
+// ---------------------------------------------------------------------------
+// plan_parse and farm_parse
+// ---------------------------------------------------------------------------
+
+pub use host_files_body::{farm_parse, plan_parse};
+
+/// The bodies of `plan_parse` (plan files) and `farm_parse` (farm
+/// descriptions and job lists): each decodes either raw text or a
+/// structured input written out in the format's syntax, then mutated.
+mod host_files_body {
+    use arbitrary::{Arbitrary, Unstructured};
+    use backfill_cli::farm::format::{farm_toml, jobs_csv, parse_farm, parse_jobs, FormatError};
+    use backfill_cli::farm::Farm;
+    use backfill_cli::plan::format::parse;
+    use backfill_cli::plan::spec::{cell_id, Parameters, Plan};
+    use backfill_core::Policy;
+    use std::collections::HashSet;
+    use std::fmt::Write as _;
+    use std::path::{Path, PathBuf};
+    use std::sync::OnceLock;
+
+    /// The name the plan is parsed under.
+    const PLAN_FILE: &str = "fuzz-plan.toml";
+    /// The name the farm description is parsed under.
+    const FARM_FILE: &str = "fuzz-farm.toml";
+    /// The name the job list is parsed under.
+    const JOBS_FILE: &str = "fuzz-jobs.csv";
+
+    /// Checks the shape of a refusal of `text` parsed as `file`: the file
+    /// first, a line inside the text when one is named, a field that is
+    /// not empty, a message (of one line when `one_line`); `file:line:
+    /// field F: message` as displayed.
+    fn refusal(e: &FormatError, file: &str, text: &[u8], one_line: bool) {
+        let shown = e.to_string();
+        assert_eq!(e.file, file, "{shown}");
+        assert!(shown.starts_with(file), "{shown}");
+        let lines = text.split(|&b| b == b'\n').count() as u64;
+        if let Some(line) = e.line {
+            assert!(
+                line >= 1 && line <= lines,
+                "{shown}: line out of 1..={lines}"
+            );
+        }
+        if let Some(field) = &e.field {
+            assert!(!field.is_empty(), "{shown}: an empty field name");
+            assert!(shown.contains(&format!("field {field}: ")), "{shown}");
+        }
+        assert!(!e.message.trim().is_empty(), "{shown}: no message");
+        assert!(
+            !(one_line && e.message.contains('\n')),
+            "{shown}: a message of several lines"
+        );
+    }
+
+    /// Picks one of `list` (an index taken modulo its length).
+    fn pick<'a>(u: &mut Unstructured<'_>, list: &[&'a str]) -> arbitrary::Result<&'a str> {
+        Ok(list[usize::from(u8::arbitrary(u)?) % list.len()])
+    }
+
+    /// A list of up to `max` entries drawn by `f`.
+    fn some<T>(
+        u: &mut Unstructured<'_>,
+        max: u8,
+        mut f: impl FnMut(&mut Unstructured<'_>) -> arbitrary::Result<T>,
+    ) -> arbitrary::Result<Vec<T>> {
+        let n = u8::arbitrary(u)? % (max + 1);
+        (0..n).map(|_| f(u)).collect()
+    }
+
+    /// An integer as TOML text: mostly the edges of the formats' ranges.
+    fn int(u: &mut Unstructured<'_>) -> arbitrary::Result<String> {
+        const EDGES: [&str; 12] = [
+            "0",
+            "1",
+            "2",
+            "8",
+            "100",
+            "-1",
+            "3600",
+            "4294967295",
+            "4294967296",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "1_000",
+        ];
+        if bool::arbitrary(u)? {
+            Ok(pick(u, &EDGES)?.to_owned())
+        } else {
+            Ok(i64::from(i16::arbitrary(u)?).to_string())
+        }
+    }
+
+    /// A float as TOML text.
+    fn float(u: &mut Unstructured<'_>) -> arbitrary::Result<String> {
+        const EDGES: [&str; 12] = [
+            "1.0", "1.2", "0.5", "0.0", "-1.0", "26.69", "1e9", "1e-9", "nan", "inf", "-inf",
+            "0.0005",
+        ];
+        if bool::arbitrary(u)? {
+            Ok(pick(u, &EDGES)?.to_owned())
+        } else {
+            Ok(format!("{:?}", f64::from(u16::arbitrary(u)?) / 100.0))
+        }
+    }
+
+    /// `key = [a, b, ...]` with entries drawn by `f`, or nothing.
+    fn list_key(
+        out: &mut String,
+        u: &mut Unstructured<'_>,
+        key: &str,
+        max: u8,
+        f: impl FnMut(&mut Unstructured<'_>) -> arbitrary::Result<String>,
+    ) -> arbitrary::Result<()> {
+        if bool::arbitrary(u)? {
+            let items = some(u, max, f)?;
+            let _ = writeln!(out, "{key} = [{}]", items.join(", "));
+        }
+        Ok(())
+    }
+
+    /// One time in four, applies one to four byte edits (flip, set,
+    /// insert, delete) to `text`; otherwise leaves it as written.
+    fn mutate(u: &mut Unstructured<'_>, text: String) -> arbitrary::Result<Vec<u8>> {
+        let mut data = text.into_bytes();
+        let edits = match u8::arbitrary(u)? {
+            n if n % 4 == 0 => 1 + n / 4 % 4,
+            _ => 0,
+        };
+        for _ in 0..edits {
+            let at = usize::from(u16::arbitrary(u)?) % (data.len() + 1);
+            let byte = u8::arbitrary(u)?;
+            match u8::arbitrary(u)? % 4 {
+                0 if at < data.len() => data[at] ^= byte,
+                1 if at < data.len() => data[at] = byte,
+                3 if at < data.len() => {
+                    data.remove(at);
+                }
+                _ => data.insert(at, byte),
+            }
+        }
+        Ok(data)
+    }
+
+    // -- plan_parse ---------------------------------------------------------
+
+    /// A folder of empty trace files for the plans to name: `a.swf`,
+    /// `b.swf`, `c.swf.gz` and `sub/d.swf` (parsing a plan only checks
+    /// that its traces are files).
+    fn traces_dir() -> &'static Path {
+        static DIR: OnceLock<PathBuf> = OnceLock::new();
+        DIR.get_or_init(|| {
+            let dir = std::env::temp_dir().join("backfill-fuzz-plan-traces");
+            std::fs::create_dir_all(dir.join("sub")).expect("create the traces folder");
+            for name in ["a.swf", "b.swf", "c.swf.gz", "sub/d.swf"] {
+                std::fs::write(dir.join(name), "").expect("write a trace file");
+            }
+            dir
+        })
+    }
+
+    /// Whether `text` could name a path outside the traces folder (a
+    /// string starting with `/`, `..`, or an escape that could spell
+    /// either): such plans are not parsed, so the target never globs the
+    /// whole file system.
+    fn leaves_the_folder(text: &[u8]) -> bool {
+        text.windows(2)
+            .any(|w| w == b".." || w == b"\\u" || w == b"\\U")
+            || text.windows(2).any(|w| {
+                w[1] == b'/' && !(w[0].is_ascii_alphanumeric() || b"_-.*?]".contains(&w[0]))
+            })
+            || text.first() == Some(&b'/')
+    }
+
+    /// A policy entry: a name, or a table with a name and options.
+    fn policy_entry(u: &mut Unstructured<'_>) -> arbitrary::Result<String> {
+        let mut names: Vec<&str> = Policy::ALL.iter().map(|p| p.name()).collect();
+        names.extend(["no-such-policy", ""]);
+        let name = names[usize::from(u8::arbitrary(u)?) % names.len()];
+        if bool::arbitrary(u)? {
+            return Ok(format!("{name:?}"));
+        }
+        let mut fields = vec![format!("name = {name:?}")];
+        if u8::arbitrary(u)? % 8 == 0 {
+            fields.clear();
+        }
+        for _ in 0..u8::arbitrary(u)? % 3 {
+            let key = pick(
+                u,
+                &[
+                    "threshold",
+                    "thresholds",
+                    "threshold_from",
+                    "scale",
+                    "well_estimated_only",
+                    "nodes",
+                    "iterations",
+                    "no_compression",
+                    "license_weight",
+                    "colour",
+                ],
+            )?;
+            let value = match u8::arbitrary(u)? % 6 {
+                0 => int(u)?,
+                1 => float(u)?,
+                2 => pick(u, &["true", "false"])?.to_owned(),
+                3 => pick(u, &["\"conservative\"", "\"easy\"", "\"\""])?.to_owned(),
+                _ => format!("[{}]", some(u, 5, float)?.join(", ")),
+            };
+            fields.push(format!("{key} = {value}"));
+        }
+        Ok(format!("{{ {} }}", fields.join(", ")))
+    }
+
+    /// One `[[experiment]]` table.
+    fn experiment(out: &mut String, u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
+        out.push_str("\n[[experiment]]\n");
+        list_key(out, u, "traces", 3, |u| {
+            Ok(format!(
+                "{:?}",
+                pick(
+                    u,
+                    &[
+                        "a.swf",
+                        "b.swf",
+                        "c.swf.gz",
+                        "sub/d.swf",
+                        "*.swf",
+                        "*",
+                        "[ab].swf",
+                        "sub/*",
+                        "missing.swf",
+                        "",
+                        "[",
+                        "**/*.swf",
+                        "?.swf"
+                    ]
+                )?
+            ))
+        })?;
+        list_key(out, u, "builtin", 2, |u| {
+            let mut fields = Vec::new();
+            if bool::arbitrary(u)? {
+                fields.push(format!("jobs = {}", int(u)?));
+            }
+            if bool::arbitrary(u)? {
+                fields.push(format!("seed = {}", int(u)?));
+            }
+            Ok(format!("{{ {} }}", fields.join(", ")))
+        })?;
+        if u8::arbitrary(u)? % 4 == 0 {
+            list_key(out, u, "farms", 2, |u| {
+                let mut fields = Vec::new();
+                if bool::arbitrary(u)? {
+                    fields.push(format!("jobs = {}", int(u)?));
+                }
+                if bool::arbitrary(u)? {
+                    fields.push(format!("seeds = [{}]", some(u, 2, int)?.join(", ")));
+                }
+                if bool::arbitrary(u)? {
+                    fields.push(format!(
+                        "mean_interarrivals = [{}]",
+                        some(u, 2, float)?.join(", ")
+                    ));
+                }
+                if bool::arbitrary(u)? {
+                    let ratios = some(u, 2, |u| Ok(format!("[{}]", some(u, 3, int)?.join(", "))))?;
+                    fields.push(format!("license_ratios = [{}]", ratios.join(", ")));
+                }
+                Ok(format!("{{ {} }}", fields.join(", ")))
+            })?;
+        }
+        list_key(out, u, "windows", 2, |u| {
+            let mut fields = Vec::new();
+            for key in ["skip", "first", "procs"] {
+                if bool::arbitrary(u)? {
+                    fields.push(format!("{key} = {}", int(u)?));
+                }
+            }
+            Ok(format!("{{ {} }}", fields.join(", ")))
+        })?;
+        list_key(out, u, "estimates", 2, |u| {
+            Ok(format!(
+                "{:?}",
+                pick(u, &["user", "exact", "user", "guess"])?
+            ))
+        })?;
+        list_key(out, u, "loads", 2, float)?;
+        if u8::arbitrary(u)? % 16 != 0 {
+            let policies = some(u, 3, policy_entry)?;
+            let _ = writeln!(out, "policies = [{}]", policies.join(", "));
+        }
+        list_key(out, u, "seeds", 2, int)?;
+        for key in ["short_max", "narrow_max"] {
+            if u8::arbitrary(u)? % 4 == 0 {
+                let _ = writeln!(out, "{key} = {}", int(u)?);
+            }
+        }
+        if u8::arbitrary(u)? % 16 == 0 {
+            out.push_str("unknown_key = 1\n");
+        }
+        Ok(())
+    }
+
+    /// A plan file built from the keys the format knows (values mostly in
+    /// range, sometimes not), then mutated; or, when the first byte is odd,
+    /// the bytes themselves.
+    fn plan_text(data: &[u8]) -> Vec<u8> {
+        let mut u = Unstructured::new(data.get(1..).unwrap_or_default());
+        let mut structured = || -> arbitrary::Result<Vec<u8>> {
+            let u = &mut u;
+            let mut out = String::new();
+            list_key(&mut out, u, "metrics", 4, |u| {
+                Ok(format!(
+                    "{:?}",
+                    pick(
+                        u,
+                        &[
+                            "jobs",
+                            "mean_wait",
+                            "mean_bounded_slowdown",
+                            "utilisation",
+                            "mean_wait.SN",
+                            "cons_rs.iterations",
+                            "farm.utilisation",
+                            "farm.missed_deadlines",
+                            "no_such_metric",
+                        ]
+                    )?
+                ))
+            })?;
+            if u8::arbitrary(u)? % 4 == 0 {
+                let _ = writeln!(out, "latency = {}", bool::arbitrary(u)?);
+            }
+            for _ in 0..u8::arbitrary(u)? % 4 {
+                experiment(&mut out, u)?;
+            }
+            mutate(u, out)
+        };
+        match data.first() {
+            Some(mode) if mode % 2 == 0 => structured().unwrap_or_default(),
+            _ => data.get(1..).unwrap_or_default().to_vec(),
+        }
+    }
+
+    /// The checks on an accepted plan: cells numbered in order, ids
+    /// unique and each the hash of its cell's parameters, parameters that
+    /// read back (as a result file holds them) to the same parameters and
+    /// id, and the same text expanding to the same cells and fingerprint.
+    fn accepted_plan(plan: &Plan, text: &str) {
+        assert!(!plan.cells.is_empty(), "a plan without cells");
+        assert_eq!(plan.fingerprint.len(), 16, "{}", plan.fingerprint);
+        let mut ids = HashSet::new();
+        for (i, cell) in plan.cells.iter().enumerate() {
+            assert_eq!(cell.index, i);
+            assert!(ids.insert(cell.id.clone()), "id {} twice", cell.id);
+            let parameters = cell.spec.parameters();
+            assert_eq!(cell.id, cell_id(&parameters), "cell {i}");
+            let json = serde_json::to_string(&parameters).expect("parameters as JSON");
+            let back: Parameters = serde_json::from_str(&json)
+                .unwrap_or_else(|e| panic!("cell {i}: {json} does not read back: {e}"));
+            assert_eq!(back, parameters, "cell {i}: {json}");
+            assert_eq!(cell_id(&back), cell.id, "cell {i}: {json}");
+            assert_eq!(
+                parameters.canonical().lines().count(),
+                11,
+                "cell {i}: {}",
+                parameters.canonical()
+            );
+        }
+        let again = parse("another-name.toml", text, traces_dir())
+            .unwrap_or_else(|e| panic!("accepted once, refused the second time: {e}"));
+        assert_eq!(again.cells, plan.cells, "two expansions of one text differ");
+        assert_eq!(again.fingerprint, plan.fingerprint);
+    }
+
+    /// Fuzz body: a plan file (raw or built from the format's keys) into
+    /// `plan::format::parse`; refusals must name the file (and a line in
+    /// it), accepted plans must expand deterministically.
+    pub fn plan_parse(data: &[u8]) {
+        let bytes = plan_text(data);
+        if leaves_the_folder(&bytes) {
+            return;
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        match parse(PLAN_FILE, &text, traces_dir()) {
+            Ok(plan) => accepted_plan(&plan, &text),
+            Err(e) => {
+                // Plan messages quote names as written (a trace name, a
+                // policy), line breaks included: not checked for one line.
+                refusal(&e, PLAN_FILE, text.as_bytes(), false);
+                let again = parse(PLAN_FILE, &text, traces_dir()).err();
+                assert_eq!(again.as_ref(), Some(&e), "two parses of one text differ");
+            }
+        }
+    }
+
+    // -- farm_parse ---------------------------------------------------------
+
+    /// Names for machines and license pools, some refused, some that need
+    /// quoting in TOML or CSV.
+    const NAMES: [&str; 14] = [
+        "m0", "m1", "m2", "matlab", "abaqus", "x", "", "a b", "a,b", "q\"x", "#c", "é", "tab\t",
+        "m0",
+    ];
+
+    /// A farm description built from the format's keys, longhand or not.
+    fn farm_text(u: &mut Unstructured<'_>) -> arbitrary::Result<String> {
+        let mut out = String::new();
+        let longhand = bool::arbitrary(u)?;
+        let machines = some(u, 4, |u| {
+            let mut fields = Vec::new();
+            if bool::arbitrary(u)? {
+                fields.push(format!("name = {:?}", pick(u, &NAMES)?));
+            }
+            if u8::arbitrary(u)? % 8 != 0 {
+                fields.push(format!("cpus = {}", int(u)?));
+            }
+            if bool::arbitrary(u)? {
+                fields.push(format!("speed = {}", float(u)?));
+            }
+            Ok(fields)
+        })?;
+        let licenses = some(u, 3, |u| {
+            let mut fields = vec![format!("name = {:?}", pick(u, &NAMES)?)];
+            if u8::arbitrary(u)? % 8 != 0 {
+                fields.push(format!("copies = {}", int(u)?));
+            }
+            for key in ["machines", "except"] {
+                if u8::arbitrary(u)? % 3 == 0 {
+                    let names = some(u, 3, |u| Ok(format!("{:?}", pick(u, &NAMES)?)))?;
+                    fields.push(format!("{key} = [{}]", names.join(", ")));
+                }
+            }
+            Ok(fields)
+        })?;
+        for (key, entries) in [("machine", machines), ("license", licenses)] {
+            if longhand {
+                for fields in entries {
+                    let _ = writeln!(out, "[[{key}]]\n{}", fields.join("\n"));
+                }
+            } else {
+                let tables: Vec<String> = entries
+                    .iter()
+                    .map(|f| format!("{{ {} }}", f.join(", ")))
+                    .collect();
+                let _ = writeln!(out, "{key} = [\n  {}\n]", tables.join(",\n  "));
+            }
+        }
+        Ok(out)
+    }
+
+    /// A job list built from the format's columns (some left out, some
+    /// unknown, in any order).
+    fn jobs_text(u: &mut Unstructured<'_>) -> arbitrary::Result<String> {
+        const COLUMNS: [&str; 8] = [
+            "id", "submit", "cpus", "estimate", "runtime", "deadline", "licenses", "colour",
+        ];
+        let mut header: Vec<&str> = COLUMNS[..7].to_vec();
+        for _ in 0..u8::arbitrary(u)? % 4 {
+            let i = usize::from(u8::arbitrary(u)?) % header.len();
+            match u8::arbitrary(u)? % 3 {
+                0 => {
+                    header.remove(i);
+                }
+                1 => header.swap(i, 0),
+                _ => header.insert(i, pick(u, &COLUMNS)?),
+            }
+            if header.is_empty() {
+                break;
+            }
+        }
+        let mut out = String::new();
+        if bool::arbitrary(u)? {
+            out.push_str("# a comment\n");
+        }
+        let _ = writeln!(out, "{}", header.join(","));
+        for _ in 0..u8::arbitrary(u)? % 6 {
+            let mut fields = Vec::new();
+            for &column in &header {
+                let value = match (column, u8::arbitrary(u)? % 8) {
+                    (_, 0) => String::new(),
+                    ("licenses", _) => {
+                        let names = some(u, 3, |u| pick(u, &NAMES))?.join(" ");
+                        if bool::arbitrary(u)? {
+                            // Quoted as CSV quotes, for names with commas.
+                            format!("\"{}\"", names.replace('"', "\"\""))
+                        } else {
+                            names
+                        }
+                    }
+                    (_, 1) => pick(u, &["-1", "x", "1.5", " 7 ", "4294967296"])?.to_owned(),
+                    _ => u16::arbitrary(u)?.to_string(),
+                };
+                fields.push(value);
+            }
+            if u8::arbitrary(u)? % 16 == 0 {
+                fields.pop();
+            }
+            let _ = writeln!(out, "{}", fields.join(","));
+        }
+        Ok(out)
+    }
+
+    /// The checks on an accepted farm: the limits and rules of the module
+    /// docs, and written out by `farm_toml`, it reads back the same.
+    fn accepted_farm(farm: &Farm) {
+        assert!((1..=128).contains(&farm.machines.len()));
+        assert!(farm.licenses.len() <= 32);
+        let mut names = HashSet::new();
+        for m in &farm.machines {
+            assert!(!m.name.is_empty() && !m.name.contains(char::is_whitespace));
+            assert!(names.insert(m.name.as_str()), "machine {} twice", m.name);
+            assert!(m.cpus >= 1 && (1..=1_000_000_000).contains(&m.speed));
+        }
+        let mut names = HashSet::new();
+        for l in &farm.licenses {
+            assert!(!l.name.is_empty() && !l.name.contains(char::is_whitespace));
+            assert!(names.insert(l.name.as_str()), "license {} twice", l.name);
+            assert!(l.machines.windows(2).all(|w| w[0] < w[1]), "{l:?}");
+            assert!(l.machines.iter().all(|&m| m < farm.machines.len()), "{l:?}");
+        }
+        let written = farm_toml(farm, "written back");
+        match parse_farm(FARM_FILE, &written) {
+            Ok(back) => assert_eq!(&back, farm, "{written}"),
+            Err(e) => panic!("{written}\ndoes not read back: {e}"),
+        }
+    }
+
+    /// Fuzz body: a farm description and a job list (raw, or built from
+    /// the formats' keys and columns, then mutated) into `parse_farm` and
+    /// `parse_jobs`; refusals name the file (and a line in it), accepted
+    /// farms and job lists keep the documented rules and read back the
+    /// same after `farm_toml` / `jobs_csv`.
+    pub fn farm_parse(data: &[u8]) {
+        let mut u = Unstructured::new(data);
+        let Ok(mode) = u8::arbitrary(&mut u) else {
+            return;
+        };
+        let (farm, jobs) = if mode % 2 == 0 {
+            let texts = (|| -> arbitrary::Result<(Vec<u8>, Vec<u8>)> {
+                let farm = farm_text(&mut u)?;
+                let jobs = jobs_text(&mut u)?;
+                Ok((mutate(&mut u, farm)?, mutate(&mut u, jobs)?))
+            })();
+            let Ok(texts) = texts else {
+                return;
+            };
+            texts
+        } else {
+            // Raw: the farm text up to the first NUL, the job list after it.
+            let rest = u.take_rest();
+            let cut = rest.iter().position(|&b| b == 0).unwrap_or(rest.len());
+            (
+                rest[..cut].to_vec(),
+                rest.get(cut + 1..).unwrap_or_default().to_vec(),
+            )
+        };
+        let farm_text = String::from_utf8_lossy(&farm);
+        let farm = match parse_farm(FARM_FILE, &farm_text) {
+            Ok(farm) => farm,
+            Err(e) => {
+                refusal(&e, FARM_FILE, farm_text.as_bytes(), true);
+                return;
+            }
+        };
+        accepted_farm(&farm);
+        match parse_jobs(JOBS_FILE, &jobs, &farm) {
+            Ok(list) => {
+                let mut ids = HashSet::new();
+                for j in &list {
+                    assert!(ids.insert(j.id), "job {} twice", j.id);
+                    assert!(j.cpus >= 1 && j.estimate >= 1, "{j:?}");
+                    assert!(j.deadline.is_none_or(|d| d >= j.submit), "{j:?}");
+                    assert!(j.licenses.windows(2).all(|w| w[0] < w[1]), "{j:?}");
+                    assert!(j.licenses.iter().all(|&l| l < farm.licenses.len()), "{j:?}");
+                }
+                let written = jobs_csv(&farm, &list, "written back");
+                match parse_jobs(JOBS_FILE, written.as_bytes(), &farm) {
+                    Ok(back) => assert_eq!(back, list, "{written}"),
+                    Err(e) => panic!("{written}\ndoes not read back: {e}"),
+                }
+            }
+            Err(e) => refusal(&e, JOBS_FILE, &jobs, true),
+        }
     }
 }

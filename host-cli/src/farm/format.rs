@@ -55,15 +55,15 @@ pub(crate) const MAX_LICENSES: usize = 32;
 ///
 /// Displayed as `file[:line]: [field NAME: ]message`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct FormatError {
+pub struct FormatError {
     /// The file as named on the command line.
-    pub(crate) file: String,
+    pub file: String,
     /// The 1-based line, when the error belongs to one.
-    pub(crate) line: Option<u64>,
+    pub line: Option<u64>,
     /// The field (TOML key or CSV column), when the error belongs to one.
-    pub(crate) field: Option<String>,
+    pub field: Option<String>,
     /// What is wrong.
-    pub(crate) message: String,
+    pub message: String,
 }
 
 impl std::fmt::Display for FormatError {
@@ -137,7 +137,7 @@ pub(crate) fn read_farm(path: &Path) -> Result<Farm, FormatError> {
 ///
 /// # Errors
 /// [`FormatError`] naming the file, line and field.
-pub(crate) fn parse_farm(file: &str, text: &str) -> Result<Farm, FormatError> {
+pub fn parse_farm(file: &str, text: &str) -> Result<Farm, FormatError> {
     let error =
         |span: Option<std::ops::Range<usize>>, field: Option<&str>, message: String| FormatError {
             file: file.to_owned(),
@@ -183,7 +183,11 @@ pub(crate) fn parse_farm(file: &str, text: &str) -> Result<Farm, FormatError> {
             return Err(error(
                 Some(name_span),
                 Some("name"),
-                format!("machine name '{name}' must be non-empty without spaces"),
+                // Escaped: the name may hold a line break.
+                format!(
+                    "machine name '{}' must be non-empty without spaces",
+                    name.escape_debug()
+                ),
             ));
         }
         if by_name.insert(name.clone(), index).is_some() {
@@ -235,7 +239,10 @@ pub(crate) fn parse_farm(file: &str, text: &str) -> Result<Farm, FormatError> {
             return Err(error(
                 Some(l.name.span()),
                 Some("name"),
-                format!("license name '{name}' must be non-empty without spaces"),
+                format!(
+                    "license name '{}' must be non-empty without spaces",
+                    name.escape_debug()
+                ),
             ));
         }
         if !license_names.insert(name.clone()) {
@@ -268,7 +275,7 @@ pub(crate) fn parse_farm(file: &str, text: &str) -> Result<Farm, FormatError> {
                                     Some(field),
                                     format!(
                                         "license '{name}': no machine is named '{}'",
-                                        n.get_ref()
+                                        n.get_ref().escape_debug()
                                     ),
                                 )
                             })
@@ -324,7 +331,7 @@ fn quoted(s: &str) -> String {
 /// `comment` (each line prefixed with `# `). A pool usable on most machines
 /// lists the exceptions (`except`), otherwise the machines.
 #[must_use]
-pub(crate) fn farm_toml(farm: &Farm, comment: &str) -> String {
+pub fn farm_toml(farm: &Farm, comment: &str) -> String {
     let mut out = String::new();
     for line in comment.lines() {
         let _ = writeln!(out, "# {line}");
@@ -387,7 +394,7 @@ pub(crate) const COLUMNS: [&str; 7] = [
 
 /// The job list as CSV text, after `comment` (each line prefixed `# `).
 #[must_use]
-pub(crate) fn jobs_csv(farm: &Farm, jobs: &[FarmJob], comment: &str) -> String {
+pub fn jobs_csv(farm: &Farm, jobs: &[FarmJob], comment: &str) -> String {
     let mut out = String::new();
     for line in comment.lines() {
         let _ = writeln!(out, "# {line}");
@@ -401,16 +408,16 @@ pub(crate) fn jobs_csv(farm: &Farm, jobs: &[FarmJob], comment: &str) -> String {
             .filter_map(|&l| farm.licenses.get(l).map(|x| x.name.as_str()))
             .collect();
         let deadline = j.deadline.map_or_else(String::new, |d| d.to_string());
+        // License names may hold commas and quotes: quote the field then,
+        // doubling its quotes, as CSV does.
+        let mut licenses = licenses.join(" ");
+        if licenses.contains([',', '"']) {
+            licenses = format!("\"{}\"", licenses.replace('"', "\"\""));
+        }
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{}",
-            j.id,
-            j.submit,
-            j.cpus,
-            j.estimate,
-            j.runtime,
-            deadline,
-            licenses.join(" ")
+            "{},{},{},{},{},{},{licenses}",
+            j.id, j.submit, j.cpus, j.estimate, j.runtime, deadline,
         );
     }
     out
@@ -459,11 +466,7 @@ pub(crate) fn read_jobs(path: &Path, farm: &Farm) -> Result<Vec<FarmJob>, Format
 ///
 /// # Errors
 /// [`FormatError`] naming the file, line and field.
-pub(crate) fn parse_jobs(
-    file: &str,
-    bytes: &[u8],
-    farm: &Farm,
-) -> Result<Vec<FarmJob>, FormatError> {
+pub fn parse_jobs(file: &str, bytes: &[u8], farm: &Farm) -> Result<Vec<FarmJob>, FormatError> {
     let error = |line: Option<u64>, field: Option<&str>, message: String| FormatError {
         file: file.to_owned(),
         line,
@@ -495,6 +498,17 @@ pub(crate) fn parse_jobs(
     }
     let mut column: HashMap<&str, usize> = HashMap::new();
     for (i, h) in header.iter().enumerate() {
+        if h.is_empty() {
+            return Err(error(
+                header_line,
+                None,
+                format!(
+                    "column {} of the header has no name (expected some of {})",
+                    i + 1,
+                    COLUMNS.join(",")
+                ),
+            ));
+        }
         if !COLUMNS.contains(&h) {
             return Err(error(
                 header_line,

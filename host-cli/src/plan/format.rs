@@ -204,7 +204,7 @@ impl Ctx<'_> {
 ///
 /// # Errors
 /// [`FormatError`] naming the file, line and field.
-pub(crate) fn parse(file: &str, text: &str, traces: &Path) -> Result<Plan, FormatError> {
+pub fn parse(file: &str, text: &str, traces: &Path) -> Result<Plan, FormatError> {
     let ctx = Ctx { file, text };
     let raw: RawPlan = toml::from_str(text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);

@@ -241,7 +241,7 @@ impl PolicySpec {
 
 /// Everything one cell's replay depends on.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct CellSpec {
+pub struct CellSpec {
     /// The trace or built-in workload.
     pub(crate) workload: Workload,
     /// The window of job lines and the machine size.
@@ -263,7 +263,7 @@ pub(crate) struct CellSpec {
 /// (the columns of [`PARAMETER_COLUMNS`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Parameters {
+pub struct Parameters {
     /// Trace name as the plan gives it, or `builtin(jobs=J,seed=S)`.
     pub(crate) trace: String,
     /// Job lines skipped.
@@ -311,7 +311,7 @@ impl Parameters {
 
     /// The canonical text (see the module docs).
     #[must_use]
-    pub(crate) fn canonical(&self) -> String {
+    pub fn canonical(&self) -> String {
         let opt = |v: Option<u64>| v.map_or_else(String::new, |v| v.to_string());
         let values = [
             self.trace.clone(),
@@ -337,7 +337,7 @@ impl Parameters {
 impl CellSpec {
     /// The cell's parameters.
     #[must_use]
-    pub(crate) fn parameters(&self) -> Parameters {
+    pub fn parameters(&self) -> Parameters {
         Parameters {
             trace: self.workload.name(),
             skip: self.window.skip,
@@ -372,19 +372,19 @@ fn fnv1a(text: &str) -> String {
 
 /// The id of a cell with these parameters (see the module docs).
 #[must_use]
-pub(crate) fn cell_id(parameters: &Parameters) -> String {
+pub fn cell_id(parameters: &Parameters) -> String {
     fnv1a(&format!("backfill plan cell 1\n{}", parameters.canonical()))
 }
 
 /// One cell of a plan.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Cell {
+pub struct Cell {
     /// Its place in the plan, from 0.
-    pub(crate) index: usize,
+    pub index: usize,
     /// Its id ([`cell_id`]).
-    pub(crate) id: String,
+    pub id: String,
     /// What it replays.
-    pub(crate) spec: CellSpec,
+    pub spec: CellSpec,
     /// Where in the plan it comes from, for messages (`experiment 2, line
     /// 14`).
     pub(crate) origin: String,
@@ -404,7 +404,7 @@ pub(crate) struct DuplicateCell {
 /// An expanded plan: its cells in order, the metrics each result holds,
 /// and its fingerprint.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Plan {
+pub struct Plan {
     /// The plan file as named on the command line (or what made the plan).
     pub(crate) name: String,
     /// The folder relative trace names were found in, when the plan names
@@ -416,9 +416,9 @@ pub(crate) struct Plan {
     /// timings).
     pub(crate) latency: bool,
     /// The cells, in order.
-    pub(crate) cells: Vec<Cell>,
+    pub cells: Vec<Cell>,
     /// The fingerprint (see the module docs).
-    pub(crate) fingerprint: String,
+    pub fingerprint: String,
 }
 
 impl Plan {

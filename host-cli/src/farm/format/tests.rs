@@ -72,6 +72,20 @@ fn farm_errors_name_line_and_field() {
         farm_error("machine = [\n  { cpus = 1, speed = -2.0 },\n]\n"),
         "farm.toml:2: field speed: machine 'm0': expected a speed from 0.001 to 1000000 (1.0 = the reference machine), found -2"
     );
+    // A name with a line break is shown escaped: the message stays on one
+    // line.
+    assert_eq!(
+        farm_error("machine = [{ name = \"q\\nx\", cpus = 1 }]\n"),
+        "farm.toml:1: field name: machine name 'q\\nx' must be non-empty without spaces"
+    );
+    assert_eq!(
+        farm_error("machine = [{ cpus = 1 }]\nlicense = [{ name = \"l\\t\", copies = 1 }]\n"),
+        "farm.toml:2: field name: license name 'l\\t' must be non-empty without spaces"
+    );
+    assert_eq!(
+        farm_error("machine = [{ cpus = 1 }]\nlicense = [{ name = \"l\", copies = 1, except = [\"a\\nb\"] }]\n"),
+        "farm.toml:2: field except: license 'l': no machine is named 'a\\nb'"
+    );
     assert_eq!(
         farm_error("machine = [{ name = \"a\", cpus = 1 }, { name = \"a\", cpus = 2 }]\n"),
         "farm.toml:1: field name: machine name 'a' is used twice"
@@ -167,6 +181,31 @@ fn written_job_lists_read_back_identically() {
 }
 
 #[test]
+fn license_names_that_need_quoting_read_back() {
+    // Names may hold commas and quotes (only white space is refused): the
+    // written job list quotes them as CSV does.
+    let f = parse_farm(
+        "f.toml",
+        "machine = [{ cpus = 1 }]\n\
+         license = [{ name = \"a,b\", copies = 1 }, { name = 'q\"x', copies = 1 }]\n",
+    )
+    .unwrap();
+    let jobs = parse_jobs(
+        "j.csv",
+        b"id,submit,cpus,estimate,licenses\n1,0,1,1,\"a,b\"\n2,0,1,1,\"q\"\"x a,b\"\n",
+        &f,
+    )
+    .unwrap();
+    assert_eq!(jobs[1].licenses, [0, 1]);
+    let text = jobs_csv(&f, &jobs, "c");
+    assert!(
+        text.ends_with("1,0,1,1,1,,\"a,b\"\n2,0,1,1,1,,\"a,b q\"\"x\"\n"),
+        "{text}"
+    );
+    assert_eq!(parse_jobs("w.csv", text.as_bytes(), &f).unwrap(), jobs);
+}
+
+#[test]
 fn job_list_errors_name_line_and_field() {
     let head = "id,submit,cpus,estimate,runtime,deadline,licenses\n";
     assert_eq!(
@@ -196,6 +235,12 @@ fn job_list_errors_name_line_and_field() {
     assert_eq!(
         jobs_error("id,submit,cpus,walltime\n"),
         "jobs.csv:1: field walltime: unknown column (expected some of id,submit,cpus,estimate,runtime,deadline,licenses)"
+    );
+    // An empty column name (here a trailing comma) is named by its place,
+    // not as an empty field.
+    assert_eq!(
+        jobs_error("id,submit,cpus,estimate,\n"),
+        "jobs.csv:1: column 5 of the header has no name (expected some of id,submit,cpus,estimate,runtime,deadline,licenses)"
     );
     assert_eq!(
         jobs_error("id,submit,cpus\n"),
