@@ -11,7 +11,7 @@
 //! `data/study.toml`; [`generate`] makes the figures and the README from
 //! those.
 
-use super::{finish, holds, plan_str, run_plan, Common, Generated, PlanRow, Reports};
+use super::{finish, holds, plan_str, run_plan, Generated, PlanArgs, PlanRow};
 use crate::repo::{self, short, stem, Meta};
 use crate::text::comma_list;
 use backfill_cli::numbers::percent_change;
@@ -264,13 +264,13 @@ fn bars(doc: &Doc, sem: Semantics, traces: &[&str], title: &str) -> Result<Strin
 }
 
 /// Runs the study into its folder (see the module docs).
-pub fn run(common: &Common, reports: &Reports, options: &Options) -> Result<(), String> {
-    let (study, cells, started) = run_plan(common, reports, NAME)?;
+pub fn run(args: &PlanArgs<Options>) -> Result<(), String> {
+    let (study, cells, started) = run_plan(&args.common, &args.reports, NAME)?;
     let runs = cells.iter().map(run_of).collect::<Result<Vec<_>, _>>()?;
     let meta = Meta {
         seconds: started.elapsed().as_secs(),
-        jobs: Some(common.jobs()),
-        note: options.note.clone(),
+        jobs: Some(args.common.jobs()),
+        note: args.options.note.clone(),
     };
     finish(
         study,

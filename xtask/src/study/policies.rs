@@ -11,7 +11,7 @@
 //! time and slowest kernel call); [`generate`] writes the README's table
 //! from it.
 
-use super::{finish, plan_f64, plan_str, run_plan, Common, Generated, Reports};
+use super::{finish, plan_f64, plan_str, run_plan, Generated, PlanArgs};
 use crate::repo::{self, stem, Meta};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -69,8 +69,8 @@ fn round(v: f64, digits: usize) -> f64 {
 }
 
 /// Runs the study into its folder (see the module docs).
-pub fn run(common: &Common, reports: &Reports, options: &Options) -> Result<(), String> {
-    let (study, cells, started) = run_plan(common, reports, NAME)?;
+pub fn run(args: &PlanArgs<Options>) -> Result<(), String> {
+    let (study, cells, started) = run_plan(&args.common, &args.reports, NAME)?;
     let mut rows = Vec::new();
     for cell in &cells {
         let trace = plan_str(cell, "trace")?;
@@ -91,8 +91,8 @@ pub fn run(common: &Common, reports: &Reports, options: &Options) -> Result<(), 
     }
     let meta = Meta {
         seconds: started.elapsed().as_secs(),
-        jobs: Some(common.jobs()),
-        note: options.note.clone(),
+        jobs: Some(args.common.jobs()),
+        note: args.options.note.clone(),
     };
     finish(study, &[(CSV, repo::csv_text(&rows)?)], &meta, generate)
 }

@@ -12,7 +12,7 @@
 //! category.
 
 use super::policies::Options;
-use super::{finish, plan_str, plan_u64, run_plan, Common, Generated, PlanRow, Reports};
+use super::{finish, plan_str, plan_u64, run_plan, Generated, PlanArgs, PlanRow};
 use crate::repo::{self, stem, Meta};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -50,16 +50,16 @@ struct Row {
 }
 
 /// Runs the study into its folder (see the module docs).
-pub fn run(common: &Common, reports: &Reports, options: &Options) -> Result<(), String> {
-    let (study, cells, started) = run_plan(common, reports, NAME)?;
+pub fn run(args: &PlanArgs<Options>) -> Result<(), String> {
+    let (study, cells, started) = run_plan(&args.common, &args.reports, NAME)?;
     let mut rows = Vec::new();
     for cell in &cells {
         rows.extend(rows_of(cell)?);
     }
     let meta = Meta {
         seconds: started.elapsed().as_secs(),
-        jobs: Some(common.jobs()),
-        note: options.note.clone(),
+        jobs: Some(args.common.jobs()),
+        note: args.options.note.clone(),
     };
     finish(study, &[(CSV, repo::csv_text(&rows)?)], &meta, generate)
 }
