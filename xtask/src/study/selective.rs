@@ -347,10 +347,8 @@ fn header(out: &mut String, meta: &Meta, setups: &[Setup]) {
          [analyses.md](analyses.md); the paper is Srinivasan, Kettimuthu, Subramani and \
          Sadayappan, *Selective Reservation Strategies for Backfill Job Scheduling* (JSSPP 2002).\n",
         meta.seconds,
-        meta.jobs.unwrap_or(1),
-        meta.note
-            .as_ref()
-            .map_or_else(String::new, |n| format!(" {n}"))
+        meta.replays_at_a_time(),
+        meta.note_after(" ")
     );
     let _ = writeln!(
         out,
