@@ -160,6 +160,15 @@ pub fn fails_with(out: &Output, code: i32, needles: &[&str]) -> String {
     err
 }
 
+/// Asserts the run failed with `code` and its stderr (of any length)
+/// contains `needle`; returns stderr.
+pub fn fails_saying(out: &Output, code: i32, needle: &str) -> String {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(code), "stderr: {err}");
+    assert!(err.contains(needle), "{needle:?} missing in: {err}");
+    err
+}
+
 /// The names in `dir`, sorted.
 pub fn listing(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
