@@ -2,7 +2,7 @@
 //! JSON whose only varying part is `timings`, the per-job CSV.
 
 use super::{
-    fails_with, four_processor_trace, job, ok, run, scratch, small_trace, stderr, stdout, write,
+    fails_with, four_processor_trace, job, ok, run, scratch, small_trace_dir, stderr, stdout, write,
 };
 
 fn json(args: &[&str]) -> serde_json::Value {
@@ -40,9 +40,8 @@ fn deterministic(mut v: serde_json::Value) -> serde_json::Value {
 
 #[test]
 fn json_is_deterministic_apart_from_timings() {
-    let dir = scratch();
-    let trace = small_trace(dir.path());
-    let t = trace.to_str().expect("utf-8");
+    let (_dir, trace) = small_trace_dir();
+    let t = trace.as_str();
     let replay = ["replay", t, "--policy", "selective", "--format", "json"];
     let a = json(&replay);
     assert!(a["timings"]["prerun_seconds"].is_f64(), "{}", a["timings"]);
@@ -116,9 +115,8 @@ fn skip_and_refusal_reasons_are_objects_with_stable_keys() {
 
 #[test]
 fn csv_rows_carry_their_context_and_concatenate() {
-    let dir = scratch();
-    let trace = small_trace(dir.path());
-    let t = trace.to_str().expect("utf-8");
+    let (_dir, trace) = small_trace_dir();
+    let t = trace.as_str();
     let csv = |args: &[&str]| {
         let out = run(args);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));

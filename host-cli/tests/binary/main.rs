@@ -81,6 +81,14 @@ pub fn small_trace(dir: &Path) -> PathBuf {
     write(dir, "small.swf", &text)
 }
 
+/// A scratch directory holding [`small_trace`], and the trace's path.
+pub fn small_trace_dir() -> (tempfile::TempDir, String) {
+    let dir = scratch();
+    let trace = small_trace(dir.path());
+    let path = trace.to_str().expect("utf-8 path").to_owned();
+    (dir, path)
+}
+
 /// Runs the binary with `args`, stdout and stderr captured.
 pub fn run(args: &[&str]) -> Output {
     Command::new(BIN)
