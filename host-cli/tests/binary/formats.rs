@@ -2,7 +2,7 @@
 //! JSON whose only varying part is `timings`, the per-job CSV.
 
 use super::{
-    fails_with, four_processor_trace, job, ok, run, scratch, small_trace_dir, stderr, stdout, write,
+    fails_with, four_processor_trace, job, ok, run, scratch, small_trace_dir, stderr, write,
 };
 
 fn json(args: &[&str]) -> serde_json::Value {
@@ -117,13 +117,8 @@ fn skip_and_refusal_reasons_are_objects_with_stable_keys() {
 fn csv_rows_carry_their_context_and_concatenate() {
     let (_dir, trace) = small_trace_dir();
     let t = trace.as_str();
-    let csv = |args: &[&str]| {
-        let out = run(args);
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        stdout(&out)
-    };
-    let easy = csv(&["replay", t, "--format", "csv"]);
-    let sel = csv(&[
+    let easy = ok(&["replay", t, "--format", "csv"]);
+    let sel = ok(&[
         "replay",
         t,
         "--policy",
@@ -164,7 +159,7 @@ fn csv_rows_carry_their_context_and_concatenate() {
             assert!(decimals <= 4, "{}", &row[field]);
         }
     }
-    let info = csv(&["info", t, "--format", "csv"]);
+    let info = ok(&["info", t, "--format", "csv"]);
     let lines: Vec<&str> = info.lines().collect();
     assert_eq!(
         lines[0],
@@ -353,9 +348,8 @@ fn the_schedule_back_as_swf_round_trips() {
     // The killed job's run time is its estimate.
     assert_eq!(rows[5][3], input[5][8]);
     // `info` reads it, and replaying it gives the same schedule.
-    let info = run(&["info", out_swf.to_str().expect("path")]);
-    assert_eq!(info.status.code(), Some(0), "{}", stderr(&info));
-    assert!(stdout(&info).contains("simulated schedule"));
+    let info = ok(&["info", out_swf.to_str().expect("path")]);
+    assert!(info.contains("simulated schedule"), "{info}");
     let again = dir.path().join("again.swf");
     replay(&out_swf, &again, "swf");
     assert_eq!(
