@@ -3,8 +3,8 @@
 //! run) with a one-line message, and no file that looks complete is left.
 
 use super::{
-    fails_with, job, listing, run, run_in, run_to, scratch, small_trace_dir, stderr, stdout, write,
-    BIN,
+    fails_with, job, listing, ok, run, run_in, run_to, scratch, small_trace_dir, stderr, stdout,
+    write, BIN,
 };
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -123,7 +123,7 @@ fn outputs_appear_complete_after_a_good_run() {
     let t = trace.as_str();
     let csv = dir.path().join("c.csv");
     let svg = dir.path().join("c.svg");
-    let out = run(&[
+    ok(&[
         "compare",
         t,
         "--policies",
@@ -133,7 +133,6 @@ fn outputs_appear_complete_after_a_good_run() {
         "--svg",
         svg.to_str().expect("utf-8"),
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(listing(dir.path()), ["c.csv", "c.svg", "small.swf"]);
     assert!(std::fs::read_to_string(&svg)
         .expect("svg")
