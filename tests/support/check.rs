@@ -1132,8 +1132,11 @@ fn check_reservations(
                 at: job.submit,
             });
         }
-        let must_record = policy.reservation_is_guarantee() || easy || r.guarantee.is_some();
-        if must_record && r.guarantee != first {
+        // A job promised its start (by the policy, or by a guarantee on
+        // its record) records its first reservation as its guarantee, and
+        // keeps it: never moved later, never started after it.
+        let promised = policy.reservation_is_guarantee() || easy || r.guarantee.is_some();
+        if promised && r.guarantee != first {
             return Err(Violation::GuaranteeMismatch {
                 job: job.id,
                 at: start,
@@ -1141,7 +1144,6 @@ fn check_reservations(
                 first_reservation: first,
             });
         }
-        let promised = policy.reservation_is_guarantee() || easy || r.guarantee.is_some();
         if promised {
             if let Some((at, from, to)) = s.moved_later {
                 return Err(Violation::ReservationMovedLater {
@@ -1168,15 +1170,6 @@ fn check_reservations(
                     at: start,
                     reserved: last.start,
                     reserved_machine: usize::from(last.machine),
-                });
-            }
-        }
-        if let Some(g) = r.guarantee {
-            if start > g {
-                return Err(Violation::GuaranteeMissed {
-                    job: job.id,
-                    at: start,
-                    guarantee: g,
                 });
             }
         }

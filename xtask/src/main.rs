@@ -100,23 +100,9 @@ enum Task {
 #[derive(Debug, Subcommand)]
 enum Study {
     /// Selective reservation on CTC-SP2, SDSC-SP2 and KTH-SP2.
-    Selective {
-        #[command(flatten)]
-        common: study::Common,
-        #[command(flatten)]
-        reports: study::Reports,
-        #[command(flatten)]
-        options: study::policies::Options,
-    },
+    Selective(study::PlanArgs<study::policies::Options>),
     /// CONS+RS against Conservative and EASY.
-    ConsRs {
-        #[command(flatten)]
-        common: study::Common,
-        #[command(flatten)]
-        reports: study::Reports,
-        #[command(flatten)]
-        options: study::cons_rs::Options,
-    },
+    ConsRs(study::PlanArgs<study::cons_rs::Options>),
     /// DPSA against EASY.
     Dpsa {
         #[command(flatten)]
@@ -132,24 +118,10 @@ enum Study {
         options: study::farm::Options,
     },
     /// Every policy on every trace.
-    Policies {
-        #[command(flatten)]
-        common: study::Common,
-        #[command(flatten)]
-        reports: study::Reports,
-        #[command(flatten)]
-        options: study::policies::Options,
-    },
+    Policies(study::PlanArgs<study::policies::Options>),
     /// Where the waiting time goes: two traces' wait split by reason under
     /// the policies study's policies (docs/studies/reasons).
-    Reasons {
-        #[command(flatten)]
-        common: study::Common,
-        #[command(flatten)]
-        reports: study::Reports,
-        #[command(flatten)]
-        options: study::policies::Options,
-    },
+    Reasons(study::PlanArgs<study::policies::Options>),
 }
 
 #[derive(Debug, clap::Args)]
@@ -177,28 +149,12 @@ struct SnapshotArgs {
 fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
         Task::Study { study } => match study {
-            Study::Selective {
-                common,
-                reports,
-                options,
-            } => study::selective::run(&common, &reports, &options),
-            Study::ConsRs {
-                common,
-                reports,
-                options,
-            } => study::cons_rs::run(&common, &reports, &options),
+            Study::Selective(args) => study::selective::run(&args),
+            Study::ConsRs(args) => study::cons_rs::run(&args),
             Study::Dpsa { common, reports } => study::dpsa::run(&common, &reports),
             Study::Farm { common, options } => study::farm::run(&common, &options),
-            Study::Policies {
-                common,
-                reports,
-                options,
-            } => study::policies::run(&common, &reports, &options),
-            Study::Reasons {
-                common,
-                reports,
-                options,
-            } => study::reasons::run(&common, &reports, &options),
+            Study::Policies(args) => study::policies::run(&args),
+            Study::Reasons(args) => study::reasons::run(&args),
         },
         Task::Docs { check } => docs::run(check),
         Task::Alea(args) => alea::run(&args),

@@ -155,6 +155,19 @@ pub struct Meta {
 pub const META: &str = "study.toml";
 
 impl Meta {
+    /// Replays run at a time (1 when the run did not say).
+    pub fn replays_at_a_time(&self) -> usize {
+        self.jobs.unwrap_or(1)
+    }
+
+    /// The note on the run after `sep`, or nothing without a note: for a
+    /// sentence that mentions the note only when there is one.
+    pub fn note_after(&self, sep: &str) -> String {
+        self.note
+            .as_ref()
+            .map_or_else(String::new, |n| format!("{sep}{n}"))
+    }
+
     /// Reads `DIR/data/study.toml`.
     pub fn read(dir: &Path) -> Result<Self, String> {
         let path = dir.join("data").join(META);

@@ -78,6 +78,21 @@ pub struct Reports {
     pub runs: Option<PathBuf>,
 }
 
+/// The command line of a study run from its plan: the options every
+/// study takes, where the replay reports go, and the study's own `O`.
+#[derive(Clone, Debug, Args)]
+pub struct PlanArgs<O: Args> {
+    /// Options every study takes.
+    #[command(flatten)]
+    pub common: Common,
+    /// Where the replay reports go.
+    #[command(flatten)]
+    pub reports: Reports,
+    /// The study's own options.
+    #[command(flatten)]
+    pub options: O,
+}
+
 /// The host-cli binary and the new folder of study `name`, once its
 /// inputs are known to be there (see [`Common`]).
 pub fn begin(common: &Common, name: &str) -> Result<(PathBuf, StudyDir), String> {

@@ -1,4 +1,5 @@
-//! Numbers as C's `printf("%g")` writes them, and lists in sentences.
+//! Numbers as C's `printf("%g")` writes them, lists in sentences, and
+//! the heads of Markdown tables.
 
 use std::fmt::Display;
 
@@ -9,6 +10,22 @@ pub fn comma_list(items: impl IntoIterator<Item = impl Display>) -> String {
         .map(|item| item.to_string())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The two head lines of a Markdown table, each ending in a newline: the
+/// `fixed` columns (name, alignment `---` or `---:`), then one column per
+/// item of `numbers`, right-aligned.
+pub fn table_head(
+    fixed: &[(&str, &str)],
+    numbers: impl IntoIterator<Item = impl Display>,
+) -> String {
+    let mut names: Vec<String> = fixed.iter().map(|(name, _)| (*name).to_owned()).collect();
+    let mut aligns: Vec<&str> = fixed.iter().map(|(_, align)| *align).collect();
+    for n in numbers {
+        names.push(n.to_string());
+        aligns.push("---:");
+    }
+    format!("| {} |\n| {} |\n", names.join(" | "), aligns.join(" | "))
 }
 
 /// `v` as `%.{precision}g` writes it: `precision` significant digits (at
@@ -57,6 +74,18 @@ mod tests {
         assert_eq!(g(123.456, 3), "123");
         assert_eq!(g(1234.5, 3), "1.23e+03");
         assert_eq!(g(1.5, 3), "1.5");
+    }
+
+    #[test]
+    fn table_heads_right_align_the_numbers() {
+        assert_eq!(
+            table_head(&[("trace", "---"), ("jobs", "---:")], ["easy", "fcfs"]),
+            "| trace | jobs | easy | fcfs |\n| --- | ---: | ---: | ---: |\n"
+        );
+        assert_eq!(
+            table_head(&[("policy", "---")], [0; 0]),
+            "| policy |\n| --- |\n"
+        );
     }
 
     #[test]

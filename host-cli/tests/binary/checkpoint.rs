@@ -4,6 +4,7 @@
 //! replays, and damaged ones, are refused with exit status 2.
 
 use super::{fails_with, run, scratch, stderr, stdout, BIN};
+use backfill_core::rng::SplitMix64;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -15,19 +16,24 @@ const JOBS: &str = "6000";
 
 /// The replay's arguments, its per-job CSV written to `jobs_out`.
 fn replay(jobs_out: &Path) -> Vec<String> {
-    [
+    synthetic(JOBS, jobs_out, &["--policy", "conservative"])
+}
+
+/// The arguments of a replay of `jobs` built-in jobs with a JSON report
+/// and its per-job CSV written to `jobs_out`, the `policy` arguments last.
+fn synthetic(jobs: &str, jobs_out: &Path, policy: &[&str]) -> Vec<String> {
+    let args = [
         "replay",
         "--synthetic-jobs",
-        JOBS,
-        "--policy",
-        "conservative",
+        jobs,
         "--format",
         "json",
         "--jobs-out",
         jobs_out.to_str().expect("utf-8"),
     ]
     .map(String::from)
-    .to_vec()
+    .to_vec();
+    with(args, policy)
 }
 
 fn with(mut args: Vec<String>, more: &[&str]) -> Vec<String> {
@@ -50,6 +56,32 @@ fn report(json: &str) -> serde_json::Value {
     v
 }
 
+/// What a finished replay wrote: its report without the wall-clock part
+/// and its per-job CSV.
+struct Outputs {
+    report: serde_json::Value,
+    jobs: Vec<u8>,
+}
+
+/// Runs the replay `args`, which writes its per-job CSV to `jobs_csv`,
+/// expecting success (`what` names the run in a failure); what it wrote.
+fn replayed(args: &[String], jobs_csv: &Path, what: &str) -> Outputs {
+    let out = run(&strs(args));
+    assert_eq!(out.status.code(), Some(0), "{what}: {}", stderr(&out));
+    Outputs {
+        report: report(&stdout(&out)),
+        jobs: std::fs::read(jobs_csv).expect("the per-job CSV"),
+    }
+}
+
+impl Outputs {
+    /// Asserts these are the outputs `whole` holds.
+    fn assert_same(&self, whole: &Self, what: &str) {
+        assert_eq!(self.report, whole.report, "{what}: the report differs");
+        assert!(self.jobs == whole.jobs, "{what}: the per-job CSV differs");
+    }
+}
+
 /// A seed from the clock, printed with every failure so a run can be
 /// repeated (`CHECKPOINT_KILL_SEED`).
 fn seed() -> u64 {
@@ -63,15 +95,6 @@ fn seed() -> u64 {
         })
 }
 
-/// SplitMix64's next value.
-fn next(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 /// Kills a real `host-cli replay` process at random moments, three runs in
 /// turn, each resuming from the checkpoint the last one left; the run that
 /// then finishes writes the report and per-job CSV of the replay that never
@@ -82,11 +105,7 @@ fn next(state: &mut u64) -> u64 {
 fn a_replay_killed_at_random_moments_resumes_to_the_same_outputs() {
     let dir = scratch();
     let whole_csv = dir.path().join("whole.csv");
-    let out = run(&strs(&replay(&whole_csv)));
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let whole_report = report(&stdout(&out));
-    let whole_jobs = std::fs::read(&whole_csv).expect("whole.csv");
-
+    let whole = replayed(&replay(&whole_csv), &whole_csv, "the whole replay");
     let ck = dir.path().join("replay.ckpt");
     let ck_s = ck.to_str().expect("utf-8");
     let jobs_csv = dir.path().join("jobs.csv");
@@ -96,16 +115,14 @@ fn a_replay_killed_at_random_moments_resumes_to_the_same_outputs() {
     );
     // Taking checkpoints changes nothing; it also gives the run's length.
     let started = Instant::now();
-    let out = run(&strs(&checkpointed));
+    let checkpointing = replayed(&checkpointed, &jobs_csv, "with checkpoints");
     let length = started.elapsed();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(report(&stdout(&out)), whole_report);
-    assert_eq!(std::fs::read(&jobs_csv).expect("jobs.csv"), whole_jobs);
+    checkpointing.assert_same(&whole, "with checkpoints");
     std::fs::remove_file(&ck).expect("remove the checkpoint");
     std::fs::remove_file(&jobs_csv).expect("remove jobs.csv");
 
     let seed = seed();
-    let mut state = seed;
+    let mut rng = SplitMix64::new(seed);
     let mut kills = 0;
     let mut resumed_from = 0;
     for _ in 0..3 {
@@ -125,7 +142,7 @@ fn a_replay_killed_at_random_moments_resumes_to_the_same_outputs() {
         // Somewhere in the first half of an uninterrupted run's length (a
         // resumed run is shorter and may finish first: it then wrote the
         // outputs, and the next run resumes from its last checkpoint).
-        let fraction = 0.05 + 0.4 * (next(&mut state) % 1000) as f64 / 1000.0;
+        let fraction = 0.05 + 0.4 * (rng.next_u64() % 1000) as f64 / 1000.0;
         std::thread::sleep(length.mul_f64(fraction));
         let _ = child.kill();
         let status = child.wait().expect("wait");
@@ -135,14 +152,8 @@ fn a_replay_killed_at_random_moments_resumes_to_the_same_outputs() {
     }
     assert!(kills >= 1, "seed {seed}: every run ended before its kill");
     assert!(ck.exists(), "seed {seed}: no checkpoint after the kills");
-    let out = run(&strs(&with(checkpointed.clone(), &["--resume", ck_s])));
-    assert_eq!(out.status.code(), Some(0), "seed {seed}: {}", stderr(&out));
-    assert_eq!(report(&stdout(&out)), whole_report, "seed {seed}");
-    assert_eq!(
-        std::fs::read(&jobs_csv).expect("jobs.csv"),
-        whole_jobs,
-        "seed {seed}: the per-job CSV differs"
-    );
+    let what = format!("seed {seed}");
+    replayed(&with(checkpointed, &["--resume", ck_s]), &jobs_csv, &what).assert_same(&whole, &what);
     assert!(resumed_from >= 1, "seed {seed}: no run resumed");
 }
 
@@ -320,26 +331,9 @@ fn option_variants_resume_exactly() {
         ),
     ];
     for (variant, debug_name) in variants {
-        let args = |csv: &Path| {
-            let mut args: Vec<String> = [
-                "replay",
-                "--synthetic-jobs",
-                "1500",
-                "--format",
-                "json",
-                "--jobs-out",
-                csv.to_str().expect("utf-8"),
-            ]
-            .map(String::from)
-            .to_vec();
-            args.extend(variant.iter().map(|s| (*s).to_owned()));
-            args
-        };
+        let args = |csv: &Path| synthetic("1500", csv, variant);
         let whole_csv = dir.path().join("whole.csv");
-        let out = run(&strs(&args(&whole_csv)));
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        let whole_report = report(&stdout(&out));
-        let whole_jobs = std::fs::read(&whole_csv).expect("whole.csv");
+        let whole = replayed(&args(&whole_csv), &whole_csv, debug_name);
         // 1,500 arrivals and as many ends: one checkpoint, two thirds in.
         let ck = dir.path().join("variant.ckpt");
         let ck_s = ck.to_str().expect("utf-8");
@@ -348,17 +342,14 @@ fn option_variants_resume_exactly() {
             args(&jobs_csv),
             &["--checkpoint", ck_s, "--checkpoint-every", "2000"],
         );
-        let out = run(&strs(&checkpointed));
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        replayed(&checkpointed, &jobs_csv, debug_name);
         std::fs::remove_file(&jobs_csv).expect("remove jobs.csv");
-        let out = run(&strs(&with(checkpointed.clone(), &["--resume", ck_s])));
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        assert_eq!(report(&stdout(&out)), whole_report, "{debug_name}");
-        assert_eq!(
-            std::fs::read(&jobs_csv).expect("jobs.csv"),
-            whole_jobs,
-            "{debug_name}: the per-job CSV differs"
-        );
+        replayed(
+            &with(checkpointed, &["--resume", ck_s]),
+            &jobs_csv,
+            debug_name,
+        )
+        .assert_same(&whole, debug_name);
         // The same replay under the plain policy (`--policy` alone).
         let mut plain = args(&jobs_csv);
         plain.truncate(plain.len() - (variant.len() - 2));

@@ -2,7 +2,7 @@
 //! and geometric mean in the JSON, CSV and table reports, recomputed here
 //! from the per-job rows of `--jobs-out` by sorting.
 
-use super::{run, scratch, stderr, stdout};
+use super::{ok, run, scratch, stdout};
 use serde_json::Value;
 
 /// One job of the plain `--jobs-out` layout: its set and its wait,
@@ -62,9 +62,7 @@ fn distributions_match_the_jobs_in_every_format() {
     let with = |format: &str| {
         let mut args = base.to_vec();
         args.extend([jobs_csv.to_str().expect("path"), "--format", format]);
-        let out = run(&args);
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        stdout(&out)
+        ok(&args)
     };
     let report: Value = serde_json::from_str(&with("json")).expect("json");
     let csv_text = with("csv");
@@ -193,9 +191,7 @@ fn warmup_and_cooldown_jobs_are_scheduled_but_not_measured() {
             "json",
         ];
         args.extend(extra);
-        let out = run(&args);
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        serde_json::from_str(&stdout(&out)).expect("json")
+        serde_json::from_str(&ok(&args)).expect("json")
     };
     let plain = run_with(&[]);
     let plain_jobs = std::fs::read_to_string(&jobs_csv).expect("jobs");
@@ -314,7 +310,7 @@ fn figures_per_owner_and_their_fairness_match_the_jobs() {
     let trace = owned_trace(dir.path());
     let jobs_csv = dir.path().join("jobs.csv");
     for by in ["user", "group", "queue"] {
-        let out = run(&[
+        let report = ok(&[
             "replay",
             trace.to_str().expect("path"),
             "--by",
@@ -324,8 +320,7 @@ fn figures_per_owner_and_their_fairness_match_the_jobs() {
             "--format",
             "json",
         ]);
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        let report: Value = serde_json::from_str(&stdout(&out)).expect("json");
+        let report: Value = serde_json::from_str(&report).expect("json");
         let text = std::fs::read_to_string(&jobs_csv).expect("jobs");
         let mut reader = csv::Reader::from_reader(text.as_bytes());
         let header = reader.headers().expect("header").clone();

@@ -2,7 +2,7 @@
 //! JSON whose only varying part is `timings`, the per-job CSV.
 
 use super::{
-    fails_with, four_processor_trace, job, ok, run, scratch, small_trace, stderr, stdout, write,
+    fails_with, four_processor_trace, job, ok, run, scratch, small_trace_dir, stderr, write,
 };
 
 fn json(args: &[&str]) -> serde_json::Value {
@@ -40,9 +40,8 @@ fn deterministic(mut v: serde_json::Value) -> serde_json::Value {
 
 #[test]
 fn json_is_deterministic_apart_from_timings() {
-    let dir = scratch();
-    let trace = small_trace(dir.path());
-    let t = trace.to_str().expect("utf-8");
+    let (_dir, trace) = small_trace_dir();
+    let t = trace.as_str();
     let replay = ["replay", t, "--policy", "selective", "--format", "json"];
     let a = json(&replay);
     assert!(a["timings"]["prerun_seconds"].is_f64(), "{}", a["timings"]);
@@ -116,16 +115,10 @@ fn skip_and_refusal_reasons_are_objects_with_stable_keys() {
 
 #[test]
 fn csv_rows_carry_their_context_and_concatenate() {
-    let dir = scratch();
-    let trace = small_trace(dir.path());
-    let t = trace.to_str().expect("utf-8");
-    let csv = |args: &[&str]| {
-        let out = run(args);
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        stdout(&out)
-    };
-    let easy = csv(&["replay", t, "--format", "csv"]);
-    let sel = csv(&[
+    let (_dir, trace) = small_trace_dir();
+    let t = trace.as_str();
+    let easy = ok(&["replay", t, "--format", "csv"]);
+    let sel = ok(&[
         "replay",
         t,
         "--policy",
@@ -166,7 +159,7 @@ fn csv_rows_carry_their_context_and_concatenate() {
             assert!(decimals <= 4, "{}", &row[field]);
         }
     }
-    let info = csv(&["info", t, "--format", "csv"]);
+    let info = ok(&["info", t, "--format", "csv"]);
     let lines: Vec<&str> = info.lines().collect();
     assert_eq!(
         lines[0],
@@ -312,7 +305,7 @@ fn the_schedule_back_as_swf_round_trips() {
     let out_swf = dir.path().join("out.swf");
     let plain = dir.path().join("plain.csv");
     let replay = |input: &std::path::Path, out: &std::path::Path, layout: &str| {
-        let run = run(&[
+        ok(&[
             "replay",
             input.to_str().expect("path"),
             "--policy",
@@ -322,7 +315,6 @@ fn the_schedule_back_as_swf_round_trips() {
             "--jobs-format",
             layout,
         ]);
-        assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
     };
     replay(&trace, &out_swf, "swf");
     replay(&trace, &plain, "plain");
@@ -355,9 +347,8 @@ fn the_schedule_back_as_swf_round_trips() {
     // The killed job's run time is its estimate.
     assert_eq!(rows[5][3], input[5][8]);
     // `info` reads it, and replaying it gives the same schedule.
-    let info = run(&["info", out_swf.to_str().expect("path")]);
-    assert_eq!(info.status.code(), Some(0), "{}", stderr(&info));
-    assert!(stdout(&info).contains("simulated schedule"));
+    let info = ok(&["info", out_swf.to_str().expect("path")]);
+    assert!(info.contains("simulated schedule"), "{info}");
     let again = dir.path().join("again.swf");
     replay(&out_swf, &again, "swf");
     assert_eq!(

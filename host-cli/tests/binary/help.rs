@@ -1,7 +1,7 @@
 //! The help texts: options grouped under headings, no measurements, the
 //! defaults stated, and only policies a command can run.
 
-use super::{run, scratch, small_trace, stderr, stdout};
+use super::{run, small_trace_dir, stderr, stdout};
 
 /// The headings of a help text (lines ending in ':' at the margin) with
 /// the options under each.
@@ -93,9 +93,8 @@ fn help_texts_hold_no_measurements() {
 
 #[test]
 fn compare_and_sweep_list_only_policies_they_run() {
-    let dir = scratch();
-    let trace = small_trace(dir.path());
-    let trace = trace.to_str().expect("path");
+    let (_dir, trace) = small_trace_dir();
+    let trace = trace.as_str();
     for command in ["compare", "sweep"] {
         let help = stdout(&run(&[command, "--help"]));
         let listed: Vec<String> = help

@@ -3,7 +3,7 @@
 //! status 2), or, when it shows only during the replay, reported with the
 //! job and line concerned.
 
-use super::{fails_with, four_processor_trace, job, run, scratch, stdout, write};
+use super::{fails_with, four_processor_trace, job, run, scratch, small_trace_dir, stdout, write};
 use std::io::Write as _;
 
 #[test]
@@ -234,9 +234,8 @@ fn a_queue_between_the_first_two_kernels_is_replayed_on_the_second() {
 
 #[test]
 fn option_errors_say_what_is_wrong() {
-    let dir = scratch();
-    let trace = super::small_trace(dir.path());
-    let t = trace.to_str().expect("utf-8");
+    let (_dir, trace) = small_trace_dir();
+    let t = trace.as_str();
     let out = run(&[
         "replay",
         t,

@@ -81,6 +81,14 @@ pub fn small_trace(dir: &Path) -> PathBuf {
     write(dir, "small.swf", &text)
 }
 
+/// A scratch directory holding [`small_trace`], and the trace's path.
+pub fn small_trace_dir() -> (tempfile::TempDir, String) {
+    let dir = scratch();
+    let trace = small_trace(dir.path());
+    let path = trace.to_str().expect("utf-8 path").to_owned();
+    (dir, path)
+}
+
 /// Runs the binary with `args`, stdout and stderr captured.
 pub fn run(args: &[&str]) -> Output {
     Command::new(BIN)
@@ -157,6 +165,15 @@ pub fn fails_with(out: &Output, code: i32, needles: &[&str]) -> String {
     for n in needles {
         assert!(err.contains(n), "{n:?} missing in: {err}");
     }
+    err
+}
+
+/// Asserts the run failed with `code` and its stderr (of any length)
+/// contains `needle`; returns stderr.
+pub fn fails_saying(out: &Output, code: i32, needle: &str) -> String {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(code), "stderr: {err}");
+    assert!(err.contains(needle), "{needle:?} missing in: {err}");
     err
 }
 

@@ -4,10 +4,10 @@
 //! the built-in workload, a farm), either changes what the run prints or
 //! writes, or is refused with exit status 2 and a message naming it.
 
-use super::{small_trace, stderr, stdout, BIN};
+use super::{ok_in, run_in, small_trace, stderr, stdout};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 /// One command in one mode: the subcommand path, and the arguments of a
 /// small run that the walked option is added to (an option already among
@@ -328,8 +328,9 @@ fn files_under(dir: &Path, prefix: &str, out: &mut BTreeMap<String, String>) {
 fn inputs() -> tempfile::TempDir {
     let dir = super::scratch();
     small_trace(dir.path());
-    let out = Command::new(BIN)
-        .args([
+    ok_in(
+        dir.path(),
+        &[
             "generate",
             "farm",
             "--jobs",
@@ -338,24 +339,19 @@ fn inputs() -> tempfile::TempDir {
             "5",
             "--mean-interarrival",
             "2",
-        ])
-        .current_dir(dir.path())
-        .output()
-        .expect("generate farm");
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let out = Command::new(BIN)
-        .args([
+        ],
+    );
+    ok_in(
+        dir.path(),
+        &[
             "replay",
             "small.swf",
             "--timeseries",
             "ts.csv",
             "--every",
             "10",
-        ])
-        .current_dir(dir.path())
-        .output()
-        .expect("time series");
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        ],
+    );
     // A plan of the traces small*.swf: two cells on tr/small.swf (tr2/
     // holds a shorter small.swf and small-b.swf, for --traces), and its
     // results in res/.
@@ -395,12 +391,7 @@ fn inputs() -> tempfile::TempDir {
             "5",
         ],
     ] {
-        let out = Command::new(BIN)
-            .args(args)
-            .current_dir(dir.path())
-            .output()
-            .expect("prepare an input");
-        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        ok_in(dir.path(), args);
     }
     dir
 }
@@ -441,14 +432,8 @@ fn leaves(command: &clap::Command, path: Vec<String>, out: &mut Vec<Vec<String>>
 fn outcome(inputs: &Path, args: &[String], twice: bool) -> (Outcome, Output) {
     let dir = super::scratch();
     copy_tree(inputs, dir.path());
-    let go = || {
-        Command::new(BIN)
-            .args(args)
-            .current_dir(dir.path())
-            .stdin(Stdio::null())
-            .output()
-            .expect("run host-cli")
-    };
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let go = || run_in(dir.path(), &args);
     if twice {
         go();
     }

@@ -3,7 +3,8 @@
 //! run) with a one-line message, and no file that looks complete is left.
 
 use super::{
-    fails_with, job, listing, run, run_in, run_to, scratch, small_trace, stderr, stdout, write, BIN,
+    fails_with, job, listing, ok, run, run_in, run_to, scratch, small_trace_dir, stderr, stdout,
+    write, BIN,
 };
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -54,9 +55,8 @@ fn a_full_disk_on_stdout_is_one_line_and_status_1() {
 
 #[test]
 fn bad_output_paths_are_refused_before_the_run() {
-    let dir = scratch();
-    let trace = small_trace(dir.path());
-    let t = trace.to_str().expect("utf-8");
+    let (dir, trace) = small_trace_dir();
+    let t = trace.as_str();
     let ok = dir.path().join("ok.csv");
     let ok = ok.to_str().expect("utf-8");
     let out = run(&["compare", t, "--csv", ok, "--svg", "/nonexistent/x.svg"]);
@@ -87,9 +87,8 @@ fn bad_output_paths_are_refused_before_the_run() {
 
 #[test]
 fn a_full_disk_leaves_no_output_file() {
-    let dir = scratch();
-    let trace = small_trace(dir.path());
-    let t = trace.to_str().expect("utf-8");
+    let (dir, trace) = small_trace_dir();
+    let t = trace.as_str();
     let out = run(&["replay", t, "--jobs-out", "/dev/full"]);
     fails_with(&out, 1, &["/dev/full: ", "No space left on device"]);
     assert!(stdout(&out).is_empty(), "no report after a failed output");
@@ -120,12 +119,11 @@ fn a_full_disk_leaves_no_output_file() {
 
 #[test]
 fn outputs_appear_complete_after_a_good_run() {
-    let dir = scratch();
-    let trace = small_trace(dir.path());
-    let t = trace.to_str().expect("utf-8");
+    let (dir, trace) = small_trace_dir();
+    let t = trace.as_str();
     let csv = dir.path().join("c.csv");
     let svg = dir.path().join("c.svg");
-    let out = run(&[
+    ok(&[
         "compare",
         t,
         "--policies",
@@ -135,7 +133,6 @@ fn outputs_appear_complete_after_a_good_run() {
         "--svg",
         svg.to_str().expect("utf-8"),
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(listing(dir.path()), ["c.csv", "c.svg", "small.swf"]);
     assert!(std::fs::read_to_string(&svg)
         .expect("svg")

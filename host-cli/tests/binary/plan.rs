@@ -5,8 +5,9 @@
 //! Kubernetes and PBS recipes of docs/plans.md, run as written there, give
 //! the table of one run.
 
-use super::{job, run, scratch, stderr, stdout, write, BIN};
-use std::path::Path;
+use super::{fails_saying, job, ok, run, scratch, stderr, stdout, write, BIN};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -22,15 +23,15 @@ fn plan_text(jobs: u32, loads: &str) -> String {
     )
 }
 
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
+/// A scratch directory holding the plan `name` of `text`, and its path.
+fn scratch_plan(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = scratch();
+    let plan = write(dir.path(), name, text);
+    (dir, plan)
 }
 
-/// Runs `host-cli ARGS`, asserting success; returns stdout.
-fn ok(args: &[&str]) -> String {
-    let out = run(args);
-    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
-    stdout(&out)
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
 }
 
 /// The merged CSV without the columns that differ between two runs of
@@ -67,9 +68,8 @@ fn result_files(dir: &Path) -> Vec<String> {
 
 #[test]
 fn cells_by_index_and_as_array_tasks_give_the_table_of_one_run() {
-    let dir = scratch();
+    let (dir, plan) = scratch_plan("plan.toml", &plan_text(300, "1.0, 1.3"));
     let d = dir.path();
-    let plan = write(d, "plan.toml", &plan_text(300, "1.0, 1.3"));
     let listing = ok(&["plan", "cells", s(&plan)]);
     assert!(listing.ends_with("\n8 cells\n"), "{listing}");
     assert!(listing.contains("builtin(jobs=300,seed=3)"), "{listing}");
@@ -174,9 +174,8 @@ fn cells_by_index_and_as_array_tasks_give_the_table_of_one_run() {
 
 #[test]
 fn merge_refuses_gaps_other_plans_and_broken_files() {
-    let dir = scratch();
+    let (dir, plan) = scratch_plan("plan.toml", &plan_text(200, "1.0"));
     let d = dir.path();
-    let plan = write(d, "plan.toml", &plan_text(200, "1.0"));
     let out = d.join("out");
     ok(&["plan", "run", s(&plan), "--out", s(&out)]);
     let files = result_files(&out);
@@ -189,24 +188,17 @@ fn merge_refuses_gaps_other_plans_and_broken_files() {
     let kept = std::fs::read(&gone).expect("read");
     std::fs::remove_file(&gone).expect("remove");
     let m = run(&["plan", "merge", s(&plan), s(&out)]);
-    assert_eq!(m.status.code(), Some(1), "{}", stderr(&m));
-    assert!(
-        stderr(&m).contains("1 of 4 cells have no result"),
-        "{}",
-        stderr(&m)
-    );
+    fails_saying(&m, 1, "1 of 4 cells have no result");
     assert!(stdout(&m).is_empty());
     let table = ok(&["plan", "merge", s(&plan), s(&out), "--allow-missing"]);
     assert_eq!(table.matches(",missing,").count(), 1, "{table}");
 
     // A result cut short counts as missing, named with its file.
     std::fs::write(&gone, &kept[..kept.len() / 2]).expect("truncate");
-    let m = run(&["plan", "merge", s(&plan), s(&out)]);
-    assert_eq!(m.status.code(), Some(1));
-    assert!(
-        stderr(&m).contains("not a complete result file"),
-        "{}",
-        stderr(&m)
+    fails_saying(
+        &run(&["plan", "merge", s(&plan), s(&out)]),
+        1,
+        "not a complete result file",
     );
     // plan run runs it again.
     let text = ok(&["plan", "run", s(&plan), "--out", s(&out)]);
@@ -225,12 +217,10 @@ fn merge_refuses_gaps_other_plans_and_broken_files() {
     let other = cells.join(&files[2]);
     let other_text = std::fs::read(&other).expect("read");
     std::fs::write(&other, &kept).expect("write");
-    let m = run(&["plan", "merge", s(&plan), s(&out)]);
-    assert_eq!(m.status.code(), Some(2));
-    assert!(
-        stderr(&m).contains("holds the result of cell id"),
-        "{}",
-        stderr(&m)
+    fails_saying(
+        &run(&["plan", "merge", s(&plan), s(&out)]),
+        2,
+        "holds the result of cell id",
     );
     std::fs::write(&other, &other_text).expect("write");
 
@@ -240,20 +230,16 @@ fn merge_refuses_gaps_other_plans_and_broken_files() {
         "plan2.toml",
         &plan_text(200, "1.0").replace("\"jobs\", ", ""),
     );
-    let m = run(&["plan", "merge", s(&plan2), s(&out)]);
-    assert_eq!(m.status.code(), Some(2));
-    assert!(
-        stderr(&m).contains("a result of another plan (fingerprint"),
-        "{}",
-        stderr(&m)
+    fails_saying(
+        &run(&["plan", "merge", s(&plan2), s(&out)]),
+        2,
+        "a result of another plan (fingerprint",
     );
     // plan run refuses to mix them too, unless --force.
-    let r = run(&["plan", "run", s(&plan2), "--out", s(&out)]);
-    assert_eq!(r.status.code(), Some(2));
-    assert!(
-        stderr(&r).contains("--force to replace them"),
-        "{}",
-        stderr(&r)
+    fails_saying(
+        &run(&["plan", "run", s(&plan2), "--out", s(&out)]),
+        2,
+        "--force to replace them",
     );
     ok(&["plan", "run", s(&plan2), "--out", s(&out), "--force"]);
     ok(&["plan", "merge", s(&plan2), s(&out)]);
@@ -283,21 +269,21 @@ fn a_failed_cell_leaves_a_record_that_merge_lists() {
     let out = d.join("out");
     // `--traces` names the folder: a BACKFILL_TRACES_DIR of the caller
     // would otherwise come before the plan's folder.
-    let r = run(&["plan", "run", s(&plan), "--out", s(&out), "--traces", s(d)]);
-    assert_eq!(r.status.code(), Some(1), "{}", stderr(&r));
-    assert!(stderr(&r).contains("cell 1 failed: "), "{}", stderr(&r));
+    fails_saying(
+        &run(&["plan", "run", s(&plan), "--out", s(&out), "--traces", s(d)]),
+        1,
+        "cell 1 failed: ",
+    );
     let files = result_files(&out);
     assert_eq!(
         files.iter().filter(|f| f.ends_with(".failed.json")).count(),
         1,
         "{files:?}"
     );
-    let m = run(&["plan", "merge", s(&plan), s(&out), "--traces", s(d)]);
-    assert_eq!(m.status.code(), Some(1));
-    assert!(
-        stderr(&m).contains("cell 1 (bad.swf easy user x1): failed: "),
-        "{}",
-        stderr(&m)
+    fails_saying(
+        &run(&["plan", "merge", s(&plan), s(&out), "--traces", s(d)]),
+        1,
+        "cell 1 (bad.swf easy user x1): failed: ",
     );
     let table = ok(&[
         "plan",
@@ -313,10 +299,9 @@ fn a_failed_cell_leaves_a_record_that_merge_lists() {
 
 #[test]
 fn a_killed_run_resumes_with_only_the_missing_cells() {
-    let dir = scratch();
-    let d = dir.path();
     // Twelve cells of a few seconds each in a debug build, one at a time.
-    let plan = write(d, "plan.toml", &plan_text(2500, "0.9, 1.0, 1.1"));
+    let (dir, plan) = scratch_plan("plan.toml", &plan_text(2500, "0.9, 1.0, 1.1"));
+    let d = dir.path();
     let reference = d.join("reference");
     let killed = d.join("killed");
     let mut child = Command::new(BIN)
@@ -343,18 +328,12 @@ fn a_killed_run_resumes_with_only_the_missing_cells() {
     assert!((2..12).contains(&done), "{done} results when killed");
     // Each result there is complete (written under a temporary name, then
     // renamed): merge reads every one of them.
-    let m = run(&["plan", "merge", s(&plan), s(&killed)]);
-    assert_eq!(m.status.code(), Some(1));
-    assert!(
-        stderr(&m).contains(&format!("{} of 12 cells have no result", 12 - done)),
-        "{}",
-        stderr(&m)
+    let err = fails_saying(
+        &run(&["plan", "merge", s(&plan), s(&killed)]),
+        1,
+        &format!("{} of 12 cells have no result", 12 - done),
     );
-    assert!(
-        !stderr(&m).contains("not a complete result"),
-        "{}",
-        stderr(&m)
-    );
+    assert!(!err.contains("not a complete result"), "{err}");
     let read_results = |names: &[String]| -> Vec<Vec<u8>> {
         names
             .iter()
@@ -406,31 +385,30 @@ fn plan_errors_exit_2_naming_file_line_and_field() {
         "good.toml",
         "[[experiment]]\nbuiltin = [{ jobs = 50 }]\npolicies = [\"easy\"]\n",
     );
-    let r = run(&[
-        "plan",
-        "run",
-        s(&good),
-        "--out",
-        s(&d.join("o")),
-        "--cell",
-        "1",
-    ]);
-    assert_eq!(r.status.code(), Some(2));
-    assert!(
-        stderr(&r).contains("--cell 1: the plan has 1 cells"),
-        "{}",
-        stderr(&r)
+    fails_saying(
+        &run(&[
+            "plan",
+            "run",
+            s(&good),
+            "--out",
+            s(&d.join("o")),
+            "--cell",
+            "1",
+        ]),
+        2,
+        "--cell 1: the plan has 1 cells",
     );
-    let r = run(&["plan", "merge", s(&good), s(&d.join("nowhere"))]);
-    assert_eq!(r.status.code(), Some(2));
-    assert!(stderr(&r).contains("not a folder"), "{}", stderr(&r));
+    fails_saying(
+        &run(&["plan", "merge", s(&good), s(&d.join("nowhere"))]),
+        2,
+        "not a folder",
+    );
 }
 
 #[test]
 fn slurm_writes_the_array_script() {
-    let dir = scratch();
+    let (dir, plan) = scratch_plan("my plan.toml", &plan_text(100, "1.0, 1.1"));
     let d = dir.path();
-    let plan = write(d, "my plan.toml", &plan_text(100, "1.0, 1.1"));
     let out = d.join("out");
     let text = ok(&[
         "plan",
@@ -490,9 +468,8 @@ fn slurm_writes_the_array_script() {
 fn the_gnu_parallel_recipe_gives_the_table_of_one_run() {
     let recipe = docs_block("### GNU parallel", "sh");
     assert!(recipe.contains("parallel "), "{recipe}");
-    let dir = scratch();
+    let (dir, plan) = scratch_plan("study.toml", &plan_text(300, "0.9, 1.0, 1.1, 1.2"));
     let d = dir.path();
-    let plan = write(d, "study.toml", &plan_text(300, "0.9, 1.0, 1.1, 1.2"));
     let path = path_with_bin();
     let out = Command::new("bash")
         .args(["-euo", "pipefail", "-c", &recipe])
@@ -553,9 +530,8 @@ fn docs_block(heading: &str, lang: &str) -> String {
 /// table of one `plan run`.
 #[test]
 fn the_kubernetes_and_pbs_recipes_give_the_table_of_one_run() {
-    let dir = scratch();
+    let (dir, plan) = scratch_plan("study.toml", &plan_text(200, "1.0, 1.1, 1.2"));
     let d = dir.path();
-    let plan = write(d, "study.toml", &plan_text(200, "1.0, 1.1, 1.2"));
     let reference = d.join("reference");
     ok(&["plan", "run", s(&plan), "--out", s(&reference)]);
     let expected = merged_values(&plan, &reference);
@@ -718,21 +694,14 @@ fn wait_by_reason_cells_give_the_split_of_replay() {
         "plan.toml",
         &format!("metrics = [{}]\n{body}", quoted.join(", ")),
     );
-    let table = |plan: &Path, out: &str| -> serde_json::Value {
-        let out = d.join(out);
-        ok(&["plan", "run", s(plan), "--out", s(&out), "--jobs", "2"]);
-        let json = out.join("merged.json");
-        ok(&["plan", "merge", s(plan), s(&out), "--json", s(&json)]);
-        serde_json::from_str(&std::fs::read_to_string(json).expect("merged")).expect("json")
-    };
-    let split = table(&plan, "out");
+    let split = run_and_merge(&plan, &d.join("out"));
     // The same plan without the split: the same means.
     let plain = write(
         d,
         "plain.toml",
         &format!("metrics = [\"mean_wait\", \"mean_bounded_slowdown\"]\n{body}"),
     );
-    let plain = table(&plain, "plain");
+    let plain = run_and_merge(&plain, &d.join("plain"));
     for (i, (policy, report)) in policies.iter().zip(&reports).enumerate() {
         let row = &split[i];
         assert_eq!(row["policy"], *policy);
@@ -778,19 +747,18 @@ fn wait_by_reason_cells_give_the_split_of_replay() {
     }
 }
 
-/// Runs `plan` into `d/out` (two cells at a time) and gives its merged
-/// table (`plan merge --json`).
-fn run_and_merge(d: &Path, plan: &Path) -> serde_json::Value {
-    let out = d.join("out");
-    ok(&["plan", "run", s(plan), "--out", s(&out), "--jobs", "2"]);
-    let json = d.join("merged.json");
-    ok(&["plan", "merge", s(plan), s(&out), "--json", s(&json)]);
+/// Runs `plan` into `out` (two cells at a time) and gives its merged
+/// table (`plan merge --json`, written to `out/merged.json`).
+fn run_and_merge(plan: &Path, out: &Path) -> serde_json::Value {
+    ok(&["plan", "run", s(plan), "--out", s(out), "--jobs", "2"]);
+    let json = out.join("merged.json");
+    ok(&["plan", "merge", s(plan), s(out), "--json", s(&json)]);
     serde_json::from_str(&std::fs::read_to_string(&json).expect("merged")).expect("json")
 }
 
-/// The CSV output of `command` on 500 built-in jobs (seed 7) with
-/// `estimates` at load x1.4, with the `extra` arguments.
-fn synthetic_csv(command: &str, estimates: &str, extra: &[&str]) -> String {
+/// The rows of the CSV output of `command` on 500 built-in jobs (seed 7)
+/// with `estimates` at load x1.4, with the `extra` arguments, by column.
+fn synthetic_rows(command: &str, estimates: &str, extra: &[&str]) -> Vec<HashMap<String, String>> {
     let mut args = vec![
         command,
         "--synthetic-jobs",
@@ -805,7 +773,35 @@ fn synthetic_csv(command: &str, estimates: &str, extra: &[&str]) -> String {
         "csv",
     ];
     args.extend(extra);
-    ok(&args)
+    csv::Reader::from_reader(ok(&args).as_bytes())
+        .deserialize()
+        .map(|r| r.expect("record"))
+        .collect()
+}
+
+/// The merged table of a plan of `metrics` under `policies` on the
+/// workload of [`synthetic_rows`], with exact and user estimates (cells in
+/// that order, then the policies'), run in `d/out`.
+fn synthetic_plan(d: &Path, metrics: &[String], policies: &[&str]) -> serde_json::Value {
+    let quoted = |items: &[&str]| -> String {
+        items
+            .iter()
+            .map(|i| format!("{i:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let metrics: Vec<&str> = metrics.iter().map(String::as_str).collect();
+    let plan = write(
+        d,
+        "plan.toml",
+        &format!(
+            "metrics = [{}]\n[[experiment]]\nbuiltin = [{{ jobs = 500, seed = 7 }}]\n\
+             estimates = [\"exact\", \"user\"]\nloads = [1.4]\npolicies = [{}]\n",
+            quoted(&metrics),
+            quoted(policies)
+        ),
+    );
+    run_and_merge(&plan, &d.join("out"))
 }
 
 /// The fairness metrics of a cell are the counts of `host-cli fairness`
@@ -829,65 +825,48 @@ fn fairness_cells_give_the_counts_of_the_fairness_command() {
         ("gt_2_le_4", "fair.gt_2_le_4"),
         ("gt_4", "fair.gt_4"),
     ];
+    const POLICIES: [&str; 5] = [
+        "conservative",
+        "easy",
+        "selective",
+        "selective-d",
+        "sjf-easy",
+    ];
     let dir = scratch();
     let d = dir.path();
-    let mut metrics = vec!["\"fair.no_fair_start\"".to_owned()];
+    let mut metrics = vec!["fair.no_fair_start".to_owned()];
     for (_, class) in CLASSES {
-        metrics.extend(BUCKETS.map(|(_, m)| format!("\"{m}{class}\"")));
+        metrics.extend(BUCKETS.map(|(_, m)| format!("{m}{class}")));
     }
-    let policies = "conservative,easy,selective,selective-d,sjf-easy";
-    let plan = write(
-        d,
-        "plan.toml",
-        &format!(
-            "metrics = [{}]\n[[experiment]]\nbuiltin = [{{ jobs = 500, seed = 7 }}]\n\
-             estimates = [\"exact\", \"user\"]\nloads = [1.4]\npolicies = [{}]\n",
-            metrics.join(", "),
-            policies
-                .split(',')
-                .map(|p| format!("{p:?}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    );
-    let table = run_and_merge(d, &plan);
+    let table = synthetic_plan(d, &metrics, &POLICIES);
     let mut unfair = 0;
     for (e, estimates) in ["exact", "user"].iter().enumerate() {
-        let csv = synthetic_csv("fairness", estimates, &["--policies", policies]);
-        let mut reader = csv::Reader::from_reader(csv.as_bytes());
-        let header = reader.headers().expect("header").clone();
-        let col = |name: &str| header.iter().position(|h| h == name).expect(name);
-        let mut rows = 0;
-        for r in reader.records() {
-            let r = r.expect("record");
-            let policy = &r[col("policy")];
-            let i = policies
-                .split(',')
-                .position(|p| p == policy)
-                .expect("policy");
+        let rows = synthetic_rows("fairness", estimates, &["--policies", &POLICIES.join(",")]);
+        for r in &rows {
+            let policy = &r["policy"];
+            let i = POLICIES.iter().position(|p| p == policy).expect("policy");
             let row = &table[e * 5 + i];
-            assert_eq!(row["policy"], policy);
+            assert_eq!(row["policy"], *policy);
             assert_eq!(row["estimates"], *estimates);
             assert_eq!(row["fair.no_fair_start"], 0);
             let (_, suffix) = CLASSES
                 .iter()
-                .find(|(label, _)| *label == &r[col("class")])
+                .find(|(label, _)| *label == r["class"])
                 .expect("class");
             for (column, metric) in BUCKETS {
-                let want: u64 = r[col(column)].parse().expect("count");
+                let want: u64 = r[column].parse().expect("count");
                 assert_eq!(
                     row[format!("{metric}{suffix}")].as_u64(),
                     Some(want),
                     "{estimates} {policy} {} {column}",
-                    &r[col("class")]
+                    r["class"]
                 );
                 if column != "jobs" && column != "le_1" {
                     unfair += want;
                 }
             }
-            rows += 1;
         }
-        assert_eq!(rows, 5 * 6, "{estimates}");
+        assert_eq!(rows.len(), 5 * 6, "{estimates}");
     }
     assert!(
         unfair > 0,
@@ -915,41 +894,24 @@ fn threshold_cells_give_the_rows_of_the_thresholds_command() {
         ("LN", ".LN"),
         ("LW", ".LW"),
     ];
+    const POLICIES: [&str; 4] = ["conservative", "selective", "selective-d", "easy"];
     let dir = scratch();
     let d = dir.path();
     let mut metrics = Vec::new();
     for (_, set) in SETS {
-        metrics.extend(COLUMNS.map(|(_, m)| format!("\"{m}{set}\"")));
+        metrics.extend(COLUMNS.map(|(_, m)| format!("{m}{set}")));
     }
-    let plan = write(
-        d,
-        "plan.toml",
-        &format!(
-            "metrics = [{}]\n[[experiment]]\nbuiltin = [{{ jobs = 500, seed = 7 }}]\n\
-             estimates = [\"exact\", \"user\"]\nloads = [1.4]\n\
-             policies = [\"conservative\", \"selective\", \"selective-d\", \"easy\"]\n",
-            metrics.join(", ")
-        ),
-    );
-    let table = run_and_merge(d, &plan);
+    let table = synthetic_plan(d, &metrics, &POLICIES);
     let mut well_estimated_only = false;
     for (e, estimates) in ["exact", "user"].iter().enumerate() {
-        let csv = synthetic_csv("thresholds", estimates, &[]);
-        let mut reader = csv::Reader::from_reader(csv.as_bytes());
-        let header = reader.headers().expect("header").clone();
-        let col = |name: &str| header.iter().position(|h| h == name).expect(name);
-        let mut rows = 0;
-        for r in reader.records() {
-            let r = r.expect("record");
+        let rows = synthetic_rows("thresholds", estimates, &[]);
+        for r in &rows {
             let (_, suffix) = SETS
                 .iter()
-                .find(|(label, _)| *label == &r[col("set")])
+                .find(|(label, _)| *label == r["set"])
                 .expect("set");
-            well_estimated_only |= r[col("jobs")] != r[col("jobs_in_set")];
-            for (p, policy) in ["conservative", "selective", "selective-d", "easy"]
-                .iter()
-                .enumerate()
-            {
+            well_estimated_only |= r["jobs"] != r["jobs_in_set"];
+            for (p, policy) in POLICIES.iter().enumerate() {
                 let row = &table[e * 4 + p];
                 assert_eq!(row["policy"], *policy);
                 assert_eq!(row["estimates"], *estimates);
@@ -959,7 +921,7 @@ fn threshold_cells_give_the_rows_of_the_thresholds_command() {
                         assert!(cell.is_null(), "{estimates} easy {metric}{suffix}");
                         continue;
                     }
-                    let want: f64 = r[col(column)].parse().expect("number");
+                    let want: f64 = r[column].parse().expect("number");
                     let got = cell.as_f64().expect("a number");
                     // The command rounds its means to four decimals.
                     let got = if column == "mean_bounded_slowdown" {
@@ -970,9 +932,8 @@ fn threshold_cells_give_the_rows_of_the_thresholds_command() {
                     assert_eq!(got, want, "{estimates} {policy} {metric}{suffix}");
                 }
             }
-            rows += 1;
         }
-        assert_eq!(rows, 5, "{estimates}");
+        assert_eq!(rows.len(), 5, "{estimates}");
     }
     assert!(
         well_estimated_only,
@@ -1061,7 +1022,8 @@ fn reports_of_merged_cells_are_those_of_the_commands() {
             policies.map(|p| format!("{p:?}")).join(", ")
         ),
     );
-    let rows: Vec<reports::Row> = serde_json::from_value(run_and_merge(d, &plan)).expect("rows");
+    let rows: Vec<reports::Row> =
+        serde_json::from_value(run_and_merge(&plan, &d.join("out"))).expect("rows");
     let cells: Vec<&reports::Row> = rows.iter().collect();
     // The command's CSV with the trace column as the plan names it.
     let command = |args: &[&str], svg: &Path| -> (String, String) {

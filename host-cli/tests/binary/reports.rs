@@ -3,16 +3,15 @@
 //! same prefix, `-` is stdout.
 
 use super::{
-    fails_with, farm_dir, four_processor_trace, job, listing, ok, ok_in, run, scratch, small_trace,
-    stderr, stdout,
+    fails_with, farm_dir, four_processor_trace, job, listing, ok, ok_in, run, scratch,
+    small_trace_dir, stderr, stdout,
 };
 
 /// `small_trace` has only short narrow jobs: SW, LN and LW are empty.
 #[test]
 fn sets_without_jobs_show_no_figures() {
-    let dir = scratch();
-    let trace = small_trace(dir.path());
-    let t = trace.to_str().expect("utf-8");
+    let (_dir, trace) = small_trace_dir();
+    let t = trace.as_str();
     let table = ok(&["replay", t]);
     for set in ["SW", "LN", "LW"] {
         let row = table
@@ -117,9 +116,8 @@ fn one_job_is_one_job() {
 
 #[test]
 fn every_error_starts_with_the_same_prefix() {
-    let dir = scratch();
-    let trace = small_trace(dir.path());
-    let t = trace.to_str().expect("utf-8");
+    let (_dir, trace) = small_trace_dir();
+    let t = trace.as_str();
     // A clap usage error and one of host-cli's own.
     let clap = run(&["replay", "--no-such-option"]);
     assert_eq!(clap.status.code(), Some(2));
@@ -131,9 +129,8 @@ fn every_error_starts_with_the_same_prefix() {
 
 #[test]
 fn a_dash_sends_the_per_job_rows_to_stdout_and_the_report_to_stderr() {
-    let dir = scratch();
-    let trace = small_trace(dir.path());
-    let t = trace.to_str().expect("utf-8");
+    let (dir, trace) = small_trace_dir();
+    let t = trace.as_str();
     let out = run(&["replay", t, "--jobs-out", "-"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let rows = stdout(&out);
@@ -165,9 +162,8 @@ fn a_farm_job_list_replayed_as_a_trace_gets_a_hint() {
 
 #[test]
 fn options_for_another_policy_or_mode_are_refused() {
-    let dir = scratch();
-    let trace = small_trace(dir.path());
-    let trace = trace.to_str().expect("path");
+    let (_dir, trace) = small_trace_dir();
+    let trace = trace.as_str();
     for (args, option) in [
         (
             vec!["replay", trace, "--aging-weight", "5"],
@@ -185,17 +181,15 @@ fn options_for_another_policy_or_mode_are_refused() {
         fails_with(&out, 2, &[option]);
     }
     // The same --seed applies to cons-rs's search.
-    let out = run(&["replay", trace, "--policy", "cons-rs", "--seed", "3"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    ok(&["replay", trace, "--policy", "cons-rs", "--seed", "3"]);
 }
 
 /// With a trace, `--seed` seeds CONS+RS in either flavour, by either
 /// spelling, and is refused for a policy that draws nothing.
 #[test]
 fn a_trace_replay_takes_a_seed_for_either_cons_rs_flavour() {
-    let dir = scratch();
-    let trace = small_trace(dir.path());
-    let trace = trace.to_str().unwrap();
+    let (_dir, trace) = small_trace_dir();
+    let trace = trace.as_str();
     for policy in [
         &["--policy", "cons-rs-alea"][..],
         &["--policy", "cons-rs", "--flavour", "alea"],

@@ -1,7 +1,7 @@
 //! `replay --timeseries` against a second-by-second count of the per-job
 //! rows, and `plot timeseries` drawing it.
 
-use super::{fails_with, job, run, scratch, stderr, stdout, write};
+use super::{fails_with, job, ok, run, scratch, write};
 
 /// One job of the plain `--jobs-out` rows.
 struct Row {
@@ -30,7 +30,7 @@ fn the_time_series_is_the_count_of_every_second() {
     let series = dir.path().join("ts.csv");
     let jobs = dir.path().join("jobs.csv");
     let every = 7;
-    let out = run(&[
+    let report = ok(&[
         "replay",
         trace.to_str().expect("path"),
         "--policy",
@@ -42,7 +42,6 @@ fn the_time_series_is_the_count_of_every_second() {
         "--jobs-out",
         jobs.to_str().expect("path"),
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let mut reader = csv::Reader::from_path(&jobs).expect("jobs");
     let rows: Vec<Row> = reader
         .records()
@@ -110,16 +109,15 @@ fn the_time_series_is_the_count_of_every_second() {
         }
     }
     // The report says where it went; plot draws it.
-    assert!(stdout(&out).contains(&format!("{} samples every 7 s", expected.len())));
+    assert!(report.contains(&format!("{} samples every 7 s", expected.len())));
     let svg = dir.path().join("ts.svg");
-    let drawn = run(&[
+    ok(&[
         "plot",
         "timeseries",
         series.to_str().expect("path"),
         "-o",
         svg.to_str().expect("path"),
     ]);
-    assert_eq!(drawn.status.code(), Some(0), "{}", stderr(&drawn));
     let figure = std::fs::read_to_string(&svg).expect("svg");
     assert!(
         figure.starts_with("<svg") && figure.contains("processors busy"),

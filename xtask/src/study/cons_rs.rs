@@ -11,9 +11,9 @@
 //! `data/study.toml`; [`generate`] makes the figures and the README from
 //! those.
 
-use super::{finish, holds, plan_str, run_plan, Common, Generated, PlanRow, Reports};
+use super::{finish, holds, plan_str, run_plan, Generated, PlanArgs, PlanRow};
 use crate::repo::{self, short, stem, Meta};
-use crate::text::comma_list;
+use crate::text::{comma_list, table_head};
 use backfill_cli::numbers::percent_change;
 use backfill_cli::studies::plot::{self, BarPanel, Series};
 use clap::Args;
@@ -264,13 +264,13 @@ fn bars(doc: &Doc, sem: Semantics, traces: &[&str], title: &str) -> Result<Strin
 }
 
 /// Runs the study into its folder (see the module docs).
-pub fn run(common: &Common, reports: &Reports, options: &Options) -> Result<(), String> {
-    let (study, cells, started) = run_plan(common, reports, NAME)?;
+pub fn run(args: &PlanArgs<Options>) -> Result<(), String> {
+    let (study, cells, started) = run_plan(&args.common, &args.reports, NAME)?;
     let runs = cells.iter().map(run_of).collect::<Result<Vec<_>, _>>()?;
     let meta = Meta {
         seconds: started.elapsed().as_secs(),
-        jobs: Some(common.jobs()),
-        note: options.note.clone(),
+        jobs: Some(args.common.jobs()),
+        note: args.options.note.clone(),
     };
     finish(
         study,
@@ -364,16 +364,10 @@ fn change(new: f64, base: f64) -> f64 {
 /// A table of `traces` x the policies of `sem`: CONS+RS absolute, the
 /// others absolute with their difference to CONS+RS.
 fn table(out: &mut String, doc: &Doc, sem: Semantics, traces: &[&str], wait: bool) {
-    let _ = writeln!(
-        out,
-        "| policy | {} |",
-        traces
-            .iter()
-            .map(|t| short(t))
-            .collect::<Vec<_>>()
-            .join(" | ")
-    );
-    let _ = writeln!(out, "| --- |{}", " ---: |".repeat(traces.len()));
+    out.push_str(&table_head(
+        &[("policy", "---")],
+        traces.iter().map(|t| short(t)),
+    ));
     for p in sem.policies() {
         let cells: Vec<String> = traces
             .iter()
@@ -430,7 +424,7 @@ fn markdown(doc: &Doc, meta: &Meta) -> String {
          [`data/cons-rs-runs.csv`](data/cons-rs-runs.csv) (one row per cell).\n",
         doc.runs.len(),
         meta.seconds,
-        at_a_time(meta.jobs.unwrap_or(1))
+        at_a_time(meta.replays_at_a_time())
     );
     if let Some(note) = &meta.note {
         let _ = writeln!(out, "{note}\n");
@@ -490,12 +484,7 @@ fn markdown(doc: &Doc, meta: &Meta) -> String {
         "The paper's mean waits (minutes, whole traces; its rows 3-4 give the extra wait over \
          CONS+RS, added here):\n"
     );
-    let _ = writeln!(
-        out,
-        "| policy | {} |",
-        PAPER.iter().map(|p| p.1).collect::<Vec<_>>().join(" | ")
-    );
-    let _ = writeln!(out, "| --- |{}", " ---: |".repeat(PAPER.len()));
+    out.push_str(&table_head(&[("policy", "---")], PAPER.iter().map(|p| p.1)));
     for (i, name) in ["CONS+RS", "CONS", "EASY"].iter().enumerate() {
         let cells: Vec<String> = PAPER
             .iter()

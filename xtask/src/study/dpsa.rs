@@ -11,7 +11,7 @@
 
 use super::{finish, holds, plan_f64, plan_str, run_plan, Common, Generated, PlanRow, Reports};
 use crate::repo::{self, short, stem, Meta};
-use crate::text::comma_list;
+use crate::text::{comma_list, table_head};
 use backfill_cli::numbers::{pct_text, percent_change};
 use backfill_cli::studies::plot::{self, BarPanel, PointSeries, Series};
 use serde::{Deserialize, Serialize};
@@ -694,16 +694,10 @@ fn claims(doc: &Doc<'_>) -> String {
         out,
         "\n![DPSA-n as the load rises](figures/dpsa-load.svg)\n"
     );
-    let _ = writeln!(
-        out,
-        "| trace (user estimates) | {} |",
-        doc.loads
-            .iter()
-            .map(|l| format!("x{l}"))
-            .collect::<Vec<_>>()
-            .join(" | ")
-    );
-    let _ = writeln!(out, "| --- |{}", " ---: |".repeat(doc.loads.len()));
+    out.push_str(&table_head(
+        &[("trace (user estimates)", "---")],
+        doc.loads.iter().map(|l| format!("x{l}")),
+    ));
     let mut rising = 0;
     let mut swept = 0;
     for t in &paper {

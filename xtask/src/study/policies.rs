@@ -11,8 +11,9 @@
 //! time and slowest kernel call); [`generate`] writes the README's table
 //! from it.
 
-use super::{finish, plan_f64, plan_str, run_plan, Common, Generated, Reports};
+use super::{finish, plan_f64, plan_str, run_plan, Generated, PlanArgs};
 use crate::repo::{self, stem, Meta};
+use crate::text::table_head;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -69,8 +70,8 @@ fn round(v: f64, digits: usize) -> f64 {
 }
 
 /// Runs the study into its folder (see the module docs).
-pub fn run(common: &Common, reports: &Reports, options: &Options) -> Result<(), String> {
-    let (study, cells, started) = run_plan(common, reports, NAME)?;
+pub fn run(args: &PlanArgs<Options>) -> Result<(), String> {
+    let (study, cells, started) = run_plan(&args.common, &args.reports, NAME)?;
     let mut rows = Vec::new();
     for cell in &cells {
         let trace = plan_str(cell, "trace")?;
@@ -91,8 +92,8 @@ pub fn run(common: &Common, reports: &Reports, options: &Options) -> Result<(), 
     }
     let meta = Meta {
         seconds: started.elapsed().as_secs(),
-        jobs: Some(common.jobs()),
-        note: options.note.clone(),
+        jobs: Some(args.common.jobs()),
+        note: args.options.note.clone(),
     };
     finish(study, &[(CSV, repo::csv_text(&rows)?)], &meta, generate)
 }
@@ -141,10 +142,8 @@ pub fn generate(dir: &Path) -> Result<Generated, String> {
          OS.)",
         rows.len(),
         meta.seconds,
-        meta.jobs.unwrap_or(1),
-        meta.note
-            .as_ref()
-            .map_or_else(String::new, |n| format!(" {n}"))
+        meta.replays_at_a_time(),
+        meta.note_after(" ")
     )));
     out.push_str("\n\n");
     out.push_str(&wrap(
@@ -159,16 +158,10 @@ pub fn generate(dir: &Path) -> Result<Generated, String> {
          lightly loaded traces every policy does the same work in the same span.",
     ));
     out.push_str("\n\n");
-    let _ = writeln!(
-        out,
-        "| trace | estimates | jobs | {} |",
-        POLICIES.join(" | ")
-    );
-    let _ = writeln!(
-        out,
-        "| --- | --- | ---: | {} |",
-        POLICIES.map(|_| "---:").join(" | ")
-    );
+    out.push_str(&table_head(
+        &[("trace", "---"), ("estimates", "---"), ("jobs", "---:")],
+        POLICIES,
+    ));
     let mut keys: Vec<(&str, &str)> = Vec::new();
     for r in &rows {
         if !keys.contains(&(r.trace.as_str(), r.estimates.as_str())) {

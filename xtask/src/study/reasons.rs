@@ -12,8 +12,9 @@
 //! category.
 
 use super::policies::Options;
-use super::{finish, plan_str, plan_u64, run_plan, Common, Generated, PlanRow, Reports};
+use super::{finish, plan_str, plan_u64, run_plan, Generated, PlanArgs, PlanRow};
 use crate::repo::{self, stem, Meta};
+use crate::text::table_head;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -50,16 +51,16 @@ struct Row {
 }
 
 /// Runs the study into its folder (see the module docs).
-pub fn run(common: &Common, reports: &Reports, options: &Options) -> Result<(), String> {
-    let (study, cells, started) = run_plan(common, reports, NAME)?;
+pub fn run(args: &PlanArgs<Options>) -> Result<(), String> {
+    let (study, cells, started) = run_plan(&args.common, &args.reports, NAME)?;
     let mut rows = Vec::new();
     for cell in &cells {
         rows.extend(rows_of(cell)?);
     }
     let meta = Meta {
         seconds: started.elapsed().as_secs(),
-        jobs: Some(common.jobs()),
-        note: options.note.clone(),
+        jobs: Some(args.common.jobs()),
+        note: args.options.note.clone(),
     };
     finish(study, &[(CSV, repo::csv_text(&rows)?)], &meta, generate)
 }
@@ -160,10 +161,8 @@ pub fn generate(dir: &Path) -> Result<Generated, String> {
          writes this page from [data/{CSV}](data/{CSV}).)\n",
         TRACES.len() * POLICIES.len(),
         meta.seconds,
-        meta.jobs.unwrap_or(1),
-        meta.note
-            .as_ref()
-            .map_or_else(String::new, |n| format!(", {n}"))
+        meta.replays_at_a_time(),
+        meta.note_after(", ")
     );
     out.push_str("## The reasons each policy gives\n\n| policy | reasons |\n| --- | --- |\n");
     for (policy, gives) in GIVES {
@@ -204,20 +203,15 @@ pub fn generate(dir: &Path) -> Result<Generated, String> {
 
 /// Appends the table of set `set`: one row per policy.
 fn table(out: &mut String, rows: &[&Row], reasons: &[&str], set: &str) {
-    let _ = writeln!(
-        out,
-        "| policy | jobs | wait (job-days) | mean wait s | {} |",
-        reasons.join(" | ")
-    );
-    let _ = writeln!(
-        out,
-        "| --- | ---: | ---: | ---: | {} |",
-        reasons
-            .iter()
-            .map(|_| "---:")
-            .collect::<Vec<_>>()
-            .join(" | ")
-    );
+    out.push_str(&table_head(
+        &[
+            ("policy", "---"),
+            ("jobs", "---:"),
+            ("wait (job-days)", "---:"),
+            ("mean wait s", "---:"),
+        ],
+        reasons,
+    ));
     for policy in POLICIES {
         let of: Vec<&&Row> = rows
             .iter()

@@ -27,7 +27,7 @@
 //! [`generate`] writes the README from the CSV files.
 
 use super::policies::Options;
-use super::{finish, plan_f64, plan_str, run_plan, Common, Generated, PlanRow, Reports};
+use super::{finish, plan_f64, plan_str, run_plan, Generated, PlanArgs, PlanRow};
 use crate::repo::{self, stem, Meta};
 use backfill_cli::numbers::{pct_text, percent_change};
 use backfill_cli::plan::reports;
@@ -120,8 +120,8 @@ fn pick<'r>(
 }
 
 /// Runs the study into its folder (see the module docs).
-pub fn run(common: &Common, reports: &Reports, options: &Options) -> Result<(), String> {
-    let (study, cells, started) = run_plan(common, reports, NAME)?;
+pub fn run(args: &PlanArgs<Options>) -> Result<(), String> {
+    let (study, cells, started) = run_plan(&args.common, &args.reports, NAME)?;
     let mut files: Vec<(String, String)> = Vec::new();
     let mut figures: Vec<(String, String)> = Vec::new();
     let mut manifest = Vec::new();
@@ -208,8 +208,8 @@ pub fn run(common: &Common, reports: &Reports, options: &Options) -> Result<(), 
     files.push(("manifest.csv".to_owned(), repo::csv_text(&manifest)?));
     let meta = Meta {
         seconds: started.elapsed().as_secs(),
-        jobs: Some(common.jobs()),
-        note: options.note.clone(),
+        jobs: Some(args.common.jobs()),
+        note: args.options.note.clone(),
     };
     let data: Vec<(&str, String)> = files
         .iter()
@@ -347,10 +347,8 @@ fn header(out: &mut String, meta: &Meta, setups: &[Setup]) {
          [analyses.md](analyses.md); the paper is Srinivasan, Kettimuthu, Subramani and \
          Sadayappan, *Selective Reservation Strategies for Backfill Job Scheduling* (JSSPP 2002).\n",
         meta.seconds,
-        meta.jobs.unwrap_or(1),
-        meta.note
-            .as_ref()
-            .map_or_else(String::new, |n| format!(" {n}"))
+        meta.replays_at_a_time(),
+        meta.note_after(" ")
     );
     let _ = writeln!(
         out,
