@@ -225,7 +225,8 @@ pub fn parse(file: &str, text: &str, traces: &Path) -> Result<Plan, FormatError>
                 let field = format!("metrics[{i}]");
                 let name = m.get_ref();
                 if !metrics::is_known(name) {
-                    return Err(ctx.err(m.span(), &field, metrics::unknown(name)));
+                    let shown = name.escape_debug().to_string();
+                    return Err(ctx.err(m.span(), &field, metrics::unknown(&shown)));
                 }
                 if out.contains(name) {
                     return Err(ctx.err(m.span(), &field, format!("`{name}` is listed twice")));
@@ -379,7 +380,10 @@ fn experiment(
                 other => Err(ctx.err(
                     s.span(),
                     &format!("{}[{i}]", field("estimates")),
-                    format!("`{other}` is not an estimate kind: user or exact"),
+                    format!(
+                        "`{}` is not an estimate kind: user or exact",
+                        other.escape_debug()
+                    ),
                 )),
             })
             .collect::<Result<_, _>>()?,
@@ -539,8 +543,11 @@ fn trace_entry(
     {
         return Err(ctx.err(
             span,
-            &format!("{at}.{key}"),
-            format!("unknown key `{key}` in a trace entry: its keys are path and loads"),
+            &format!("{at}.{}", key.escape_debug()),
+            format!(
+                "unknown key `{}` in a trace entry: its keys are path and loads",
+                key.escape_debug()
+            ),
         ));
     }
     let path = match table.get("path") {
@@ -750,6 +757,8 @@ fn find_traces(
     if text.trim().is_empty() {
         return Err(ctx.err(span.clone(), field, "an empty trace name"));
     }
+    // Quoted escaped: the name may hold a line break.
+    let shown = text.escape_debug();
     let absolute = Path::new(text).is_absolute();
     let full = if absolute {
         PathBuf::from(text)
@@ -773,7 +782,7 @@ fn find_traces(
             return Err(ctx.err(
                 span.clone(),
                 field,
-                format!("trace `{text}` not found in {}", where_()),
+                format!("trace `{shown}` not found in {}", where_()),
             ));
         }
         return Ok(vec![Workload::Trace {
@@ -793,7 +802,7 @@ fn find_traces(
         ctx.err(
             span.clone(),
             field,
-            format!("`{text}` is not a valid pattern: {e}"),
+            format!("`{shown}` is not a valid pattern: {e}"),
         )
     })?;
     let mut found: Vec<PathBuf> = paths
@@ -805,7 +814,7 @@ fn find_traces(
         return Err(ctx.err(
             span.clone(),
             field,
-            format!("no trace matches `{text}` in {}", where_()),
+            format!("no trace matches `{shown}` in {}", where_()),
         ));
     }
     Ok(found
@@ -864,7 +873,8 @@ fn policy(ctx: &Ctx<'_>, entry: &Spanned<Value>, at: &str) -> Result<PolicySpec,
             err(
                 field,
                 format!(
-                    "`{name}` is not a policy; the policies are {}",
+                    "`{}` is not a policy; the policies are {}",
+                    name.escape_debug(),
                     Policy::ALL.map(Policy::name).join(", ")
                 ),
             )
@@ -906,12 +916,13 @@ fn policy(ctx: &Ctx<'_>, entry: &Spanned<Value>, at: &str) -> Result<PolicySpec,
         if key == "name" {
             continue;
         }
-        let field = format!("{at}.{key}");
+        let field = format!("{at}.{}", key.escape_debug());
         let Some(&(_, applies)) = OPTIONS.iter().find(|o| o.0 == key) else {
             return Err(err(
                 &field,
                 format!(
-                    "unknown policy option `{key}`; the options are {}",
+                    "unknown policy option `{}`; the options are {}",
+                    key.escape_debug(),
                     OPTIONS.map(|o| o.0).join(", ")
                 ),
             ));
@@ -963,7 +974,10 @@ fn policy(ctx: &Ctx<'_>, entry: &Spanned<Value>, at: &str) -> Result<PolicySpec,
             ("threshold_from", Value::String(s)) => {
                 return Err(err(
                     &field,
-                    format!("`{s}` is not a threshold source: the one source is \"conservative\""),
+                    format!(
+                        "`{}` is not a threshold source: the one source is \"conservative\"",
+                        s.escape_debug()
+                    ),
                 ))
             }
             ("scale", v) => {
