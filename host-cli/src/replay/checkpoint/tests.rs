@@ -308,3 +308,132 @@ fn a_checkpoint_replaces_the_last_one_whole() {
         .collect();
     assert_eq!(names, ["replay.ckpt"]);
 }
+
+/// The fingerprint of `a_checkpoint`'s replay.
+fn conservative(prepared: &Prepared) -> Fingerprint {
+    Fingerprint::of(
+        prepared,
+        Policy::Conservative,
+        CategoryBounds::DEFAULT,
+        true,
+    )
+}
+
+/// A fingerprint whose text reads the same field by field but is not
+/// written as this build writes it (a line ending in `\r\n`, fields
+/// reordered, a field twice) is refused as damage, on one line; before,
+/// the first two were resumed, and the third quoted both texts whole, over
+/// several lines.
+#[test]
+fn a_fingerprint_not_written_as_this_build_writes_it_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (prepared, _, bytes) = a_checkpoint(dir.path());
+    let decoded = decode(&bytes).unwrap();
+    let ours = conservative(&prepared);
+    let mut crlf = ours.clone();
+    crlf.fields[3].1.push('\r');
+    let mut reordered = ours.clone();
+    reordered.fields.swap(0, 1);
+    let mut repeated = ours.clone();
+    repeated.fields.push(ours.fields[0].clone());
+    for theirs in [crlf, reordered, repeated] {
+        let file = encode(&theirs, &decoded.simulator, &decoded.collected);
+        let text = refusal(dir.path(), &prepared, Policy::Conservative, &file);
+        assert!(!text.contains('\n'), "{text}");
+        assert!(
+            text.ends_with(
+                "cannot resume: malformed at byte 28: the fingerprint is not one `name: value` \
+                 line for each of trace, window, shaping, policy, categories, per-job records, \
+                 in this order"
+            ),
+            "{text}"
+        );
+    }
+}
+
+/// A value of the checkpoint's fingerprint is shown escaped: the refusal
+/// stays on one line.
+#[test]
+fn another_replays_value_is_shown_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let (prepared, _, bytes) = a_checkpoint(dir.path());
+    let decoded = decode(&bytes).unwrap();
+    let mut theirs = conservative(&prepared);
+    theirs.fields[3].1 = "Conser\rvative\u{7}".into();
+    let file = encode(&theirs, &decoded.simulator, &decoded.collected);
+    let text = refusal(dir.path(), &prepared, Policy::Conservative, &file);
+    assert!(
+        text.contains(
+            "another replay: its policy is `Conser\\rvative\\u{7}`, this replay's is \
+             `Conservative`"
+        ),
+        "{text}"
+    );
+}
+
+/// The metrics' category bounds and the records flag must say what the
+/// fingerprint says: a file that keeps no records for a replay that keeps
+/// them would lose the records of the jobs before it.
+#[test]
+fn metrics_and_records_must_agree_with_the_fingerprint() {
+    let dir = tempfile::tempdir().unwrap();
+    let (prepared, _, bytes) = a_checkpoint(dir.path());
+    let decoded = decode(&bytes).unwrap();
+    let ours = conservative(&prepared);
+    let mut collected = decoded.collected.clone();
+    collected.records = None;
+    let file = encode(&ours, &decoded.simulator, &collected);
+    let text = refusal(dir.path(), &prepared, Policy::Conservative, &file);
+    assert!(
+        text.ends_with(&format!(
+            "malformed at byte {}: the records flag disagrees with the fingerprint's per-job \
+             records",
+            decoded.records_at
+        )),
+        "{text}"
+    );
+    let mut collected = decoded.collected.clone();
+    collected.metrics.bounds.short_max += 1;
+    let file = encode(&ours, &decoded.simulator, &collected);
+    let text = refusal(dir.path(), &prepared, Policy::Conservative, &file);
+    assert!(
+        text.ends_with(&format!(
+            "malformed at byte {}: the metrics' category bounds are not the fingerprint's",
+            decoded.bounds_at
+        )),
+        "{text}"
+    );
+}
+
+/// An absent optional value (first submit, last end, a guarantee) is
+/// written as zero; any other value is refused, since the file would not
+/// be written back the same (the `resume_file` fuzz target found it).
+#[test]
+fn an_absent_value_that_is_not_zero_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (prepared, _, bytes) = a_checkpoint(dir.path());
+    let decoded = decode(&bytes).unwrap();
+    let mut collected = decoded.collected.clone();
+    collected.metrics.by_category[3] = Accumulator::default();
+    let file = encode(&conservative(&prepared), &decoded.simulator, &collected);
+    assert!(decode(&file).is_ok());
+    // The last category's first submit: after the bounds (8), four sums
+    // (130 each) and the sum's first 64 bytes, its presence byte.
+    let flag = decoded.bounds_at + 8 + 4 * 130 + 64;
+    assert_eq!(file[flag], 0);
+    let mut damaged = file;
+    damaged[flag + 2] = 7;
+    let text = refusal(
+        dir.path(),
+        &prepared,
+        Policy::Conservative,
+        &resealed(damaged),
+    );
+    assert!(
+        text.ends_with(&format!(
+            "malformed at byte {}: an absent optional value is not zero",
+            flag + 1
+        )),
+        "{text}"
+    );
+}
