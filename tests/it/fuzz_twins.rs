@@ -175,6 +175,7 @@ fn replay_fuzz_input() {
         "checkpoint_restore" => fuzz_bodies::checkpoint_restore,
         "plan_parse" => fuzz_bodies::plan_parse,
         "farm_parse" => fuzz_bodies::farm_parse,
+        "resume_file" => fuzz_bodies::resume_file,
         other => panic!("unknown target {other}"),
     };
     body(&data);
@@ -219,5 +220,57 @@ fn write_checkpoint_seeds() {
     std::fs::create_dir_all(&dir).unwrap();
     for (name, data) in fuzz_bodies::checkpoint_restore_seeds() {
         std::fs::write(dir.join(format!("seed-{name}")), data).unwrap();
+    }
+}
+
+#[test]
+fn resume_file_twin() {
+    twin("resume_file", fuzz_bodies::resume_file, 1500, 1500, 600);
+    // Mutations with the length and CRC made right again reach the fields
+    // past the checksum (mode 0 seeds go through as mode 2).
+    let mut rng = SplitMix64::new(0x2E5E_4901);
+    for (path, seed) in corpus("resume_file") {
+        for n in 0..200 {
+            let mut data = mutate(&mut rng, &seed);
+            if let Some(mode) = data.first_mut() {
+                *mode = (*mode & !1) | 2;
+            }
+            run(
+                "resume_file",
+                fuzz_bodies::resume_file,
+                &data,
+                &format!("resealed mutation {n} of {}", path.display()),
+            );
+        }
+    }
+}
+
+/// The committed real files of `resume_file` are the ones host-cli writes
+/// now (otherwise they test only the refusals).
+#[test]
+fn resume_file_seeds_are_current() {
+    let dir = workspace().join("fuzz/corpus/resume_file");
+    for (name, data) in fuzz_bodies::resume_file_seeds() {
+        let path = dir.join(&name);
+        let committed = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(
+            committed == data,
+            "{} is not what host-cli writes now: cargo test -p backfill-tests --test it \
+             write_resume_seeds -- --ignored",
+            path.display()
+        );
+    }
+}
+
+/// Writes the seed corpus of `resume_file`
+/// (`fuzz_bodies::resume_file_seeds`) into `fuzz/corpus/resume_file/`:
+/// `cargo test -p backfill-tests --test it write_resume_seeds -- --ignored`.
+#[test]
+#[ignore = "writes the resume_file seed corpus"]
+fn write_resume_seeds() {
+    let dir = workspace().join("fuzz/corpus/resume_file");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, data) in fuzz_bodies::resume_file_seeds() {
+        std::fs::write(dir.join(name), data).unwrap();
     }
 }
