@@ -14,7 +14,7 @@
 //! | [`checkpoint_restore`] | arbitrary bytes into `Kernel::restore` and `Simulator::restore` (resealed or not), and real checkpoints of random replays under every policy, damaged | never a panic; what is accepted validates and writes the same bytes back; what is refused is left unchanged (`Debug`); an undamaged checkpoint is accepted and the restored replay goes on as the original |
 //! | [`resume_file`] | host-cli's replay checkpoint files (`replay --checkpoint` / `--resume`): real ones written by replays of a small trace, damaged (bytes, fingerprint lines), resealed or not, and raw bytes, into `replay::checkpoint::check` for several replays | never a panic; every refusal is one line of a known shape naming the file; an accepted file is written back byte for byte and agrees with the replay's bounds and records; a file is resumed by at most one replay, an undamaged one by its own only |
 //! | [`swf_parse`] | bytes into `SwfRecord::parse_line` (per line) and `swf::load_reader` | never a panic; every rejection names a field or a line; parse, print, parse gives the same record |
-//! | [`plan_parse`] | plan files, raw or built from the format's keys, into `plan::format::parse` | never a panic; refusals name the file, a line in it and a non-empty field when they name one; accepted plans: cells numbered in order, unique ids that hash their parameters, parameters that read back from JSON, the same cells and fingerprint on a second parse |
+//! | [`plan_parse`] | plan files, raw or built from the format's keys, into `plan::format::parse` | never a panic; refusals name the file, a line in it and a non-empty field when they name one, on one line; accepted plans: cells numbered in order, unique ids that hash their parameters, parameters that read back from JSON, the same cells and fingerprint on a second parse |
 //! | [`farm_parse`] | farm descriptions and job lists, raw or built from the formats' keys, into `parse_farm` and `parse_jobs` | never a panic; refusals as for `plan_parse`; accepted farms and job lists keep the documented rules and read back the same after `farm_toml` / `jobs_csv` |
 
 use crate::reference::{RefProfile, HORIZON};
@@ -1853,9 +1853,9 @@ mod host_files_body {
 
     /// Checks the shape of a refusal of `text` parsed as `file`: the file
     /// first, a line inside the text when one is named, a field that is
-    /// not empty, a message (of one line when `one_line`); `file:line:
-    /// field F: message` as displayed.
-    fn refusal(e: &FormatError, file: &str, text: &[u8], one_line: bool) {
+    /// not empty, a message; `file:line: field F: message` as displayed,
+    /// on one line (names are shown escaped).
+    fn refusal(e: &FormatError, file: &str, text: &[u8]) {
         let shown = e.to_string();
         assert_eq!(e.file, file, "{shown}");
         assert!(shown.starts_with(file), "{shown}");
@@ -1872,8 +1872,8 @@ mod host_files_body {
         }
         assert!(!e.message.trim().is_empty(), "{shown}: no message");
         assert!(
-            !(one_line && e.message.contains('\n')),
-            "{shown}: a message of several lines"
+            !shown.contains('\n'),
+            "{shown:?}: a refusal of several lines"
         );
     }
 
@@ -2200,7 +2200,7 @@ mod host_files_body {
 
     /// Fuzz body: a plan file (raw or built from the format's keys) into
     /// `plan::format::parse`; refusals must name the file (and a line in
-    /// it), accepted plans must expand deterministically.
+    /// it) on one line, accepted plans must expand deterministically.
     pub fn plan_parse(data: &[u8]) {
         let bytes = plan_text(data);
         if leaves_the_folder(&bytes) {
@@ -2210,9 +2210,7 @@ mod host_files_body {
         match parse(PLAN_FILE, &text, traces_dir()) {
             Ok(plan) => accepted_plan(&plan, &text),
             Err(e) => {
-                // Plan messages quote names as written (a trace name, a
-                // policy), line breaks included: not checked for one line.
-                refusal(&e, PLAN_FILE, text.as_bytes(), false);
+                refusal(&e, PLAN_FILE, text.as_bytes());
                 let again = parse(PLAN_FILE, &text, traces_dir()).err();
                 assert_eq!(again.as_ref(), Some(&e), "two parses of one text differ");
             }
@@ -2384,7 +2382,7 @@ mod host_files_body {
         let farm = match parse_farm(FARM_FILE, &farm_text) {
             Ok(farm) => farm,
             Err(e) => {
-                refusal(&e, FARM_FILE, farm_text.as_bytes(), true);
+                refusal(&e, FARM_FILE, farm_text.as_bytes());
                 return;
             }
         };
@@ -2405,7 +2403,7 @@ mod host_files_body {
                     Err(e) => panic!("{written}\ndoes not read back: {e}"),
                 }
             }
-            Err(e) => refusal(&e, JOBS_FILE, &jobs, true),
+            Err(e) => refusal(&e, JOBS_FILE, &jobs),
         }
     }
 }
