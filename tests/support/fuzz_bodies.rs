@@ -750,19 +750,19 @@ pub fn profile_ops(data: &[u8]) {
                 start,
                 duration,
                 amount,
-            } => {
-                let (s, d, a) = (time(start), time(duration), units(amount));
-                let got = p.reserve(s, d, a);
-                assert_eq!(got, r.reserve(s, d, a, PROFILE_B), "{what}");
             }
-            ProfileOp::Release {
+            | ProfileOp::Release {
                 start,
                 duration,
                 amount,
             } => {
                 let (s, d, a) = (time(start), time(duration), units(amount));
-                let got = p.release(s, d, a);
-                assert_eq!(got, r.release(s, d, a, PROFILE_B), "{what}");
+                let (got, want) = if matches!(op, ProfileOp::Reserve { .. }) {
+                    (p.reserve(s, d, a), r.reserve(s, d, a, PROFILE_B))
+                } else {
+                    (p.release(s, d, a), r.release(s, d, a, PROFILE_B))
+                };
+                assert_eq!(got, want, "{what}");
             }
             ProfileOp::EarliestFit {
                 from,
@@ -1412,55 +1412,17 @@ mod resume_body {
                 narrow_max: 4,
             };
             let default = CategoryBounds::DEFAULT;
+            let as_recorded = Shaping::AS_RECORDED;
+            // The first trace, whole, as recorded.
+            let main_with =
+                |policy, bounds, records| (&main, whole, as_recorded, policy, bounds, records);
             let runs = [
-                (
-                    &main,
-                    whole,
-                    Shaping::AS_RECORDED,
-                    Policy::Easy,
-                    default,
-                    true,
-                ),
-                (
-                    &main,
-                    whole,
-                    Shaping::AS_RECORDED,
-                    Policy::Conservative,
-                    default,
-                    false,
-                ),
-                (
-                    &main,
-                    whole,
-                    Shaping::AS_RECORDED,
-                    Policy::ConsRs(RandomSearch::DEFAULT),
-                    small,
-                    true,
-                ),
-                (
-                    &main,
-                    whole,
-                    Shaping::AS_RECORDED,
-                    Policy::SELECTIVE_D_EXAMPLE,
-                    default,
-                    false,
-                ),
-                (
-                    &other,
-                    whole,
-                    Shaping::AS_RECORDED,
-                    Policy::Easy,
-                    default,
-                    true,
-                ),
-                (
-                    &main,
-                    first,
-                    Shaping::AS_RECORDED,
-                    Policy::Easy,
-                    default,
-                    true,
-                ),
+                main_with(Policy::Easy, default, true),
+                main_with(Policy::Conservative, default, false),
+                main_with(Policy::ConsRs(RandomSearch::DEFAULT), small, true),
+                main_with(Policy::SELECTIVE_D_EXAMPLE, default, false),
+                (&other, whole, as_recorded, Policy::Easy, default, true),
+                (&main, first, as_recorded, Policy::Easy, default, true),
                 (&main, whole, exact, Policy::Easy, default, true),
             ];
             let dir =

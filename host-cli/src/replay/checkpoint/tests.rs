@@ -309,14 +309,42 @@ fn a_checkpoint_replaces_the_last_one_whole() {
     assert_eq!(names, ["replay.ckpt"]);
 }
 
-/// The fingerprint of `a_checkpoint`'s replay.
-fn conservative(prepared: &Prepared) -> Fingerprint {
-    Fingerprint::of(
+/// `a_checkpoint` in a folder of its own, decoded.
+struct Written {
+    dir: tempfile::TempDir,
+    prepared: Prepared,
+    decoded: Decoded,
+}
+
+fn written() -> Written {
+    let dir = tempfile::tempdir().unwrap();
+    let (prepared, _, bytes) = a_checkpoint(dir.path());
+    let decoded = decode(&bytes).unwrap();
+    Written {
+        dir,
         prepared,
-        Policy::Conservative,
-        CategoryBounds::DEFAULT,
-        true,
-    )
+        decoded,
+    }
+}
+
+impl Written {
+    /// The fingerprint of the replay that wrote it.
+    fn fingerprint(&self) -> Fingerprint {
+        Fingerprint::of(
+            &self.prepared,
+            Policy::Conservative,
+            CategoryBounds::DEFAULT,
+            true,
+        )
+    }
+
+    /// Why that replay refuses the checkpoint written again with
+    /// `fingerprint` and `collected`, or its collected sums as they are.
+    fn refusal_with(&self, fingerprint: &Fingerprint, collected: Option<&Collected>) -> String {
+        let collected = collected.unwrap_or(&self.decoded.collected);
+        let file = encode(fingerprint, &self.decoded.simulator, collected);
+        refusal(self.dir.path(), &self.prepared, Policy::Conservative, &file)
+    }
 }
 
 /// A fingerprint whose text reads the same field by field but is not
@@ -326,10 +354,8 @@ fn conservative(prepared: &Prepared) -> Fingerprint {
 /// several lines.
 #[test]
 fn a_fingerprint_not_written_as_this_build_writes_it_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let (prepared, _, bytes) = a_checkpoint(dir.path());
-    let decoded = decode(&bytes).unwrap();
-    let ours = conservative(&prepared);
+    let w = written();
+    let ours = w.fingerprint();
     let mut crlf = ours.clone();
     crlf.fields[3].1.push('\r');
     let mut reordered = ours.clone();
@@ -337,8 +363,7 @@ fn a_fingerprint_not_written_as_this_build_writes_it_is_refused() {
     let mut repeated = ours.clone();
     repeated.fields.push(ours.fields[0].clone());
     for theirs in [crlf, reordered, repeated] {
-        let file = encode(&theirs, &decoded.simulator, &decoded.collected);
-        let text = refusal(dir.path(), &prepared, Policy::Conservative, &file);
+        let text = w.refusal_with(&theirs, None);
         assert!(!text.contains('\n'), "{text}");
         assert!(
             text.ends_with(
@@ -355,13 +380,10 @@ fn a_fingerprint_not_written_as_this_build_writes_it_is_refused() {
 /// stays on one line.
 #[test]
 fn another_replays_value_is_shown_escaped() {
-    let dir = tempfile::tempdir().unwrap();
-    let (prepared, _, bytes) = a_checkpoint(dir.path());
-    let decoded = decode(&bytes).unwrap();
-    let mut theirs = conservative(&prepared);
+    let w = written();
+    let mut theirs = w.fingerprint();
     theirs.fields[3].1 = "Conser\rvative\u{7}".into();
-    let file = encode(&theirs, &decoded.simulator, &decoded.collected);
-    let text = refusal(dir.path(), &prepared, Policy::Conservative, &file);
+    let text = w.refusal_with(&theirs, None);
     assert!(
         text.contains(
             "another replay: its policy is `Conser\\rvative\\u{7}`, this replay's is \
@@ -376,33 +398,29 @@ fn another_replays_value_is_shown_escaped() {
 /// them would lose the records of the jobs before it.
 #[test]
 fn metrics_and_records_must_agree_with_the_fingerprint() {
-    let dir = tempfile::tempdir().unwrap();
-    let (prepared, _, bytes) = a_checkpoint(dir.path());
-    let decoded = decode(&bytes).unwrap();
-    let ours = conservative(&prepared);
-    let mut collected = decoded.collected.clone();
-    collected.records = None;
-    let file = encode(&ours, &decoded.simulator, &collected);
-    let text = refusal(dir.path(), &prepared, Policy::Conservative, &file);
-    assert!(
-        text.ends_with(&format!(
-            "malformed at byte {}: the records flag disagrees with the fingerprint's per-job \
-             records",
-            decoded.records_at
-        )),
-        "{text}"
-    );
-    let mut collected = decoded.collected.clone();
-    collected.metrics.bounds.short_max += 1;
-    let file = encode(&ours, &decoded.simulator, &collected);
-    let text = refusal(dir.path(), &prepared, Policy::Conservative, &file);
-    assert!(
-        text.ends_with(&format!(
-            "malformed at byte {}: the metrics' category bounds are not the fingerprint's",
-            decoded.bounds_at
-        )),
-        "{text}"
-    );
+    let w = written();
+    let mut unkept = w.decoded.collected.clone();
+    unkept.records = None;
+    let mut other_bounds = w.decoded.collected.clone();
+    other_bounds.metrics.bounds.short_max += 1;
+    for (collected, at, why) in [
+        (
+            unkept,
+            w.decoded.records_at,
+            "the records flag disagrees with the fingerprint's per-job records",
+        ),
+        (
+            other_bounds,
+            w.decoded.bounds_at,
+            "the metrics' category bounds are not the fingerprint's",
+        ),
+    ] {
+        let text = w.refusal_with(&w.fingerprint(), Some(&collected));
+        assert!(
+            text.ends_with(&format!("malformed at byte {at}: {why}")),
+            "{text}"
+        );
+    }
 }
 
 /// An absent optional value (first submit, last end, a guarantee) is
@@ -410,22 +428,20 @@ fn metrics_and_records_must_agree_with_the_fingerprint() {
 /// be written back the same (the `resume_file` fuzz target found it).
 #[test]
 fn an_absent_value_that_is_not_zero_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let (prepared, _, bytes) = a_checkpoint(dir.path());
-    let decoded = decode(&bytes).unwrap();
-    let mut collected = decoded.collected.clone();
+    let w = written();
+    let mut collected = w.decoded.collected.clone();
     collected.metrics.by_category[3] = Accumulator::default();
-    let file = encode(&conservative(&prepared), &decoded.simulator, &collected);
+    let file = encode(&w.fingerprint(), &w.decoded.simulator, &collected);
     assert!(decode(&file).is_ok());
     // The last category's first submit: after the bounds (8), four sums
     // (130 each) and the sum's first 64 bytes, its presence byte.
-    let flag = decoded.bounds_at + 8 + 4 * 130 + 64;
+    let flag = w.decoded.bounds_at + 8 + 4 * 130 + 64;
     assert_eq!(file[flag], 0);
     let mut damaged = file;
     damaged[flag + 2] = 7;
     let text = refusal(
-        dir.path(),
-        &prepared,
+        w.dir.path(),
+        &w.prepared,
         Policy::Conservative,
         &resealed(damaged),
     );
