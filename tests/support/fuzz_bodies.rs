@@ -1815,9 +1815,9 @@ mod host_files_body {
 
     /// Checks the shape of a refusal of `text` parsed as `file`: the file
     /// first, a line inside the text when one is named, a field that is
-    /// not empty, a message; `file:line: field F: message` as displayed,
-    /// on one line (names are shown escaped).
-    fn refusal(e: &FormatError, file: &str, text: &[u8]) {
+    /// not empty, a message of one line (names are shown escaped); `file:
+    /// line: field F: message` as displayed, which it returns.
+    fn refusal(e: &FormatError, file: &str, text: &[u8]) -> String {
         let shown = e.to_string();
         assert_eq!(e.file, file, "{shown}");
         assert!(shown.starts_with(file), "{shown}");
@@ -1834,9 +1834,10 @@ mod host_files_body {
         }
         assert!(!e.message.trim().is_empty(), "{shown}: no message");
         assert!(
-            !shown.contains('\n'),
-            "{shown:?}: a refusal of several lines"
+            !e.message.contains('\n'),
+            "{shown:?}: a message of several lines"
         );
+        shown
     }
 
     /// Picks one of `list` (an index taken modulo its length).
@@ -2172,7 +2173,12 @@ mod host_files_body {
         match parse(PLAN_FILE, &text, traces_dir()) {
             Ok(plan) => accepted_plan(&plan, &text),
             Err(e) => {
-                refusal(&e, PLAN_FILE, text.as_bytes());
+                // The field too: it may hold a key as written, escaped.
+                let shown = refusal(&e, PLAN_FILE, text.as_bytes());
+                assert!(
+                    !shown.contains('\n'),
+                    "{shown:?}: a refusal of several lines"
+                );
                 let again = parse(PLAN_FILE, &text, traces_dir()).err();
                 assert_eq!(again.as_ref(), Some(&e), "two parses of one text differ");
             }
@@ -2365,7 +2371,11 @@ mod host_files_body {
                     Err(e) => panic!("{written}\ndoes not read back: {e}"),
                 }
             }
-            Err(e) => refusal(&e, JOBS_FILE, &jobs),
+            Err(e) => {
+                // The message only: an unknown column is the field as
+                // written, a line break included.
+                refusal(&e, JOBS_FILE, &jobs);
+            }
         }
     }
 }
