@@ -24,7 +24,7 @@
 //!   replay's checkpoint files, written atomically, and the checks before a
 //!   replay continues from one ([`run::run_checkpointed`] drives it).
 
-pub(crate) mod checkpoint;
+pub mod checkpoint;
 pub(crate) mod kernels;
 pub(crate) mod latency;
 pub(crate) mod policy;

@@ -175,6 +175,7 @@ fn replay_fuzz_input() {
         "checkpoint_restore" => fuzz_bodies::checkpoint_restore,
         "plan_parse" => fuzz_bodies::plan_parse,
         "farm_parse" => fuzz_bodies::farm_parse,
+        "resume_file" => fuzz_bodies::resume_file,
         other => panic!("unknown target {other}"),
     };
     body(&data);
@@ -190,21 +191,37 @@ fn checkpoint_restore_twin() {
         600,
     );
     // Mutations with the checksums made right again reach the state's own
-    // checks (the seeds of mode 0 go through as mode 2).
-    let mut rng = SplitMix64::new(0xC4EC_4901);
-    for (i, (path, seed)) in corpus("checkpoint_restore").iter().enumerate() {
+    // checks.
+    resealed_mutations(
+        "checkpoint_restore",
+        fuzz_bodies::checkpoint_restore,
+        0xC4EC_4901,
+    );
+}
+
+/// 200 mutations of each seed of `target`, each with bit 0 of its first
+/// byte cleared and bit 1 set: to both checkpoint targets, raw bytes with
+/// their checksums made right (mode 2), which reach the checks past them.
+fn resealed_mutations(target: &str, body: fn(&[u8]), rng_seed: u64) {
+    let mut rng = SplitMix64::new(rng_seed);
+    for (path, seed) in corpus(target) {
         for n in 0..200 {
-            let mut data = mutate(&mut rng, seed);
+            let mut data = mutate(&mut rng, &seed);
             if let Some(mode) = data.first_mut() {
                 *mode = (*mode & !1) | 2;
             }
-            run(
-                "checkpoint_restore",
-                fuzz_bodies::checkpoint_restore,
-                &data,
-                &format!("resealed mutation {n} of {} ({i})", path.display()),
-            );
+            let origin = format!("resealed mutation {n} of {}", path.display());
+            run(target, body, &data, &origin);
         }
+    }
+}
+
+/// Writes `seeds` (name, bytes) into `fuzz/corpus/<target>/`.
+fn write_seeds(target: &str, seeds: Vec<(String, Vec<u8>)>) {
+    let dir = workspace().join("fuzz/corpus").join(target);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, data) in seeds {
+        std::fs::write(dir.join(name), data).unwrap();
     }
 }
 
@@ -215,9 +232,41 @@ fn checkpoint_restore_twin() {
 #[test]
 #[ignore = "writes the checkpoint_restore seed corpus"]
 fn write_checkpoint_seeds() {
-    let dir = workspace().join("fuzz/corpus/checkpoint_restore");
-    std::fs::create_dir_all(&dir).unwrap();
-    for (name, data) in fuzz_bodies::checkpoint_restore_seeds() {
-        std::fs::write(dir.join(format!("seed-{name}")), data).unwrap();
+    let seeds = fuzz_bodies::checkpoint_restore_seeds();
+    let named = seeds.into_iter().map(|(n, d)| (format!("seed-{n}"), d));
+    write_seeds("checkpoint_restore", named.collect());
+}
+
+#[test]
+fn resume_file_twin() {
+    twin("resume_file", fuzz_bodies::resume_file, 1500, 1500, 600);
+    // Mutations with the length and CRC made right again reach the fields
+    // past the checksum.
+    resealed_mutations("resume_file", fuzz_bodies::resume_file, 0x2E5E_4901);
+}
+
+/// The committed real files of `resume_file` are the ones host-cli writes
+/// now (otherwise they test only the refusals).
+#[test]
+fn resume_file_seeds_are_current() {
+    let dir = workspace().join("fuzz/corpus/resume_file");
+    for (name, data) in fuzz_bodies::resume_file_seeds() {
+        let path = dir.join(&name);
+        let committed = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(
+            committed == data,
+            "{} is not what host-cli writes now: cargo test -p backfill-tests --test it \
+             write_resume_seeds -- --ignored",
+            path.display()
+        );
     }
+}
+
+/// Writes the seed corpus of `resume_file`
+/// (`fuzz_bodies::resume_file_seeds`) into `fuzz/corpus/resume_file/`:
+/// `cargo test -p backfill-tests --test it write_resume_seeds -- --ignored`.
+#[test]
+#[ignore = "writes the resume_file seed corpus"]
+fn write_resume_seeds() {
+    write_seeds("resume_file", fuzz_bodies::resume_file_seeds());
 }

@@ -12,8 +12,9 @@
 //! | [`replay_invariants`] | a small random cluster and workload replayed under every policy | [`Scenario::verify`](crate::scenario::Scenario::verify): the checker's invariants, validate, determinism |
 //! | [`profile_ops`] | reserve / release / `earliest_fit` / `earliest_fit_before` / advance / reset / queries on a `Profile<8>` | every answer and the exact step list equal a per-second reference model; validate |
 //! | [`checkpoint_restore`] | arbitrary bytes into `Kernel::restore` and `Simulator::restore` (resealed or not), and real checkpoints of random replays under every policy, damaged | never a panic; what is accepted validates and writes the same bytes back; what is refused is left unchanged (`Debug`); an undamaged checkpoint is accepted and the restored replay goes on as the original |
+//! | [`resume_file`] | host-cli's replay checkpoint files (`replay --checkpoint` / `--resume`): real ones written by replays of a small trace, damaged (bytes, fingerprint lines), resealed or not, and raw bytes, into `replay::checkpoint::check` for several replays | never a panic; every refusal is one line of a known shape naming the file; an accepted file is written back byte for byte and agrees with the replay's bounds and records; a file is resumed by at most one replay, an undamaged one by its own only |
 //! | [`swf_parse`] | bytes into `SwfRecord::parse_line` (per line) and `swf::load_reader` | never a panic; every rejection names a field or a line; parse, print, parse gives the same record |
-//! | [`plan_parse`] | plan files, raw or built from the format's keys, into `plan::format::parse` | never a panic; refusals name the file, a line in it and a non-empty field when they name one; accepted plans: cells numbered in order, unique ids that hash their parameters, parameters that read back from JSON, the same cells and fingerprint on a second parse |
+//! | [`plan_parse`] | plan files, raw or built from the format's keys, into `plan::format::parse` | never a panic; refusals name the file, a line in it and a non-empty field when they name one, on one line; accepted plans: cells numbered in order, unique ids that hash their parameters, parameters that read back from JSON, the same cells and fingerprint on a second parse |
 //! | [`farm_parse`] | farm descriptions and job lists, raw or built from the formats' keys, into `parse_farm` and `parse_jobs` | never a panic; refusals as for `plan_parse`; accepted farms and job lists keep the documented rules and read back the same after `farm_toml` / `jobs_csv` |
 
 use crate::reference::{RefProfile, HORIZON};
@@ -749,19 +750,19 @@ pub fn profile_ops(data: &[u8]) {
                 start,
                 duration,
                 amount,
-            } => {
-                let (s, d, a) = (time(start), time(duration), units(amount));
-                let got = p.reserve(s, d, a);
-                assert_eq!(got, r.reserve(s, d, a, PROFILE_B), "{what}");
             }
-            ProfileOp::Release {
+            | ProfileOp::Release {
                 start,
                 duration,
                 amount,
             } => {
                 let (s, d, a) = (time(start), time(duration), units(amount));
-                let got = p.release(s, d, a);
-                assert_eq!(got, r.release(s, d, a, PROFILE_B), "{what}");
+                let (got, want) = if matches!(op, ProfileOp::Reserve { .. }) {
+                    (p.reserve(s, d, a), r.reserve(s, d, a, PROFILE_B))
+                } else {
+                    (p.release(s, d, a), r.release(s, d, a, PROFILE_B))
+                };
+                assert_eq!(got, want, "{what}");
             }
             ProfileOp::EarliestFit {
                 from,
@@ -966,11 +967,72 @@ pub fn swf_parse(data: &[u8]) {
 // checkpoint_restore
 // ---------------------------------------------------------------------------
 
+/// One damage to a checkpoint's bytes (`checkpoint_restore`, `resume_file`).
+#[derive(Clone, Copy, Debug, Arbitrary)]
+enum Edit {
+    Xor {
+        at: u16,
+        bits: u8,
+    },
+    Set {
+        at: u16,
+        value: u8,
+    },
+    Insert {
+        at: u16,
+        value: u8,
+    },
+    Remove {
+        at: u16,
+    },
+    /// A little-endian 32-bit word set (counts, times, ids, sizes).
+    Word {
+        at: u16,
+        value: u32,
+    },
+}
+
+/// `edit` applied to `bytes`, its offset taken modulo their length plus one.
+fn apply(bytes: &mut Vec<u8>, edit: Edit) {
+    let at = |a: u16| usize::from(a) % (bytes.len() + 1);
+    match edit {
+        Edit::Xor { at: a, bits } => {
+            let i = at(a);
+            if let Some(b) = bytes.get_mut(i) {
+                *b ^= bits;
+            }
+        }
+        Edit::Set { at: a, value } => {
+            let i = at(a);
+            if let Some(b) = bytes.get_mut(i) {
+                *b = value;
+            }
+        }
+        Edit::Insert { at: a, value } => {
+            let i = at(a);
+            bytes.insert(i, value);
+        }
+        Edit::Remove { at: a } => {
+            let i = at(a);
+            if i < bytes.len() {
+                bytes.remove(i);
+            }
+        }
+        Edit::Word { at: a, value } => {
+            let i = at(a);
+            if let Some(w) = bytes.get_mut(i..i + 4) {
+                w.copy_from_slice(&value.to_le_bytes());
+            }
+        }
+    }
+}
+
 pub use checkpoint_body::{checkpoint_restore, checkpoint_restore_seeds};
 
 /// The `checkpoint_restore` body and what it needs (kept in its own module,
 /// with its own imports).
 mod checkpoint_body {
+    use super::{apply, Edit};
     use crate::checkpoints::{checkpoint_policies, cluster_for, reseal, Recorder};
     use crate::rng::SplitMix64;
     use crate::scenario::{
@@ -982,31 +1044,6 @@ mod checkpoint_body {
 
     type CkKernel = Kernel<VERIFY_Q, VERIFY_R, VERIFY_B, MAX_MACHINES, MAX_POOLS>;
     type CkSim = Simulator<VERIFY_Q, VERIFY_R, VERIFY_B, MAX_MACHINES, MAX_POOLS>;
-
-    /// One damage to a checkpoint's bytes.
-    #[derive(Clone, Copy, Debug, Arbitrary)]
-    enum Edit {
-        Xor {
-            at: u16,
-            bits: u8,
-        },
-        Set {
-            at: u16,
-            value: u8,
-        },
-        Insert {
-            at: u16,
-            value: u8,
-        },
-        Remove {
-            at: u16,
-        },
-        /// A little-endian 32-bit word set (counts, times, ids, sizes).
-        Word {
-            at: u16,
-            value: u32,
-        },
-    }
 
     /// A real checkpoint of a replay stopped after instant `stop` (of the
     /// kernel alone, or of the replay), then damaged by `edits`, with the
@@ -1037,40 +1074,6 @@ mod checkpoint_body {
                 reseal,
                 edits,
             })
-        }
-    }
-
-    fn apply(bytes: &mut Vec<u8>, edit: Edit) {
-        let at = |a: u16| usize::from(a) % (bytes.len() + 1);
-        match edit {
-            Edit::Xor { at: a, bits } => {
-                let i = at(a);
-                if let Some(b) = bytes.get_mut(i) {
-                    *b ^= bits;
-                }
-            }
-            Edit::Set { at: a, value } => {
-                let i = at(a);
-                if let Some(b) = bytes.get_mut(i) {
-                    *b = value;
-                }
-            }
-            Edit::Insert { at: a, value } => {
-                let i = at(a);
-                bytes.insert(i, value);
-            }
-            Edit::Remove { at: a } => {
-                let i = at(a);
-                if i < bytes.len() {
-                    bytes.remove(i);
-                }
-            }
-            Edit::Word { at: a, value } => {
-                let i = at(a);
-                if let Some(w) = bytes.get_mut(i..i + 4) {
-                    w.copy_from_slice(&value.to_le_bytes());
-                }
-            }
         }
     }
 
@@ -1323,6 +1326,466 @@ mod checkpoint_body {
 }
 
 // ---------------------------------------------------------------------------
+// resume_file
+// ---------------------------------------------------------------------------
+
+pub use resume_body::{resume_file, resume_file_seeds};
+
+/// The `resume_file` body: host-cli's replay checkpoint files (the wrapper
+/// around core's checkpoint that `replay --checkpoint` writes and `replay
+/// --resume` reads) into `backfill_cli::replay::checkpoint::check`.
+mod resume_body {
+    use super::{apply, Edit};
+    use crate::rng::{Draws, SplitMix64};
+    use arbitrary::{Arbitrary, Unstructured};
+    use backfill_cli::error::CliError;
+    use backfill_cli::replay::checkpoint::{check, write_last, Fingerprint};
+    use backfill_cli::replay::{prepare, Estimates, Shaping, Window};
+    use backfill_cli::swf::load_reader;
+    use backfill_core::checkpoint::{crc32, read_header};
+    use backfill_core::policy::RandomSearch;
+    use backfill_core::{CategoryBounds, Policy};
+    use std::fmt::Write as _;
+    use std::path::Path;
+    use std::sync::OnceLock;
+
+    /// The file every refusal names.
+    const FILE: &str = "fuzz-replay.ckpt";
+
+    /// Where the fingerprint starts: after the 20-byte header and its
+    /// 8-byte length.
+    const FINGERPRINT_AT: usize = 28;
+
+    /// A replay a file may be resumed by: its fingerprint, the category
+    /// bounds and whether it keeps per-job records.
+    struct Replay {
+        fingerprint: Fingerprint,
+        bounds: CategoryBounds,
+        records: bool,
+    }
+
+    /// The replays tried on every input, and the files the first ones
+    /// wrote (`files[i]` is the last checkpoint of `replays[i]`).
+    struct World {
+        replays: Vec<Replay>,
+        files: Vec<Vec<u8>>,
+    }
+
+    /// An SWF trace of `jobs` jobs on 16 processors, drawn from `seed`.
+    fn trace(seed: u64, jobs: u32) -> String {
+        let mut rng = SplitMix64::new(seed);
+        let mut out = String::from("; MaxProcs: 16\n");
+        let mut submit = 0;
+        for id in 1..=jobs {
+            submit += rng.range_u32(0, 120);
+            let procs = rng.range_u32(1, 16);
+            let requested = rng.range_u32(60, 3600);
+            let run = rng.range_u32(1, requested);
+            let _ = writeln!(
+                out,
+                "{id} {submit} -1 {run} {procs} -1 -1 {procs} {requested} -1 1 1 1 1 1 -1 -1 -1"
+            );
+        }
+        out
+    }
+
+    /// The replays: four that write a file (policies with and without
+    /// parameters, records kept or not, other category bounds), then one
+    /// differing from the first in each other fingerprint field (trace,
+    /// window, estimates).
+    fn world() -> &'static World {
+        static WORLD: OnceLock<World> = OnceLock::new();
+        WORLD.get_or_init(|| {
+            let load = |seed| load_reader("fuzz.swf", trace(seed, 40).as_bytes()).expect("a trace");
+            let (main, other) = (load(1), load(2));
+            let whole = Window::WHOLE;
+            let first = Window {
+                first: Some(30),
+                ..Window::WHOLE
+            };
+            let exact = Shaping {
+                estimates: Estimates::Exact,
+                ..Shaping::AS_RECORDED
+            };
+            let small = CategoryBounds {
+                short_max: 600,
+                narrow_max: 4,
+            };
+            let default = CategoryBounds::DEFAULT;
+            let as_recorded = Shaping::AS_RECORDED;
+            // The first trace, whole, as recorded.
+            let main_with =
+                |policy, bounds, records| (&main, whole, as_recorded, policy, bounds, records);
+            let runs = [
+                main_with(Policy::Easy, default, true),
+                main_with(Policy::Conservative, default, false),
+                main_with(Policy::ConsRs(RandomSearch::DEFAULT), small, true),
+                main_with(Policy::SELECTIVE_D_EXAMPLE, default, false),
+                (&other, whole, as_recorded, Policy::Easy, default, true),
+                (&main, first, as_recorded, Policy::Easy, default, true),
+                (&main, whole, exact, Policy::Easy, default, true),
+            ];
+            let dir =
+                std::env::temp_dir().join(format!("backfill-fuzz-resume-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).expect("a scratch folder");
+            let mut world = World {
+                replays: Vec::new(),
+                files: Vec::new(),
+            };
+            for (i, (loaded, window, shaping, policy, bounds, records)) in
+                runs.into_iter().enumerate()
+            {
+                let prepared = prepare(loaded, &window, shaping).expect("a prepared trace");
+                let fingerprint = if i < 4 {
+                    // 80 events (arrivals and completions): one checkpoint
+                    // part way.
+                    let path = dir.join(format!("{i}.ckpt"));
+                    let fingerprint = write_last(&prepared, policy, bounds, records, 45, &path)
+                        .expect("a replay that writes its checkpoint");
+                    world
+                        .files
+                        .push(std::fs::read(&path).expect("the checkpoint written"));
+                    fingerprint
+                } else {
+                    Fingerprint::of(&prepared, policy, bounds, records)
+                };
+                world.replays.push(Replay {
+                    fingerprint,
+                    bounds,
+                    records,
+                });
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+            world
+        })
+    }
+
+    /// `bytes` with the length field and the CRC-32 trailer made right.
+    fn reseal(bytes: &mut [u8]) {
+        let len = bytes.len() as u64;
+        if let Some(field) = bytes.get_mut(12..20) {
+            field.copy_from_slice(&len.to_le_bytes());
+        }
+        if let Some(body) = bytes.len().checked_sub(4) {
+            let crc = crc32(&bytes[..body]);
+            bytes[body..].copy_from_slice(&crc.to_le_bytes());
+        }
+    }
+
+    /// The real file `file` with its fingerprint replaced by `text`, its
+    /// length and CRC made right.
+    fn with_fingerprint(file: &[u8], text: &[u8]) -> Vec<u8> {
+        let len = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+        let old = usize::try_from(len(&file[20..FINGERPRINT_AT])).expect("a length");
+        let mut out = file[..20].to_vec();
+        out.extend_from_slice(&(text.len() as u64).to_le_bytes());
+        out.extend_from_slice(text);
+        out.extend_from_slice(&file[FINGERPRINT_AT + old..]);
+        reseal(&mut out);
+        out
+    }
+
+    /// One change to a fingerprint's lines.
+    #[derive(Clone, Copy, Debug, Arbitrary)]
+    enum Rewrite {
+        /// Two lines swapped.
+        Swap(u8, u8),
+        /// A line written twice.
+        Repeat(u8),
+        /// A line left out.
+        Drop(u8),
+        /// A byte put into a line (a line break, a `\r`, a byte that is
+        /// not UTF-8).
+        Insert { line: u8, at: u8, byte: u8 },
+        /// A line of another replay's fingerprint in place of this one's.
+        Borrow { replay: u8, line: u8 },
+        /// Every line ended by `\r\n`.
+        Crlf,
+        /// The last line without its line end.
+        Unterminated,
+    }
+
+    fn rewrite(text: &[u8], rewrites: &[Rewrite], world: &World) -> Vec<u8> {
+        let split = |t: &[u8]| -> Vec<Vec<u8>> {
+            t.split_inclusive(|&b| b == b'\n')
+                .map(<[u8]>::to_vec)
+                .collect()
+        };
+        let mut lines = split(text);
+        for &r in rewrites {
+            let n = lines.len().max(1);
+            let at = |i: u8| usize::from(i) % n;
+            match r {
+                Rewrite::Swap(a, b) if !lines.is_empty() => lines.swap(at(a), at(b)),
+                Rewrite::Repeat(a) if !lines.is_empty() => {
+                    let line = lines[at(a)].clone();
+                    lines.insert(at(a), line);
+                }
+                Rewrite::Drop(a) if !lines.is_empty() => {
+                    lines.remove(at(a));
+                }
+                Rewrite::Insert { line, at: k, byte } if !lines.is_empty() => {
+                    let l = &mut lines[at(line)];
+                    let k = usize::from(k) % (l.len() + 1);
+                    l.insert(k, byte);
+                }
+                Rewrite::Borrow { replay, line } if !lines.is_empty() => {
+                    let other = &world.replays[usize::from(replay) % world.replays.len()];
+                    let theirs = split(other.fingerprint.text().as_bytes());
+                    let i = at(line);
+                    lines[i] = theirs[i % theirs.len()].clone();
+                }
+                Rewrite::Crlf => {
+                    for l in &mut lines {
+                        if l.last() == Some(&b'\n') {
+                            l.insert(l.len() - 1, b'\r');
+                        }
+                    }
+                }
+                Rewrite::Unterminated => {
+                    if let Some(l) = lines.last_mut() {
+                        l.pop();
+                    }
+                }
+                _ => {}
+            }
+        }
+        lines.concat()
+    }
+
+    /// A real file damaged: its fingerprint rewritten (and the file
+    /// resealed), bytes edited, the file resealed or not.
+    #[derive(Debug)]
+    struct Damage {
+        file: u8,
+        reseal: bool,
+        rewrites: Vec<Rewrite>,
+        edits: Vec<Edit>,
+    }
+
+    impl<'a> Arbitrary<'a> for Damage {
+        fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
+            let file = u.arbitrary()?;
+            let reseal = u.arbitrary()?;
+            let rewrites = usize::from(u.arbitrary::<u8>()? % 4);
+            let rewrites = crate::scenario::take_up_to(u, rewrites);
+            let edits = usize::from(u.arbitrary::<u8>()? % 8);
+            let edits = crate::scenario::take_up_to(u, edits);
+            Ok(Self {
+                file,
+                reseal,
+                rewrites,
+                edits,
+            })
+        }
+    }
+
+    /// The reasons a refusal may give, as the module words them (each the
+    /// start of one, but the trailing bytes', which starts with a count).
+    const REASONS: [&str; 8] = [
+        "not a replay checkpoint of host-cli (wrong magic number)",
+        "truncated: ",
+        "file layout version ",
+        "checksum mismatch (stored ",
+        "malformed at byte ",
+        "the checkpoint is of another replay: its ",
+        "the replay's state: ",
+        "the replay's state comes from a kernel of ",
+    ];
+
+    /// Checks a refusal: exit status 2, one line, `--resume FILE: cannot
+    /// resume: ` and a reason worded as the module words them; a byte it
+    /// names is in the file. Returns the reason.
+    fn refusal(e: &CliError, bytes: &[u8]) -> String {
+        let shown = e.to_string();
+        assert!(
+            matches!(e, CliError::Usage(_)),
+            "not a usage error: {shown}"
+        );
+        assert!(
+            !shown.contains(['\n', '\r']),
+            "a refusal of several lines: {shown:?}"
+        );
+        let why = shown
+            .strip_prefix(&format!("--resume {FILE}: cannot resume: "))
+            .unwrap_or_else(|| panic!("a refusal that does not name the file: {shown}"));
+        let trailing = why.ends_with(": trailing bytes")
+            && why.contains(" bytes, but the checkpoint ends after ");
+        assert!(
+            trailing || REASONS.iter().any(|r| why.starts_with(r)),
+            "a reason of no known shape: {why}"
+        );
+        if let Some(rest) = why.strip_prefix("malformed at byte ") {
+            let (at, what) = rest.split_once(": ").expect("malformed at byte N: what");
+            let at: usize = at.parse().expect("a byte offset");
+            assert!(at <= bytes.len(), "byte {at} of {}: {why}", bytes.len());
+            assert!(!what.is_empty(), "{why}");
+        }
+        why.to_owned()
+    }
+
+    /// `bytes` resumed by every replay of the world: a refusal is one line
+    /// of a known shape, the same twice; an accepted file is written back
+    /// the same, its metrics and records agree with the replay's bounds and
+    /// records, its state is a core replay checkpoint of one machine; at
+    /// most one replay accepts it, and when it is the undamaged file of
+    /// replay `genuine`, that one does and the others refuse it as another
+    /// replay's.
+    fn resume_everywhere(bytes: &[u8], genuine: Option<usize>) {
+        let world = world();
+        let path = Path::new(FILE);
+        let mut accepted = Vec::new();
+        for (i, replay) in world.replays.iter().enumerate() {
+            match check(path, bytes, &replay.fingerprint) {
+                Ok(resumed) => {
+                    let again = resumed.file(&replay.fingerprint);
+                    if let Some(at) =
+                        (0..again.len().max(bytes.len())).find(|&k| again.get(k) != bytes.get(k))
+                    {
+                        panic!("replay {i} accepted a file it writes otherwise from byte {at}");
+                    }
+                    assert_eq!(resumed.path, path);
+                    assert_eq!(
+                        resumed.collected.metrics.bounds, replay.bounds,
+                        "replay {i}"
+                    );
+                    assert_eq!(
+                        resumed.collected.records.is_some(),
+                        replay.records,
+                        "replay {i}"
+                    );
+                    let header = read_header(&resumed.simulator).expect("a checked header");
+                    assert_eq!(header.capacities, resumed.capacities);
+                    assert_eq!(
+                        (resumed.capacities.machines, resumed.capacities.pools),
+                        (1, 0)
+                    );
+                    accepted.push(i);
+                }
+                Err(e) => {
+                    let why = refusal(&e, bytes);
+                    if i == 0 {
+                        let again = check(path, bytes, &replay.fingerprint).err();
+                        assert_eq!(again.map(|e| e.to_string()), Some(e.to_string()));
+                    }
+                    if genuine.is_some() && genuine != Some(i) {
+                        assert!(
+                            why.starts_with("the checkpoint is of another replay: its "),
+                            "replay {i} refused replay {genuine:?}'s file: {why}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(
+            accepted.len() <= 1,
+            "replays {accepted:?} all accept one file"
+        );
+        if let Some(g) = genuine {
+            assert_eq!(accepted, [g], "replay {g}'s own file");
+        }
+    }
+
+    /// Fuzz body (see `fuzz/fuzz_targets/resume_file.rs`). The first byte
+    /// chooses: bit 0 clear, the rest are the file, its length and CRC
+    /// made right when bit 1 is set; bit 0 set, the rest describe damage
+    /// to a real file (`Damage`). Whatever the bytes, `resume_everywhere`'s
+    /// checks hold; a real file undamaged (or given whole as raw bytes) is
+    /// resumed by its own replay only.
+    pub fn resume_file(data: &[u8]) {
+        let Some((&mode, rest)) = data.split_first() else {
+            return;
+        };
+        let world = world();
+        if mode & 1 == 0 {
+            let mut bytes = rest.to_vec();
+            if mode & 2 != 0 {
+                reseal(&mut bytes);
+            }
+            let genuine = world.files.iter().position(|f| *f == bytes);
+            resume_everywhere(&bytes, genuine);
+            return;
+        }
+        let Ok(damage) = Damage::arbitrary(&mut Unstructured::new(rest)) else {
+            return;
+        };
+        let i = usize::from(damage.file) % world.files.len();
+        let file = &world.files[i];
+        let mut bytes = if damage.rewrites.is_empty() {
+            file.clone()
+        } else {
+            let old =
+                &file[FINGERPRINT_AT..FINGERPRINT_AT + world.replays[i].fingerprint.text().len()];
+            with_fingerprint(file, &rewrite(old, &damage.rewrites, world))
+        };
+        for &edit in &damage.edits {
+            apply(&mut bytes, edit);
+        }
+        if damage.reseal {
+            reseal(&mut bytes);
+        }
+        let genuine = (bytes == *file).then_some(i);
+        resume_everywhere(&bytes, genuine);
+    }
+
+    /// The seed corpus of `fuzz/corpus/resume_file/`: each real file
+    /// (`real-N`, mode 0) and broken ones: cut short, a bit flipped,
+    /// another magic number, a newer layout, a reserved field set, a
+    /// records flag the fingerprint does not say, another replay's
+    /// fingerprint, the fingerprint's lines ended by `\r\n` (mode 2: the
+    /// body makes the length and CRC right).
+    pub fn resume_file_seeds() -> Vec<(String, Vec<u8>)> {
+        let world = world();
+        let raw = |mode: u8, bytes: &[u8]| [&[mode][..], bytes].concat();
+        let mut seeds: Vec<(String, Vec<u8>)> = world
+            .files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (format!("real-{i}"), raw(0, f)))
+            .collect();
+        let file = &world.files[0];
+        let edited = |at: usize, value: u8| {
+            let mut b = file.clone();
+            b[at] = value;
+            b
+        };
+        let fingerprint = |i: usize| world.replays[i].fingerprint.text();
+        // Replay 1 keeps no records: its flag is the last byte before the
+        // CRC. Set, with a count of none after it.
+        let unkept = &world.files[1];
+        let mut records = unkept[..unkept.len() - 4].to_vec();
+        *records.last_mut().expect("a flag") = 1;
+        records.extend_from_slice(&[0; 12]);
+        let crlf = fingerprint(0).replace('\n', "\r\n");
+        seeds.extend([
+            ("broken-short".to_owned(), raw(0, &file[..file.len() / 2])),
+            (
+                "broken-flipped".to_owned(),
+                raw(0, &edited(100, file[100] ^ 4)),
+            ),
+            ("broken-magic".to_owned(), raw(0, &edited(3, b'C'))),
+            ("broken-newer".to_owned(), raw(2, &edited(8, 2))),
+            ("broken-reserved".to_owned(), raw(2, &edited(10, 1))),
+            (
+                "broken-another-replay".to_owned(),
+                raw(2, &with_fingerprint(file, fingerprint(1).as_bytes())),
+            ),
+            ("broken-records-flag".to_owned(), raw(2, &records)),
+            (
+                "broken-crlf".to_owned(),
+                raw(2, &with_fingerprint(file, crlf.as_bytes())),
+            ),
+            ("damage-empty".to_owned(), vec![1]),
+            (
+                "damage-rewrites".to_owned(),
+                vec![1, 2, 0, 3, 0, 1, 2, 5, 6, 0, 0, 1, 7],
+            ),
+        ]);
+        seeds
+    }
+}
+
+// ---------------------------------------------------------------------------
 // plan_parse and farm_parse
 // ---------------------------------------------------------------------------
 
@@ -1352,9 +1815,9 @@ mod host_files_body {
 
     /// Checks the shape of a refusal of `text` parsed as `file`: the file
     /// first, a line inside the text when one is named, a field that is
-    /// not empty, a message (of one line when `one_line`); `file:line:
-    /// field F: message` as displayed.
-    fn refusal(e: &FormatError, file: &str, text: &[u8], one_line: bool) {
+    /// not empty, a message of one line (names are shown escaped); `file:
+    /// line: field F: message` as displayed, which it returns.
+    fn refusal(e: &FormatError, file: &str, text: &[u8]) -> String {
         let shown = e.to_string();
         assert_eq!(e.file, file, "{shown}");
         assert!(shown.starts_with(file), "{shown}");
@@ -1371,9 +1834,10 @@ mod host_files_body {
         }
         assert!(!e.message.trim().is_empty(), "{shown}: no message");
         assert!(
-            !(one_line && e.message.contains('\n')),
-            "{shown}: a message of several lines"
+            !e.message.contains('\n'),
+            "{shown:?}: a message of several lines"
         );
+        shown
     }
 
     /// Picks one of `list` (an index taken modulo its length).
@@ -1699,7 +2163,7 @@ mod host_files_body {
 
     /// Fuzz body: a plan file (raw or built from the format's keys) into
     /// `plan::format::parse`; refusals must name the file (and a line in
-    /// it), accepted plans must expand deterministically.
+    /// it) on one line, accepted plans must expand deterministically.
     pub fn plan_parse(data: &[u8]) {
         let bytes = plan_text(data);
         if leaves_the_folder(&bytes) {
@@ -1709,9 +2173,12 @@ mod host_files_body {
         match parse(PLAN_FILE, &text, traces_dir()) {
             Ok(plan) => accepted_plan(&plan, &text),
             Err(e) => {
-                // Plan messages quote names as written (a trace name, a
-                // policy), line breaks included: not checked for one line.
-                refusal(&e, PLAN_FILE, text.as_bytes(), false);
+                // The field too: it may hold a key as written, escaped.
+                let shown = refusal(&e, PLAN_FILE, text.as_bytes());
+                assert!(
+                    !shown.contains('\n'),
+                    "{shown:?}: a refusal of several lines"
+                );
                 let again = parse(PLAN_FILE, &text, traces_dir()).err();
                 assert_eq!(again.as_ref(), Some(&e), "two parses of one text differ");
             }
@@ -1883,7 +2350,7 @@ mod host_files_body {
         let farm = match parse_farm(FARM_FILE, &farm_text) {
             Ok(farm) => farm,
             Err(e) => {
-                refusal(&e, FARM_FILE, farm_text.as_bytes(), true);
+                refusal(&e, FARM_FILE, farm_text.as_bytes());
                 return;
             }
         };
@@ -1904,7 +2371,11 @@ mod host_files_body {
                     Err(e) => panic!("{written}\ndoes not read back: {e}"),
                 }
             }
-            Err(e) => refusal(&e, JOBS_FILE, &jobs, true),
+            Err(e) => {
+                // The message only: an unknown column is the field as
+                // written, a line break included.
+                refusal(&e, JOBS_FILE, &jobs);
+            }
         }
     }
 }

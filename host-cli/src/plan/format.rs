@@ -197,6 +197,22 @@ impl Ctx<'_> {
         }
         Ok(v.get_ref())
     }
+
+    /// Each entry of the list `v`, which must not be empty ([`Ctx::list`]),
+    /// read by `read` with its field (`field[i]`); the first error stops.
+    fn each<T, U>(
+        &self,
+        v: &Spanned<Vec<T>>,
+        field: &str,
+        what: &str,
+        mut read: impl FnMut(&T, &str) -> Result<U, FormatError>,
+    ) -> Result<Vec<U>, FormatError> {
+        self.list(v, field, what)?
+            .iter()
+            .enumerate()
+            .map(|(i, x)| read(x, &format!("{field}[{i}]")))
+            .collect()
+    }
 }
 
 /// Parses the plan `text`; `file` names it in errors, relative trace names
@@ -225,7 +241,8 @@ pub fn parse(file: &str, text: &str, traces: &Path) -> Result<Plan, FormatError>
                 let field = format!("metrics[{i}]");
                 let name = m.get_ref();
                 if !metrics::is_known(name) {
-                    return Err(ctx.err(m.span(), &field, metrics::unknown(name)));
+                    let shown = name.escape_debug().to_string();
+                    return Err(ctx.err(m.span(), &field, metrics::unknown(&shown)));
                 }
                 if out.contains(name) {
                     return Err(ctx.err(m.span(), &field, format!("`{name}` is listed twice")));
@@ -313,26 +330,17 @@ fn experiment(
     // Each workload with the loads its trace entry gives, if any.
     let mut workloads: Vec<(Workload, Option<Vec<f64>>)> = Vec::new();
     if let Some(list) = &e.traces {
-        for (i, entry) in ctx
-            .list(list, &field("traces"), "trace")?
-            .iter()
-            .enumerate()
-        {
-            let at = format!("{}[{i}]", field("traces"));
-            let (text, own) = trace_entry(ctx, entry, &at)?;
-            let found = find_traces(ctx, &text, &entry.span(), &at, traces)?;
-            workloads.extend(found.into_iter().map(|w| (w, own.clone())));
-        }
+        let found = ctx.each(list, &field("traces"), "trace", |entry, at| {
+            let (text, own) = trace_entry(ctx, entry, at)?;
+            let found = find_traces(ctx, &text, &entry.span(), at, traces)?;
+            Ok(found.into_iter().map(move |w| (w, own.clone())))
+        })?;
+        workloads.extend(found.into_iter().flatten());
     }
     if let Some(list) = &e.builtin {
-        for (i, b) in ctx
-            .list(list, &field("builtin"), "workload")?
-            .iter()
-            .enumerate()
-        {
-            let f = format!("{}[{i}]", field("builtin"));
+        let default = SyntheticSpec::default();
+        let found = ctx.each(list, &field("builtin"), "workload", |b, f| {
             let b = b.get_ref();
-            let default = SyntheticSpec::default();
             let jobs = match &b.jobs {
                 Some(v) => ctx.int(v, &format!("{f}.jobs"), 1, u64::from(u32::MAX))?,
                 None => default.jobs,
@@ -341,15 +349,14 @@ fn experiment(
                 Some(v) => ctx.int(v, &format!("{f}.seed"), 0, u64::MAX)?,
                 None => default.seed,
             };
-            workloads.push((Workload::Builtin { jobs, seed }, None));
-        }
+            Ok((Workload::Builtin { jobs, seed }, None))
+        })?;
+        workloads.extend(found);
     }
     if let Some(list) = &e.farms {
         farms_alone(ctx, e, at)?;
-        for (i, f) in ctx.list(list, &field("farms"), "farm")?.iter().enumerate() {
-            let found = farms(ctx, f, &format!("{}[{i}]", field("farms")))?;
-            workloads.extend(found.into_iter().map(|w| (w, None)));
-        }
+        let found = ctx.each(list, &field("farms"), "farm", |f, at| farms(ctx, f, at))?;
+        workloads.extend(found.into_iter().flatten().map(|w| (w, None)));
     }
     if workloads.is_empty() {
         return Err(ctx.err(
@@ -360,29 +367,27 @@ fn experiment(
     }
     let windows = match &e.windows {
         None => vec![Window::WHOLE],
-        Some(list) => ctx
-            .list(list, &field("windows"), "window")?
-            .iter()
-            .enumerate()
-            .map(|(i, w)| window(ctx, w.get_ref(), &format!("{}[{i}]", field("windows"))))
-            .collect::<Result<_, _>>()?,
+        Some(list) => ctx.each(list, &field("windows"), "window", |w, at| {
+            window(ctx, w.get_ref(), at)
+        })?,
     };
     let estimates = match &e.estimates {
         None => vec![Estimates::User],
-        Some(list) => ctx
-            .list(list, &field("estimates"), "estimate kind")?
-            .iter()
-            .enumerate()
-            .map(|(i, s)| match s.get_ref().as_str() {
-                "user" => Ok(Estimates::User),
-                "exact" => Ok(Estimates::Exact),
-                other => Err(ctx.err(
-                    s.span(),
-                    &format!("{}[{i}]", field("estimates")),
-                    format!("`{other}` is not an estimate kind: user or exact"),
-                )),
-            })
-            .collect::<Result<_, _>>()?,
+        Some(list) => ctx.each(list, &field("estimates"), "estimate kind", |s, at| match s
+            .get_ref()
+            .as_str()
+        {
+            "user" => Ok(Estimates::User),
+            "exact" => Ok(Estimates::Exact),
+            other => Err(ctx.err(
+                s.span(),
+                at,
+                format!(
+                    "`{}` is not an estimate kind: user or exact",
+                    other.escape_debug()
+                ),
+            )),
+        })?,
     };
     let loads = match &e.loads {
         None => vec![1.0],
@@ -395,50 +400,32 @@ fn experiment(
                      none: leave `loads` out, or the traces' own",
                 ));
             }
-            ctx.list(list, &field("loads"), "load factor")?
-                .iter()
-                .enumerate()
-                .map(|(i, l)| {
-                    load_factor(
-                        ctx,
-                        *l.get_ref(),
-                        l.span(),
-                        &format!("{}[{i}]", field("loads")),
-                    )
-                })
-                .collect::<Result<_, _>>()?
+            ctx.each(list, &field("loads"), "load factor", |l, at| {
+                load_factor(ctx, *l.get_ref(), l.span(), at)
+            })?
         }
     };
-    let policies: Vec<PolicySpec> = ctx
-        .list(&e.policies, &field("policies"), "policy")?
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let at = format!("{}[{i}]", field("policies"));
-            let spec = policy(ctx, p, &at)?;
-            if e.farms.is_some() && spec.needs_conservative() {
-                return Err(ctx.err(
-                    p.span(),
-                    &at,
-                    format!(
-                        "{} takes its thresholds from a Conservative run of a trace, which a \
+    let policies = ctx.each(&e.policies, &field("policies"), "policy", |p, at| {
+        let spec = policy(ctx, p, at)?;
+        if e.farms.is_some() && spec.needs_conservative() {
+            return Err(ctx.err(
+                p.span(),
+                at,
+                format!(
+                    "{} takes its thresholds from a Conservative run of a trace, which a \
                          generated farm has not: give its thresholds",
-                        spec.choice.name()
-                    ),
-                ));
-            }
-            Ok(spec)
-        })
-        .collect::<Result<_, _>>()?;
+                    spec.choice.name()
+                ),
+            ));
+        }
+        Ok(spec)
+    })?;
     let seeds: Option<Vec<u64>> = match &e.seeds {
         None => None,
         Some(list) => {
-            let values = ctx
-                .list(list, &field("seeds"), "seed")?
-                .iter()
-                .enumerate()
-                .map(|(i, s)| ctx.int(s, &format!("{}[{i}]", field("seeds")), 0, u64::MAX))
-                .collect::<Result<Vec<u64>, _>>()?;
+            let values: Vec<u64> = ctx.each(list, &field("seeds"), "seed", |s, at| {
+                ctx.int(s, at, 0, u64::MAX)
+            })?;
             if !policies.iter().any(PolicySpec::draws) {
                 return Err(ctx.err(
                     list.span(),
@@ -539,8 +526,11 @@ fn trace_entry(
     {
         return Err(ctx.err(
             span,
-            &format!("{at}.{key}"),
-            format!("unknown key `{key}` in a trace entry: its keys are path and loads"),
+            &format!("{at}.{}", key.escape_debug()),
+            format!(
+                "unknown key `{}` in a trace entry: its keys are path and loads",
+                key.escape_debug()
+            ),
         ));
     }
     let path = match table.get("path") {
@@ -636,59 +626,45 @@ fn farms(ctx: &Ctx<'_>, f: &Spanned<RawFarm>, at: &str) -> Result<Vec<Workload>,
         None => default.jobs,
     };
     let seeds: Vec<u64> = match &raw.seeds {
-        Some(list) => {
-            let field = format!("{at}.seeds");
-            ctx.list(list, &field, "seed")?
-                .iter()
-                .enumerate()
-                .map(|(i, v)| ctx.int(v, &format!("{field}[{i}]"), 0, u64::MAX))
-                .collect::<Result<_, _>>()?
-        }
+        Some(list) => ctx.each(list, &format!("{at}.seeds"), "seed", |v, at| {
+            ctx.int(v, at, 0, u64::MAX)
+        })?,
         None => vec![default.seed],
     };
     let means: Vec<f64> = match &raw.mean_interarrivals {
         Some(list) => {
             let field = format!("{at}.mean_interarrivals");
-            ctx.list(list, &field, "mean inter-arrival time")?
-                .iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    let m = *v.get_ref();
-                    if m.is_finite() && m >= 0.0 {
-                        Ok(m)
-                    } else {
-                        Err(ctx.err(
-                            v.span(),
-                            &format!("{field}[{i}]"),
-                            format!("{m} is not a mean inter-arrival time (a number >= 0)"),
-                        ))
-                    }
-                })
-                .collect::<Result<_, _>>()?
+            ctx.each(list, &field, "mean inter-arrival time", |v, at| {
+                let m = *v.get_ref();
+                if m.is_finite() && m >= 0.0 {
+                    Ok(m)
+                } else {
+                    Err(ctx.err(
+                        v.span(),
+                        at,
+                        format!("{m} is not a mean inter-arrival time (a number >= 0)"),
+                    ))
+                }
+            })?
         }
         None => vec![default.mean_interarrival],
     };
     let ratios: Vec<(u32, u32)> = match &raw.license_ratios {
         Some(list) => {
             let field = format!("{at}.license_ratios");
-            ctx.list(list, &field, "license ratio")?
-                .iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    let field = format!("{field}[{i}]");
-                    let [lo, hi] = v.get_ref().as_slice() else {
-                        return Err(ctx.err(
-                            v.span(),
-                            &field,
-                            format!(
-                                "a license ratio is two percentages [LO, HI], not {} values",
-                                v.get_ref().len()
-                            ),
-                        ));
-                    };
-                    Ok((ctx.int(lo, &field, 0, 100)?, ctx.int(hi, &field, 0, 100)?))
-                })
-                .collect::<Result<_, _>>()?
+            ctx.each(list, &field, "license ratio", |v, field| {
+                let [lo, hi] = v.get_ref().as_slice() else {
+                    return Err(ctx.err(
+                        v.span(),
+                        field,
+                        format!(
+                            "a license ratio is two percentages [LO, HI], not {} values",
+                            v.get_ref().len()
+                        ),
+                    ));
+                };
+                Ok((ctx.int(lo, field, 0, 100)?, ctx.int(hi, field, 0, 100)?))
+            })?
         }
         None => vec![default.license_ratio],
     };
@@ -750,6 +726,8 @@ fn find_traces(
     if text.trim().is_empty() {
         return Err(ctx.err(span.clone(), field, "an empty trace name"));
     }
+    // Quoted escaped: the name may hold a line break.
+    let shown = text.escape_debug();
     let absolute = Path::new(text).is_absolute();
     let full = if absolute {
         PathBuf::from(text)
@@ -773,7 +751,7 @@ fn find_traces(
             return Err(ctx.err(
                 span.clone(),
                 field,
-                format!("trace `{text}` not found in {}", where_()),
+                format!("trace `{shown}` not found in {}", where_()),
             ));
         }
         return Ok(vec![Workload::Trace {
@@ -793,7 +771,7 @@ fn find_traces(
         ctx.err(
             span.clone(),
             field,
-            format!("`{text}` is not a valid pattern: {e}"),
+            format!("`{shown}` is not a valid pattern: {e}"),
         )
     })?;
     let mut found: Vec<PathBuf> = paths
@@ -805,7 +783,7 @@ fn find_traces(
         return Err(ctx.err(
             span.clone(),
             field,
-            format!("no trace matches `{text}` in {}", where_()),
+            format!("no trace matches `{shown}` in {}", where_()),
         ));
     }
     Ok(found
@@ -864,7 +842,8 @@ fn policy(ctx: &Ctx<'_>, entry: &Spanned<Value>, at: &str) -> Result<PolicySpec,
             err(
                 field,
                 format!(
-                    "`{name}` is not a policy; the policies are {}",
+                    "`{}` is not a policy; the policies are {}",
+                    name.escape_debug(),
                     Policy::ALL.map(Policy::name).join(", ")
                 ),
             )
@@ -906,12 +885,13 @@ fn policy(ctx: &Ctx<'_>, entry: &Spanned<Value>, at: &str) -> Result<PolicySpec,
         if key == "name" {
             continue;
         }
-        let field = format!("{at}.{key}");
+        let field = format!("{at}.{}", key.escape_debug());
         let Some(&(_, applies)) = OPTIONS.iter().find(|o| o.0 == key) else {
             return Err(err(
                 &field,
                 format!(
-                    "unknown policy option `{key}`; the options are {}",
+                    "unknown policy option `{}`; the options are {}",
+                    key.escape_debug(),
                     OPTIONS.map(|o| o.0).join(", ")
                 ),
             ));
@@ -963,7 +943,10 @@ fn policy(ctx: &Ctx<'_>, entry: &Spanned<Value>, at: &str) -> Result<PolicySpec,
             ("threshold_from", Value::String(s)) => {
                 return Err(err(
                     &field,
-                    format!("`{s}` is not a threshold source: the one source is \"conservative\""),
+                    format!(
+                        "`{}` is not a threshold source: the one source is \"conservative\"",
+                        s.escape_debug()
+                    ),
                 ))
             }
             ("scale", v) => {

@@ -14,6 +14,13 @@
 //! arrivals, refusals and completions) have happened since the last one,
 //! counted in the replay, not in wall time, so the same command writes the
 //! same checkpoints.
+//!
+//! A file is resumed only by the replay whose fingerprint it holds, byte
+//! for byte: what [`check`] accepts is written back the same by
+//! [`Resumed::file`]. Every refusal is one line, `--resume FILE: cannot
+//! resume: REASON`, with what the file holds shown escaped. Public for the
+//! tests and the `resume_file` fuzz target, which also write real files
+//! with [`write_last`].
 
 use super::kernels::{
     DEEP_QUEUE_CAPACITY, DEEP_RUNNING_CAPACITY, DEEP_STEP_CAPACITY, LARGE_QUEUE_CAPACITY,
@@ -21,6 +28,7 @@ use super::kernels::{
     MEDIUM_STEP_CAPACITY, QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY,
 };
 use super::prepare::Prepared;
+use super::run::{run_checkpointed, RunOptions};
 use crate::error::CliError;
 use backfill_core::checkpoint::{crc32, read_header, Capacities};
 use backfill_core::metrics::{Spread, Spreads};
@@ -60,25 +68,27 @@ pub(crate) struct Checkpointing {
 }
 
 /// What identifies a replay: named fields, compared one by one, so that a
-/// refusal says which one differs.
+/// refusal says which one differs; with the category bounds and whether
+/// per-job records are kept, which the file's metrics and records flag
+/// must agree with.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Fingerprint(Vec<(&'static str, String)>);
+pub struct Fingerprint {
+    fields: Vec<(&'static str, String)>,
+    bounds: CategoryBounds,
+    records: bool,
+}
 
 impl Fingerprint {
     /// The fingerprint of replaying `prepared` under `policy` (its
     /// parameters resolved) with `bounds`, keeping per-job records or not.
-    pub(crate) fn of(
-        prepared: &Prepared,
-        policy: Policy,
-        bounds: CategoryBounds,
-        records: bool,
-    ) -> Self {
+    #[must_use]
+    pub fn of(prepared: &Prepared, policy: Policy, bounds: CategoryBounds, records: bool) -> Self {
         let digest = prepared
             .jobs
             .iter()
             .fold(Progress::EMPTY_DIGEST, Progress::digest_of);
         let window = &prepared.window;
-        Self(vec![
+        let fields = vec![
             (
                 "trace",
                 format!("{} jobs, digest {digest:016x}", prepared.jobs.len()),
@@ -111,54 +121,92 @@ impl Fingerprint {
                 "per-job records",
                 if records { "kept" } else { "not kept" }.into(),
             ),
-        ])
+        ];
+        Self {
+            fields,
+            bounds,
+            records,
+        }
     }
 
-    fn text(&self) -> String {
-        self.0.iter().map(|(k, v)| format!("{k}: {v}\n")).collect()
+    /// The fingerprint as the file holds it: one `name: value` line per
+    /// field, in order.
+    #[must_use]
+    pub fn text(&self) -> String {
+        self.fields
+            .iter()
+            .map(|(k, v)| format!("{k}: {v}\n"))
+            .collect()
     }
 
-    /// The first field where `self` (this replay) and the `text` of a
-    /// checkpoint's fingerprint differ: its name, the checkpoint's value
-    /// and this replay's.
-    fn differs_from(&self, text: &str) -> Option<(&'static str, String, String)> {
+    /// Why a checkpoint whose fingerprint is `text` is not of this replay
+    /// (one line), or `None` when `text` is this replay's fingerprint
+    /// exactly. The first field whose value differs is named with both
+    /// values, the checkpoint's escaped (it may hold any character); a
+    /// text with every field's value but not as written here (fields
+    /// reordered, repeated or unknown, other line ends) is damage.
+    fn differs_from(&self, text: &str) -> Option<String> {
+        if text == self.text() {
+            return None;
+        }
         let theirs: Vec<(&str, &str)> = text
             .lines()
             .map(|l| l.split_once(": ").unwrap_or((l, "")))
             .collect();
-        for (name, ours) in &self.0 {
+        for (name, ours) in &self.fields {
             let found = theirs.iter().find(|(k, _)| k == name).map(|(_, v)| *v);
             if found != Some(ours.as_str()) {
-                return Some((name, found.unwrap_or("absent").to_owned(), ours.clone()));
+                let found = found.map_or_else(|| "absent".into(), |v| v.escape_debug().to_string());
+                return Some(format!(
+                    "the checkpoint is of another replay: its {name} is `{found}`, this \
+                     replay's is `{ours}` (resume with the command that wrote it)"
+                ));
             }
         }
-        (theirs.len() != self.0.len()).then(|| ("fields", text.to_owned(), self.text()))
+        let names: Vec<&str> = self.fields.iter().map(|(k, _)| *k).collect();
+        Some(Reader::malformed_at(
+            HEADER_LEN + 8,
+            &format!(
+                "the fingerprint is not one `name: value` line for each of {}, in this order",
+                names.join(", ")
+            ),
+        ))
     }
 }
 
 /// A checkpoint read back: the core simulator's bytes, which kernel size
 /// took them, and what the host had collected.
 #[derive(Debug)]
-pub(crate) struct Resumed {
+pub struct Resumed {
     /// The file read.
-    pub(crate) path: PathBuf,
+    pub path: PathBuf,
     /// The core simulator's checkpoint.
-    pub(crate) simulator: Vec<u8>,
+    pub simulator: Vec<u8>,
     /// The capacities in its header.
-    pub(crate) capacities: Capacities,
+    pub capacities: Capacities,
     /// What the host had collected.
-    pub(crate) collected: Collected,
+    pub collected: Collected,
+}
+
+impl Resumed {
+    /// The file this checkpoint is written as for the replay of
+    /// `fingerprint`: for the fingerprint it was accepted under, the bytes
+    /// it was read from.
+    #[must_use]
+    pub fn file(&self, fingerprint: &Fingerprint) -> Vec<u8> {
+        encode(fingerprint, &self.simulator, &self.collected)
+    }
 }
 
 /// What the host collects during a replay, beside the simulator.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Collected {
+pub struct Collected {
     /// The metrics' sums.
-    pub(crate) metrics: Metrics,
+    pub metrics: Metrics,
     /// The jobs the kernel refused, with its reason.
-    pub(crate) rejected: Vec<(JobId, KernelError)>,
+    pub rejected: Vec<(JobId, KernelError)>,
     /// Per-job records in completion order, when kept.
-    pub(crate) records: Option<Vec<JobRecord>>,
+    pub records: Option<Vec<JobRecord>>,
 }
 
 /// The capacities of the replay's kernel sizes, smallest first, as a
@@ -215,23 +263,80 @@ impl Checkpointing {
     }
 }
 
+/// Replays `prepared` under `policy` with `bounds`, keeping per-job records
+/// or not, and writes a checkpoint to `path` every `every` events, as
+/// `host-cli replay --checkpoint PATH --checkpoint-every EVERY` does: `path`
+/// then holds the last one (nothing, when the replay has fewer events).
+/// Returns the replay's fingerprint.
+///
+/// # Errors
+/// As the replay: [`CliError::Io`] when a checkpoint cannot be written.
+pub fn write_last(
+    prepared: &Prepared,
+    policy: Policy,
+    bounds: CategoryBounds,
+    records: bool,
+    every: u64,
+    path: &Path,
+) -> Result<Fingerprint, CliError> {
+    let checkpointing = Checkpointing {
+        path: Some(path.to_path_buf()),
+        every,
+        fingerprint: Fingerprint::of(prepared, policy, bounds, records),
+        resume: None,
+    };
+    let options = RunOptions {
+        keep_records: records,
+        latency: false,
+        first_kernel_filled: false,
+        reasons: None,
+    };
+    run_checkpointed(prepared, policy, bounds, options, None, &checkpointing)?;
+    Ok(checkpointing.fingerprint)
+}
+
 /// Reads the checkpoint at `path` for the replay of `fingerprint`.
 ///
 /// # Errors
 /// [`CliError::Usage`] (exit status 2) naming the file and why: it cannot
-/// be read, is not a replay checkpoint, is of a newer layout, is damaged
-/// (truncated, a checksum mismatch, a field no writer writes), belongs to
-/// another replay (naming the field that differs) or comes from a kernel
-/// size this build's replays do not use.
+/// be read, or [`check`] refuses it.
 pub(crate) fn read(path: &Path, fingerprint: &Fingerprint) -> Result<Resumed, CliError> {
-    let refuse =
-        |why: String| CliError::Usage(format!("--resume {}: cannot resume: {why}", path.display()));
-    let bytes = std::fs::read(path).map_err(|e| refuse(e.to_string()))?;
-    let decoded = decode(&bytes).map_err(refuse)?;
-    if let Some((field, theirs, ours)) = fingerprint.differs_from(&decoded.fingerprint) {
-        return Err(refuse(format!(
-            "the checkpoint is of another replay: its {field} is `{theirs}`, this replay's \
-             is `{ours}` (resume with the command that wrote it)"
+    let bytes = std::fs::read(path).map_err(|e| refusal(path, &e.to_string()))?;
+    check(path, &bytes, fingerprint)
+}
+
+/// The refusal of `--resume path`: one line.
+fn refusal(path: &Path, why: &str) -> CliError {
+    CliError::Usage(format!("--resume {}: cannot resume: {why}", path.display()))
+}
+
+/// Checks `bytes`, the checkpoint file at `path`, for the replay of
+/// `fingerprint`, every check of `--resume` before the replay's thread
+/// restores the simulator.
+///
+/// # Errors
+/// [`CliError::Usage`] (exit status 2), one line naming the file and why:
+/// it is not a replay checkpoint, is of a newer layout, is damaged
+/// (truncated, a checksum mismatch, a field no writer writes, metrics or
+/// records that disagree with the fingerprint), belongs to another replay
+/// (naming the field that differs) or comes from a kernel size this
+/// build's replays do not use.
+pub fn check(path: &Path, bytes: &[u8], fingerprint: &Fingerprint) -> Result<Resumed, CliError> {
+    let refuse = |why: String| refusal(path, &why);
+    let decoded = decode(bytes).map_err(refuse)?;
+    if let Some(why) = fingerprint.differs_from(&decoded.fingerprint) {
+        return Err(refuse(why));
+    }
+    if decoded.collected.metrics.bounds != fingerprint.bounds {
+        return Err(refuse(Reader::malformed_at(
+            decoded.bounds_at,
+            "the metrics' category bounds are not the fingerprint's",
+        )));
+    }
+    if decoded.collected.records.is_some() != fingerprint.records {
+        return Err(refuse(Reader::malformed_at(
+            decoded.records_at,
+            "the records flag disagrees with the fingerprint's per-job records",
         )));
     }
     let header =
@@ -252,11 +357,15 @@ pub(crate) fn read(path: &Path, fingerprint: &Fingerprint) -> Result<Resumed, Cl
     })
 }
 
-/// A file's parts, its checksum checked.
+/// A file's parts, its checksum checked, with where the category bounds
+/// and the records flag are (the checks against the fingerprint name
+/// them).
 struct Decoded {
     fingerprint: String,
     simulator: Vec<u8>,
     collected: Collected,
+    bounds_at: usize,
+    records_at: usize,
 }
 
 /// The file's bytes.
@@ -357,6 +466,7 @@ fn decode(bytes: &[u8]) -> Result<Decoded, String> {
     let fingerprint = String::from_utf8(r.bytes_with_len()?.to_vec())
         .map_err(|_| r.malformed("the fingerprint is not UTF-8"))?;
     let simulator = r.bytes_with_len()?.to_vec();
+    let bounds_at = r.at;
     let bounds = CategoryBounds {
         short_max: r.u32()?,
         narrow_max: r.u32()?,
@@ -374,6 +484,7 @@ fn decode(bytes: &[u8]) -> Result<Decoded, String> {
         let error = refusal_of(r.u8()?, id).ok_or_else(|| Reader::malformed_at(at, "refusal"))?;
         rejected.push((id, error));
     }
+    let records_at = r.at;
     let records = match r.u8()? {
         0 => None,
         1 => {
@@ -384,7 +495,7 @@ fn decode(bytes: &[u8]) -> Result<Decoded, String> {
             }
             Some(records)
         }
-        _ => return Err(Reader::malformed_at(r.at - 1, "records flag")),
+        _ => return Err(Reader::malformed_at(records_at, "records flag")),
     };
     if r.at != body.len() {
         return Err(r.malformed("bytes after the last record"));
@@ -392,6 +503,8 @@ fn decode(bytes: &[u8]) -> Result<Decoded, String> {
     Ok(Decoded {
         fingerprint,
         simulator,
+        bounds_at,
+        records_at,
         collected: Collected {
             metrics: Metrics {
                 bounds,
@@ -568,9 +681,14 @@ impl Reader<'_> {
         let at = self.at;
         let flag = self.u8()?;
         let value = self.u32()?;
-        match flag {
-            0 => Ok(None),
-            1 => Ok(Some(value)),
+        match (flag, value) {
+            (0, 0) => Ok(None),
+            // Written as zero: any other value would not be written back.
+            (0, _) => Err(Self::malformed_at(
+                at + 1,
+                "an absent optional value is not zero",
+            )),
+            (1, value) => Ok(Some(value)),
             _ => Err(Self::malformed_at(at, "an optional value's flag")),
         }
     }

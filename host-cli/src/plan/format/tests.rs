@@ -25,6 +25,19 @@ fn error(text: &str) -> String {
     }
 }
 
+/// Each plan text of `cases` is refused with an error starting with its
+/// text, on one line.
+fn errors_start_with(cases: &[(&str, &str)]) {
+    for (text, start) in cases {
+        let e = error(text);
+        assert!(
+            e.starts_with(start),
+            "expected `{start}...`, got `{e}` for:\n{text}"
+        );
+        assert!(!e.contains('\n'), "an error of several lines: {e:?}");
+    }
+}
+
 #[test]
 fn cells_come_out_in_a_stable_documented_order() {
     let text = "metrics = [\"jobs\", \"mean_wait.SN\", \"cons_rs.iterations\"]\n\
@@ -202,13 +215,52 @@ fn bad_trace_entries_name_the_file_line_and_field() {
              `loads`, so these apply to none",
         ),
     ];
-    for (text, start) in cases {
-        let e = error(text);
-        assert!(
-            e.starts_with(start),
-            "expected `{start}...`, got `{e}` for:\n{text}"
-        );
-    }
+    errors_start_with(cases);
+}
+
+/// Names and keys quoted in a refusal are shown escaped, as farm files show
+/// them, so that one holding a line break leaves the refusal on one line.
+#[test]
+fn names_with_line_breaks_are_shown_escaped() {
+    errors_start_with(&[
+        (
+            "metrics = [\"a\\nb\"]\n[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [\"easy\"]\n",
+            "plan.toml:1: field metrics[0]: `a\\nb` is not a metric",
+        ),
+        (
+            "[[experiment]]\ntraces = [\"a.swf\"]\nestimates = [\"x\\ny\"]\npolicies = [\"easy\"]\n",
+            "plan.toml:3: field experiment[0].estimates[0]: `x\\ny` is not an estimate kind",
+        ),
+        (
+            "[[experiment]]\ntraces = [\"no\\nsuch.swf\"]\npolicies = [\"easy\"]\n",
+            "plan.toml:2: field experiment[0].traces[0]: trace `no\\nsuch.swf` not found in ",
+        ),
+        (
+            "[[experiment]]\ntraces = [\"x\\n*.swf\"]\npolicies = [\"easy\"]\n",
+            "plan.toml:2: field experiment[0].traces[0]: no trace matches `x\\n*.swf` in ",
+        ),
+        (
+            "[[experiment]]\ntraces = [\"[\\r\"]\npolicies = [\"easy\"]\n",
+            "plan.toml:2: field experiment[0].traces[0]: `[\\r` is not a valid pattern: ",
+        ),
+        (
+            "[[experiment]]\ntraces = [{ path = \"a.swf\", \"k\\ny\" = 1 }]\npolicies = [\"easy\"]\n",
+            "plan.toml:2: field experiment[0].traces[0].k\\ny: unknown key `k\\ny` in a trace entry",
+        ),
+        (
+            "[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [\"e\\nasy\"]\n",
+            "plan.toml:3: field experiment[0].policies[0]: `e\\nasy` is not a policy",
+        ),
+        (
+            "[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [{ name = \"selective\", \"o\\np\" = 1 }]\n",
+            "plan.toml:3: field experiment[0].policies[0].o\\np: unknown policy option `o\\np`",
+        ),
+        (
+            "[[experiment]]\ntraces = [\"a.swf\"]\npolicies = [{ name = \"selective\", threshold_from = \"a\\nb\" }]\n",
+            "plan.toml:3: field experiment[0].policies[0].threshold_from: `a\\nb` is not a \
+             threshold source",
+        ),
+    ]);
 }
 
 #[test]
@@ -386,13 +438,7 @@ fn malformed_plans_name_the_file_line_and_field() {
             "plan.toml:3: field experiment[0].policies[0]: `threshold_from` and the thresholds",
         ),
     ];
-    for (text, start) in cases {
-        let e = error(text);
-        assert!(
-            e.starts_with(start),
-            "expected `{start}...`, got `{e}` for:\n{text}"
-        );
-    }
+    errors_start_with(cases);
 }
 
 #[test]

@@ -308,3 +308,148 @@ fn a_checkpoint_replaces_the_last_one_whole() {
         .collect();
     assert_eq!(names, ["replay.ckpt"]);
 }
+
+/// `a_checkpoint` in a folder of its own, decoded.
+struct Written {
+    dir: tempfile::TempDir,
+    prepared: Prepared,
+    decoded: Decoded,
+}
+
+fn written() -> Written {
+    let dir = tempfile::tempdir().unwrap();
+    let (prepared, _, bytes) = a_checkpoint(dir.path());
+    let decoded = decode(&bytes).unwrap();
+    Written {
+        dir,
+        prepared,
+        decoded,
+    }
+}
+
+impl Written {
+    /// The fingerprint of the replay that wrote it.
+    fn fingerprint(&self) -> Fingerprint {
+        Fingerprint::of(
+            &self.prepared,
+            Policy::Conservative,
+            CategoryBounds::DEFAULT,
+            true,
+        )
+    }
+
+    /// Why that replay refuses the checkpoint written again with
+    /// `fingerprint` and `collected`, or its collected sums as they are.
+    fn refusal_with(&self, fingerprint: &Fingerprint, collected: Option<&Collected>) -> String {
+        let collected = collected.unwrap_or(&self.decoded.collected);
+        let file = encode(fingerprint, &self.decoded.simulator, collected);
+        refusal(self.dir.path(), &self.prepared, Policy::Conservative, &file)
+    }
+}
+
+/// A fingerprint whose text reads the same field by field but is not
+/// written as this build writes it (a line ending in `\r\n`, fields
+/// reordered, a field twice) is refused as damage, on one line; before,
+/// the first two were resumed, and the third quoted both texts whole, over
+/// several lines.
+#[test]
+fn a_fingerprint_not_written_as_this_build_writes_it_is_refused() {
+    let w = written();
+    let ours = w.fingerprint();
+    let mut crlf = ours.clone();
+    crlf.fields[3].1.push('\r');
+    let mut reordered = ours.clone();
+    reordered.fields.swap(0, 1);
+    let mut repeated = ours.clone();
+    repeated.fields.push(ours.fields[0].clone());
+    for theirs in [crlf, reordered, repeated] {
+        let text = w.refusal_with(&theirs, None);
+        assert!(!text.contains('\n'), "{text}");
+        assert!(
+            text.ends_with(
+                "cannot resume: malformed at byte 28: the fingerprint is not one `name: value` \
+                 line for each of trace, window, shaping, policy, categories, per-job records, \
+                 in this order"
+            ),
+            "{text}"
+        );
+    }
+}
+
+/// A value of the checkpoint's fingerprint is shown escaped: the refusal
+/// stays on one line.
+#[test]
+fn another_replays_value_is_shown_escaped() {
+    let w = written();
+    let mut theirs = w.fingerprint();
+    theirs.fields[3].1 = "Conser\rvative\u{7}".into();
+    let text = w.refusal_with(&theirs, None);
+    assert!(
+        text.contains(
+            "another replay: its policy is `Conser\\rvative\\u{7}`, this replay's is \
+             `Conservative`"
+        ),
+        "{text}"
+    );
+}
+
+/// The metrics' category bounds and the records flag must say what the
+/// fingerprint says: a file that keeps no records for a replay that keeps
+/// them would lose the records of the jobs before it.
+#[test]
+fn metrics_and_records_must_agree_with_the_fingerprint() {
+    let w = written();
+    let mut unkept = w.decoded.collected.clone();
+    unkept.records = None;
+    let mut other_bounds = w.decoded.collected.clone();
+    other_bounds.metrics.bounds.short_max += 1;
+    for (collected, at, why) in [
+        (
+            unkept,
+            w.decoded.records_at,
+            "the records flag disagrees with the fingerprint's per-job records",
+        ),
+        (
+            other_bounds,
+            w.decoded.bounds_at,
+            "the metrics' category bounds are not the fingerprint's",
+        ),
+    ] {
+        let text = w.refusal_with(&w.fingerprint(), Some(&collected));
+        assert!(
+            text.ends_with(&format!("malformed at byte {at}: {why}")),
+            "{text}"
+        );
+    }
+}
+
+/// An absent optional value (first submit, last end, a guarantee) is
+/// written as zero; any other value is refused, since the file would not
+/// be written back the same (the `resume_file` fuzz target found it).
+#[test]
+fn an_absent_value_that_is_not_zero_is_refused() {
+    let w = written();
+    let mut collected = w.decoded.collected.clone();
+    collected.metrics.by_category[3] = Accumulator::default();
+    let file = encode(&w.fingerprint(), &w.decoded.simulator, &collected);
+    assert!(decode(&file).is_ok());
+    // The last category's first submit: after the bounds (8), four sums
+    // (130 each) and the sum's first 64 bytes, its presence byte.
+    let flag = w.decoded.bounds_at + 8 + 4 * 130 + 64;
+    assert_eq!(file[flag], 0);
+    let mut damaged = file;
+    damaged[flag + 2] = 7;
+    let text = refusal(
+        w.dir.path(),
+        &w.prepared,
+        Policy::Conservative,
+        &resealed(damaged),
+    );
+    assert!(
+        text.ends_with(&format!(
+            "malformed at byte {}: an absent optional value is not zero",
+            flag + 1
+        )),
+        "{text}"
+    );
+}
