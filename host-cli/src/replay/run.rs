@@ -218,11 +218,12 @@ pub(crate) fn run_timed(
         first_kernel_filled: false,
         reasons: None,
     };
-    run_with(prepared, policy, bounds, options, progress, None, |_| ()).map(|(r, ())| r)
+    run_again(prepared, policy, bounds, options, progress)
 }
 
-/// [`run_timed`] after a replay that ran while the trace was read did not
-/// count ([`crate::replay::stream`]); `first_kernel_filled` when it stopped because
+/// [`run`] with every [`RunOptions`] given: also the replay again after one
+/// that ran while the trace was read did not count
+/// ([`crate::replay::stream`]); `first_kernel_filled` when it stopped because
 /// [`TraceKernel`](super::TraceKernel) filled up, so the replay starts on the next size.
 ///
 /// # Errors
