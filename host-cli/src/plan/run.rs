@@ -336,14 +336,12 @@ impl<'p> Runner<'p> {
             return run_timed(prepared, policy, bounds, keep_records, progress, latency);
         }
         let options = ReplayOptions {
-            keep_records: true,
-            latency,
-            first_kernel_filled: false,
             reasons: Some(WantReasons {
                 keep: Keep::Nothing,
                 tally: true,
                 queue_at: None,
             }),
+            ..ReplayOptions::new(true, latency)
         };
         run_again(prepared, policy, bounds, options, progress)
     }
