@@ -55,10 +55,7 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
         ));
     }
     let started = Instant::now();
-    let shaping = Shaping {
-        estimates: args.estimates,
-        load: args.load,
-    };
+    let shaping = args.shape.shaping();
     let spec = SyntheticSpec {
         jobs: args.synthetic_jobs,
         seed: args.seed.unwrap_or(SyntheticSpec::default().seed),
