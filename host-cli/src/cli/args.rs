@@ -262,12 +262,9 @@ pub(crate) struct ReplayArgs {
     /// Scheduling policy.
     #[arg(long, value_enum, default_value_t = PolicyChoice::EASY, help_heading = "Policy and workload")]
     pub(crate) policy: PolicyChoice,
-    /// Estimates the scheduler sees.
-    #[arg(long, value_enum, default_value_t = Estimates::User, help_heading = "Policy and workload")]
-    pub(crate) estimates: Estimates,
-    /// Load factor: submit times are divided by F (F > 1 is heavier).
-    #[arg(long, value_name = "F", default_value_t = 1.0, allow_negative_numbers = true, value_parser = parse_load, help_heading = "Policy and workload")]
-    pub(crate) load: f64,
+    /// Estimates and load.
+    #[command(flatten, next_help_heading = "Policy and workload")]
+    pub(crate) shape: ShapeArgs,
     /// Write one CSV row per scheduled job to FILE, in trace order (layout:
     /// --jobs-format).
     #[arg(long, value_name = "FILE.csv", help_heading = "Output")]

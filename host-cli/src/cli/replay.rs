@@ -55,10 +55,7 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
         ));
     }
     let started = Instant::now();
-    let shaping = Shaping {
-        estimates: args.estimates,
-        load: args.load,
-    };
+    let shaping = args.shape.shaping();
     let spec = SyntheticSpec {
         jobs: args.synthetic_jobs,
         seed: args.seed.unwrap_or(SyntheticSpec::default().seed),
@@ -145,24 +142,17 @@ pub(crate) fn run_replay(args: &ReplayArgs) -> Result<String, CliError> {
     };
     let result = match &checkpoints {
         Some(checkpoints) => {
-            let options = RunOptions {
-                keep_records: keep_records(args),
-                latency: false,
-                first_kernel_filled: false,
-                reasons: None,
-            };
+            let options = RunOptions::new(keep_records(args), false);
             run_checkpointed(&prepared, policy, bounds, options, Some(&bar), checkpoints)
         }
         None if follows_reasons(args) => {
             let options = RunOptions {
-                keep_records: keep_records(args),
-                latency: args.latency,
-                first_kernel_filled: false,
                 reasons: Some(WantReasons {
                     keep,
                     tally: args.wait_by_reason,
                     queue_at: args.queue_at,
                 }),
+                ..RunOptions::new(keep_records(args), args.latency)
             };
             run_again(&prepared, policy, bounds, options, Some(&bar))
         }

@@ -118,19 +118,26 @@ struct RawLicense {
     except: Option<Vec<Spanned<String>>>,
 }
 
+/// `read(path)`, or an error naming the file when it cannot be read.
+fn read_whole<T>(
+    path: &Path,
+    read: impl FnOnce(&Path) -> std::io::Result<T>,
+) -> Result<T, FormatError> {
+    read(path).map_err(|e| FormatError {
+        file: path.display().to_string(),
+        line: None,
+        field: None,
+        message: format!("cannot read: {e}"),
+    })
+}
+
 /// Reads a farm description from `path`.
 ///
 /// # Errors
 /// [`FormatError`] naming the file, line and field.
 pub(crate) fn read_farm(path: &Path) -> Result<Farm, FormatError> {
-    let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| FormatError {
-        file: name.clone(),
-        line: None,
-        field: None,
-        message: format!("cannot read: {e}"),
-    })?;
-    parse_farm(&name, &text)
+    let text = read_whole(path, |p| std::fs::read_to_string(p))?;
+    parse_farm(&path.display().to_string(), &text)
 }
 
 /// Parses a farm description; `file` names it in errors.
@@ -452,14 +459,8 @@ pub(crate) fn looks_like_job_list(path: &Path) -> bool {
 /// # Errors
 /// [`FormatError`] naming the file, line and field.
 pub(crate) fn read_jobs(path: &Path, farm: &Farm) -> Result<Vec<FarmJob>, FormatError> {
-    let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| FormatError {
-        file: name.clone(),
-        line: None,
-        field: None,
-        message: format!("cannot read: {e}"),
-    })?;
-    parse_jobs(&name, &bytes, farm)
+    let bytes = read_whole(path, |p| std::fs::read(p))?;
+    parse_jobs(&path.display().to_string(), &bytes, farm)
 }
 
 /// Parses a job list for `farm`; `file` names it in errors.

@@ -631,11 +631,12 @@ pub fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, CliError
     let spec = &results.spec;
     let grid = summarise(&results.grid);
     let means = mean_settings(spec);
+    let farms = format!(
+        "{} machines, {} licenses, {} jobs",
+        spec.base.machines, spec.base.licenses, spec.base.jobs
+    );
     let subtitle = format!(
-        "{} machines, {} licenses, {} jobs per run, {} runs per point (seeds {}..); {}",
-        spec.base.machines,
-        spec.base.licenses,
-        spec.base.jobs,
+        "{farms} per run, {} runs per point (seeds {}..); {}",
         spec.repetitions,
         spec.base.seed,
         figure_interval_text(spec.repetitions)
@@ -700,10 +701,7 @@ pub fn figures(results: &StudyResults) -> Result<Vec<(String, String)>, CliError
         let licenses = summarise(&results.licenses);
         let ratios = ratio_settings(spec);
         let subtitle = format!(
-            "{} machines, {} licenses, {} jobs, mean inter-arrival {}, {} runs per point; {}",
-            spec.base.machines,
-            spec.base.licenses,
-            spec.base.jobs,
+            "{farms}, mean inter-arrival {}, {} runs per point; {}",
             number_text(spec.license_mean),
             spec.repetitions,
             figure_interval_text(spec.repetitions)

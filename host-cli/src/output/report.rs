@@ -930,7 +930,7 @@ pub(crate) struct ReplayCsvRow {
 /// by its set's distribution columns when the report has them.
 ///
 /// # Errors
-/// [`CliError::Io`] when the rows cannot be written.
+/// [`CliError::Io`](crate::error::CliError::Io) when the rows cannot be written.
 pub(crate) fn replay_csv(r: &ReplayReport) -> Result<String, crate::error::CliError> {
     let text = crate::output::csv_text(&replay_csv_rows(r))?;
     if r.distributions.is_none()

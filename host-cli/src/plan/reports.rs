@@ -61,36 +61,37 @@ fn column<'r>(row: &'r Row, name: &str) -> Result<&'r Value, String> {
         .ok_or_else(|| format!("plan cell {}: no column {name}", cell_of(row)))
 }
 
-/// Column `name` as a number (`None` when empty).
-fn number(row: &Row, name: &str) -> Result<Option<f64>, String> {
+/// Column `name` read by `read`, `empty` when the column is empty; an
+/// error naming the cell when the value is not `what`.
+fn typed<T>(
+    row: &Row,
+    name: &str,
+    what: &str,
+    empty: T,
+    read: impl FnOnce(&Value) -> Option<T>,
+) -> Result<T, String> {
     let v = column(row, name)?;
     if v.is_null() {
-        return Ok(None);
+        return Ok(empty);
     }
-    v.as_f64()
-        .map(Some)
-        .ok_or_else(|| format!("plan cell {}: {name} is not a number", cell_of(row)))
+    read(v).ok_or_else(|| format!("plan cell {}: {name} is not {what}", cell_of(row)))
+}
+
+/// Column `name` as a number (`None` when empty).
+fn number(row: &Row, name: &str) -> Result<Option<f64>, String> {
+    typed(row, name, "a number", None, |v| v.as_f64().map(Some))
 }
 
 /// Column `name` as a whole number (0 when empty).
 fn count(row: &Row, name: &str) -> Result<u64, String> {
-    let v = column(row, name)?;
-    if v.is_null() {
-        return Ok(0);
-    }
-    v.as_u64()
-        .ok_or_else(|| format!("plan cell {}: {name} is not a count", cell_of(row)))
+    typed(row, name, "a count", 0, Value::as_u64)
 }
 
 /// Column `name` as text (`None` when empty).
 fn text(row: &Row, name: &str) -> Result<Option<String>, String> {
-    let v = column(row, name)?;
-    if v.is_null() {
-        return Ok(None);
-    }
-    v.as_str()
-        .map(|s| Some(s.to_owned()))
-        .ok_or_else(|| format!("plan cell {}: {name} is not text", cell_of(row)))
+    typed(row, name, "text", None, |v| {
+        v.as_str().map(|s| Some(s.to_owned()))
+    })
 }
 
 /// `base` over set `set` (`all`: every job).

@@ -78,6 +78,15 @@ impl From<SharedError> for CliError {
     }
 }
 
+/// Whether a cell starts or stops needing a shared value.
+#[derive(Clone, Copy, Debug)]
+enum Need {
+    /// One more cell will need it.
+    Expect,
+    /// A cell that needed it is done.
+    Release,
+}
+
 /// A shared value's slot and the number of cells still to use it.
 type Slot<V> = (Arc<OnceLock<Shared<V>>>, usize);
 
@@ -140,6 +149,14 @@ impl<K: Hash + Eq + Clone, V> Memo<K, V> {
             if entry.1 == 0 {
                 entries.remove(key);
             }
+        }
+    }
+
+    /// [`Self::expect`] or [`Self::release`].
+    fn count(&self, key: &K, need: Need) {
+        match need {
+            Need::Expect => self.expect(key),
+            Need::Release => self.release(key),
         }
     }
 }
@@ -245,19 +262,26 @@ impl<'p> Runner<'p> {
             fair_starts: Memo::new(),
         };
         for cell in cells.iter().filter_map(|&i| plan.cells.get(i)) {
-            if is_farm(cell) {
-                continue;
-            }
-            runner.sources.expect(&cell.spec.workload);
-            runner.prepared.expect(&prepared_key(cell));
-            if uses_conservative(cell) {
-                runner.conservative.expect(&conservative_key(cell));
-            }
-            if runner.fairness {
-                runner.fair_starts.expect(&conservative_key(cell));
-            }
+            runner.count(cell, Need::Expect);
         }
         runner
+    }
+
+    /// Counts `cell` in or out of the shared values it uses: its
+    /// workload, its prepared window, and the Conservative run and fair
+    /// starts when it needs them (a farm cell shares nothing).
+    fn count(&self, cell: &Cell, need: Need) {
+        if is_farm(cell) {
+            return;
+        }
+        self.sources.count(&cell.spec.workload, need);
+        self.prepared.count(&prepared_key(cell), need);
+        if uses_conservative(cell) {
+            self.conservative.count(&conservative_key(cell), need);
+        }
+        if self.fairness {
+            self.fair_starts.count(&conservative_key(cell), need);
+        }
     }
 
     /// Gives the runner the workload of `workload`, loaded beforehand.
@@ -312,14 +336,12 @@ impl<'p> Runner<'p> {
             return run_timed(prepared, policy, bounds, keep_records, progress, latency);
         }
         let options = ReplayOptions {
-            keep_records: true,
-            latency,
-            first_kernel_filled: false,
             reasons: Some(WantReasons {
                 keep: Keep::Nothing,
                 tally: true,
                 queue_at: None,
             }),
+            ..ReplayOptions::new(true, latency)
         };
         run_again(prepared, policy, bounds, options, progress)
     }
@@ -417,17 +439,7 @@ impl<'p> Runner<'p> {
 
     /// `cell` is done: what only it still needed is dropped.
     pub(crate) fn release(&self, cell: &Cell) {
-        if is_farm(cell) {
-            return;
-        }
-        self.sources.release(&cell.spec.workload);
-        self.prepared.release(&prepared_key(cell));
-        if uses_conservative(cell) {
-            self.conservative.release(&conservative_key(cell));
-        }
-        if self.fairness {
-            self.fair_starts.release(&conservative_key(cell));
-        }
+        self.count(cell, Need::Release);
     }
 
     /// The result file of `cell`, from its replay.

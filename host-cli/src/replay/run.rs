@@ -212,17 +212,13 @@ pub(crate) fn run_timed(
     progress: Option<&indicatif::ProgressBar>,
     latency: bool,
 ) -> Result<RunResult, CliError> {
-    let options = RunOptions {
-        keep_records,
-        latency,
-        first_kernel_filled: false,
-        reasons: None,
-    };
-    run_with(prepared, policy, bounds, options, progress, None, |_| ()).map(|(r, ())| r)
+    let options = RunOptions::new(keep_records, latency);
+    run_again(prepared, policy, bounds, options, progress)
 }
 
-/// [`run_timed`] after a replay that ran while the trace was read did not
-/// count ([`crate::replay::stream`]); `first_kernel_filled` when it stopped because
+/// [`run`] with every [`RunOptions`] given: also the replay again after one
+/// that ran while the trace was read did not count
+/// ([`crate::replay::stream`]); `first_kernel_filled` when it stopped because
 /// [`TraceKernel`](super::TraceKernel) filled up, so the replay starts on the next size.
 ///
 /// # Errors
@@ -261,6 +257,20 @@ pub(crate) struct RunOptions {
     pub(crate) reasons: Option<WantReasons>,
 }
 
+impl RunOptions {
+    /// Records when `keep_records`, call times when `latency`, nothing
+    /// else.
+    #[must_use]
+    pub(crate) const fn new(keep_records: bool, latency: bool) -> Self {
+        Self {
+            keep_records,
+            latency,
+            first_kernel_filled: false,
+            reasons: None,
+        }
+    }
+}
+
 /// [`run`], with an [`ArrivalObserver`] that `make` builds on the replay
 /// thread (whose stack is at least 256 MB, so the observer may build a
 /// plan of the kernel's shape there) and that is handed back with the
@@ -280,12 +290,7 @@ where
     A: ArrivalObserver + Send,
     F: Fn(&TraceCluster) -> A + Sync,
 {
-    let options = RunOptions {
-        keep_records,
-        latency: false,
-        first_kernel_filled: false,
-        reasons: None,
-    };
+    let options = RunOptions::new(keep_records, false);
     run_with(prepared, policy, bounds, options, progress, None, make)
 }
 

@@ -126,10 +126,8 @@ impl Verdict {
                     bar.set_position(0);
                 }
                 let options = RunOptions {
-                    keep_records,
-                    latency,
                     first_kernel_filled: filled,
-                    reasons: None,
+                    ..RunOptions::new(keep_records, latency)
                 };
                 run_again(prepared, policy, bounds, options, progress)
             }

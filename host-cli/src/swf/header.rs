@@ -122,6 +122,16 @@ enum TextField {
 }
 
 impl TextField {
+    /// The header keys, as the archive spells them.
+    const KEYS: [(&'static str, Self); 6] = [
+        ("Version", Self::Version),
+        ("Computer", Self::Computer),
+        ("Installation", Self::Installation),
+        ("TimeZoneString", Self::TimeZoneString),
+        ("StartTime", Self::StartTime),
+        ("EndTime", Self::EndTime),
+    ];
+
     fn slot(self, h: &mut SwfHeader) -> &mut Option<String> {
         match self {
             Self::Version => &mut h.version,
@@ -144,6 +154,14 @@ enum CountField {
 }
 
 impl CountField {
+    /// The header keys, as the archive spells them.
+    const KEYS: [(&'static str, Self); 4] = [
+        ("MaxProcs", Self::Procs),
+        ("MaxNodes", Self::Nodes),
+        ("MaxJobs", Self::Jobs),
+        ("MaxRecords", Self::Records),
+    ];
+
     fn slot(self, h: &mut SwfHeader) -> &mut Option<u64> {
         match self {
             Self::Procs => &mut h.max_procs,
@@ -157,6 +175,13 @@ impl CountField {
     fn is_machine_size(self) -> bool {
         matches!(self, Self::Procs | Self::Nodes)
     }
+}
+
+/// The field of `keys` named `key` (in any case).
+fn named<F: Copy>(keys: &[(&str, F)], key: &str) -> Option<F> {
+    keys.iter()
+        .find(|(name, _)| key.eq_ignore_ascii_case(name))
+        .map(|&(_, field)| field)
 }
 
 /// The entry that a continuation line extends.
@@ -218,36 +243,37 @@ impl HeaderParser {
         });
     }
 
+    /// Stores the first valid value of a typed field in its `slot`; a
+    /// later value, or one `parsed` could not read, goes to `other`, and
+    /// one that could not be read while the field has no value is also
+    /// listed as invalid.
+    fn typed<T>(
+        &mut self,
+        line: u64,
+        key: &str,
+        value: &str,
+        parsed: Option<T>,
+        slot: impl FnOnce(&mut SwfHeader) -> &mut Option<T>,
+    ) {
+        let slot = slot(&mut self.header);
+        match parsed {
+            Some(n) if slot.is_none() => {
+                *slot = Some(n);
+                self.current = Current::None;
+            }
+            Some(_) => self.push_other(key, value),
+            None => {
+                if slot.is_none() {
+                    self.invalid(line, key, value);
+                }
+                self.push_other(key, value);
+            }
+        }
+    }
+
     fn entry(&mut self, line: u64, key: &str, value: &str) {
         let is = |name: &str| key.eq_ignore_ascii_case(name);
-        let text_field = if is("Version") {
-            Some(TextField::Version)
-        } else if is("Computer") {
-            Some(TextField::Computer)
-        } else if is("Installation") {
-            Some(TextField::Installation)
-        } else if is("TimeZoneString") {
-            Some(TextField::TimeZoneString)
-        } else if is("StartTime") {
-            Some(TextField::StartTime)
-        } else if is("EndTime") {
-            Some(TextField::EndTime)
-        } else {
-            None
-        };
-        let count_field = if is("MaxProcs") {
-            Some(CountField::Procs)
-        } else if is("MaxNodes") {
-            Some(CountField::Nodes)
-        } else if is("MaxJobs") {
-            Some(CountField::Jobs)
-        } else if is("MaxRecords") {
-            Some(CountField::Records)
-        } else {
-            None
-        };
-
-        if let Some(field) = text_field {
+        if let Some(field) = named(&TextField::KEYS, key) {
             let slot = field.slot(&mut self.header);
             if slot.is_none() && !value.is_empty() {
                 *slot = Some(value.to_owned());
@@ -255,37 +281,13 @@ impl HeaderParser {
             } else {
                 self.push_other(key, value);
             }
-        } else if let Some(field) = count_field {
+        } else if let Some(field) = named(&CountField::KEYS, key) {
             let parsed = leading_u64(value)
                 .filter(|&n| !field.is_machine_size() || (n != 0 && u32::try_from(n).is_ok()));
-            let slot = field.slot(&mut self.header);
-            match parsed {
-                Some(n) if slot.is_none() => {
-                    *slot = Some(n);
-                    self.current = Current::None;
-                }
-                Some(_) => self.push_other(key, value),
-                None => {
-                    if slot.is_none() {
-                        self.invalid(line, key, value);
-                    }
-                    self.push_other(key, value);
-                }
-            }
+            self.typed(line, key, value, parsed, |h| field.slot(h));
         } else if is("UnixStartTime") {
-            match value.parse::<i64>() {
-                Ok(t) if self.header.unix_start_time.is_none() => {
-                    self.header.unix_start_time = Some(t);
-                    self.current = Current::None;
-                }
-                Ok(_) => self.push_other(key, value),
-                Err(_) => {
-                    if self.header.unix_start_time.is_none() {
-                        self.invalid(line, key, value);
-                    }
-                    self.push_other(key, value);
-                }
-            }
+            let parsed = value.parse::<i64>().ok();
+            self.typed(line, key, value, parsed, |h| &mut h.unix_start_time);
         } else if is("Note") {
             self.header.notes.push(value.to_owned());
             self.current = Current::Note(self.header.notes.len() - 1);

@@ -3,6 +3,14 @@
 use super::*;
 use crate::workload::lublin::MAX_RUNTIME;
 
+/// Bins from `(estimate, jobs)` pairs.
+fn bins(pairs: &[(u32, u32)]) -> Vec<Bin> {
+    pairs
+        .iter()
+        .map(|&(time, jobs)| Bin { time, jobs })
+        .collect()
+}
+
 #[test]
 fn bin_count_follows_the_linear_model() {
     assert_eq!(bin_count(0), 0);
@@ -136,17 +144,7 @@ fn histogram_sums_to_the_job_count_for_tiny_workloads() {
 
 #[test]
 fn assignment_covers_every_run_time_with_the_histogram() {
-    let bins = vec![
-        Bin { time: 600, jobs: 3 },
-        Bin {
-            time: 3600,
-            jobs: 2,
-        },
-        Bin {
-            time: 7200,
-            jobs: 1,
-        },
-    ];
+    let bins = bins(&[(600, 3), (3600, 2), (7200, 1)]);
     let mut runtimes = vec![100, 3000, 3000, 50, 9000, 10];
     let ests = assign(&bins, &mut runtimes, &mut SplitMix64::new(3)).unwrap();
     // 9000 s is above the largest estimate: cut to it, and it takes it.
@@ -162,13 +160,7 @@ fn assignment_covers_every_run_time_with_the_histogram() {
 
 #[test]
 fn uncoverable_run_times_are_an_error() {
-    let bins = vec![
-        Bin { time: 600, jobs: 1 },
-        Bin {
-            time: 3600,
-            jobs: 1,
-        },
-    ];
+    let bins = bins(&[(600, 1), (3600, 1)]);
     let mut runtimes = vec![3000, 3000];
     assert_eq!(
         assign(&bins, &mut runtimes, &mut SplitMix64::new(4)),

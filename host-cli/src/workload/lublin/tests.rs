@@ -35,8 +35,15 @@ fn five_se_share(p: f64, n: usize) -> f64 {
     5.0 * (p * (1.0 - p) / n as f64).sqrt()
 }
 
-fn share(n: usize, count: usize) -> f64 {
-    count as f64 / n as f64
+/// Asserts that `count` of [`N`] draws is a share within five standard
+/// errors of `want`.
+#[track_caller]
+fn assert_share(count: usize, want: f64) {
+    let got = count as f64 / N as f64;
+    assert!(
+        (got - want).abs() < five_se_share(want, N),
+        "{got} vs {want}"
+    );
 }
 
 fn sizes(m: &LublinModel, seed: u64) -> Vec<(u32, SizeKind)> {
@@ -52,11 +59,7 @@ fn share_of_serial_jobs_is_serial_prob() {
     assert!(s
         .iter()
         .all(|&(n, k)| (k == SizeKind::Serial) == (n == 1) && (1..=128).contains(&n)));
-    let (got, want) = (share(N, serial), BATCH.serial_prob);
-    assert!(
-        (got - want).abs() < five_se_share(want, N),
-        "{got} vs {want}"
-    );
+    assert_share(serial, BATCH.serial_prob);
 }
 
 #[test]
@@ -74,11 +77,7 @@ fn share_of_power_of_two_sizes_matches_the_model() {
         f64::from(u8::from(v > 1 && v.is_power_of_two()))
     });
     let want = BATCH.pow2_prob + other * by_chance;
-    let got = share(N, pow2);
-    assert!(
-        (got - want).abs() < five_se_share(want, N),
-        "{got} vs {want}"
-    );
+    assert_share(pow2, want);
     assert!(
         s.iter()
             .filter(|(_, k)| *k == SizeKind::PowerOfTwo)
@@ -191,16 +190,12 @@ fn share_of_long_serial_jobs_matches_the_mixture() {
     let m = model();
     let mut rng = SplitMix64::new(7);
     let xs: Vec<f64> = (0..N).map(|_| m.draw_log_runtime(1, &mut rng)).collect();
-    let got = share(N, xs.iter().filter(|&&x| x > 8.0).count());
     let p = m.short_probability(1);
     let cdf = |a: f64, b: f64, x: f64| gamma_p(a, x / b);
     let above = |a: f64, b: f64| cdf(a, b, 12.0) - cdf(a, b, 8.0);
     let want = (p * above(BATCH.a1, BATCH.b1) + (1.0 - p) * above(BATCH.a2, BATCH.b2))
         / (p * cdf(BATCH.a1, BATCH.b1, 12.0) + (1.0 - p) * cdf(BATCH.a2, BATCH.b2, 12.0));
-    assert!(
-        (got - want).abs() < five_se_share(want, N),
-        "{got} vs {want}"
-    );
+    assert_share(xs.iter().filter(|&&x| x > 8.0).count(), want);
 }
 
 #[test]
