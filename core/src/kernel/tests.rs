@@ -1457,6 +1457,39 @@ fn alea_search_runs_periodically_and_may_delay_a_job() {
     assert_eq!(counters.rs_accepted, 1, "{counters:?}");
 }
 
+/// The periodic search is a wake-up strictly after now, like every other:
+/// at the instant it is due, once the clock is there and before the pass
+/// that runs it, `next_wakeup` names what comes after. R1 (all 10
+/// processors) ends on time at 300, the first period after the arrivals at
+/// 0; A and B (10 procs, 100 s each) are reserved at 300 and 400. After R1's
+/// completion at 300 the next wake-up is B's reservation (A's reservation
+/// and the search are due now); the pass at 300 runs the search, starts A
+/// and moves the next search to 600.
+#[test]
+fn alea_search_due_now_is_no_wakeup() {
+    let policy = Policy::ConsRsAlea(RandomSearch::DEFAULT);
+    let mut k: Kernel<8, 8, 32> = Kernel::new(Cluster::single(10).unwrap(), policy);
+    submit(&mut k, job(1).procs(10).estimate(300));
+    submit(&mut k, job(2).procs(10).estimate(100));
+    submit(&mut k, job(3).procs(10).estimate(100));
+    k.schedule(0, &mut ()).unwrap();
+    assert_eq!(
+        (reserved_start(&k, 0), reserved_start(&k, 1)),
+        (Some(300), Some(400))
+    );
+    assert_eq!(k.next_wakeup(), Some(300));
+    k.complete(300, 1).unwrap();
+    assert_eq!(k.next_wakeup(), Some(400), "B next");
+    k.schedule(300, &mut ()).unwrap();
+    assert_eq!(k.counters().rs_searches, 1);
+    assert_eq!(k.running()[0].job.id, 2);
+    assert_eq!(k.next_wakeup(), Some(400));
+    k.complete(400, 2).unwrap();
+    k.schedule(400, &mut ()).unwrap();
+    assert_eq!(k.next_wakeup(), Some(500), "B's end; no job waits");
+    k.validate().unwrap();
+}
+
 /// The Alea flavour refuses a cluster of several machines.
 #[test]
 fn alea_search_needs_one_machine() {
