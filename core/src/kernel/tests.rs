@@ -635,16 +635,6 @@ fn cons_rs_touches_only_the_jobs_in_the_window_and_at_most_64() {
     }
 }
 
-/// A cluster of `machines` with one license pool of `copies`, usable on
-/// every machine.
-fn with_one_license<const M: usize>(machines: &[Machine], copies: u32) -> Cluster<M, 1> {
-    let pool = LicensePool {
-        count: copies,
-        machines: MachineSet::ALL,
-    };
-    Cluster::new(machines, &[pool]).unwrap()
-}
-
 /// CONS+RS on a farm: m0 has 2 processors, m1 4; one license copy usable on
 /// both. A (2 procs, m0) ends early at 10; B (4 procs, m1) runs to 50. Y (4
 /// procs, license) is reserved on m1 at [50, 150); J (2 procs, license, 60
@@ -655,7 +645,7 @@ fn with_one_license<const M: usize>(machines: &[Machine], copies: u32) -> Cluste
 /// the move is undone. The plan must stay consistent throughout.
 #[test]
 fn cons_rs_clears_licenses_held_on_other_machines() {
-    let cluster: Cluster<2, 1> = with_one_license(&[Machine::new(2), Machine::new(4)], 1);
+    let cluster: Cluster<2, 1> = Cluster::with_one_license(&[Machine::new(2), Machine::new(4)], 1);
     let jobs = sims(&[
         job(1).procs(2).estimate(100).runs(10),
         job(2).procs(4).estimate(50),
@@ -822,7 +812,7 @@ fn next_wakeup_follows_the_earliest_running_end() {
 #[test]
 fn licenses_and_machines_are_respected() {
     let fast = Machine::new(4).at_speed(2000);
-    let cluster: Cluster<2, 1> = with_one_license(&[Machine::new(4), fast], 1);
+    let cluster: Cluster<2, 1> = Cluster::with_one_license(&[Machine::new(4), fast], 1);
     let mut k: Kernel<8, 8, 32, 2, 1> = Kernel::new(cluster, Policy::Easy);
     submit(&mut k, job(1).estimate(100).licenses(LicenseSet(1)));
     submit(&mut k, job(2).estimate(100).licenses(LicenseSet(1)));

@@ -2187,16 +2187,12 @@ mod tests {
     /// until 50 by a job on m2 (1 cpu).
     #[test]
     fn the_gap_is_the_first_instant_with_processors_and_licenses_free() {
-        use crate::types::{LicensePool, LicenseSet, Machine, MachineSet};
+        use crate::types::{LicenseSet, Machine};
         let machine = |cpus, speed| Machine { cpus, speed };
-        let cluster: crate::Cluster<3, 1> = crate::Cluster::new(
+        let cluster: crate::Cluster<3, 1> = crate::Cluster::with_one_license(
             &[machine(2, 2000), machine(2, 1000), machine(1, 1000)],
-            &[LicensePool {
-                count: 1,
-                machines: MachineSet::ALL,
-            }],
-        )
-        .unwrap();
+            1,
+        );
         let mut st: State<8, 8, 64, 3, 1> = State::new(cluster, false);
         let licensed = |id, procs, estimate| {
             job(id)

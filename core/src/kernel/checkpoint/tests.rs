@@ -626,14 +626,7 @@ fn a_tight_plan_is_rebuilt_by_a_sweep() {
     // One 4-processor machine and one license: a 4-wide job runs over
     // [0, 10); two 2-wide jobs needing the license are reserved back to
     // back, [10, 20) and [20, 30): 0 free, 2 free until 30, all free.
-    let cluster: Cluster<1, 1> = Cluster::new(
-        &[Machine::new(4)],
-        &[LicensePool {
-            count: 1,
-            machines: MachineSet::ALL,
-        }],
-    )
-    .unwrap();
+    let cluster: Cluster<1, 1> = Cluster::with_one_license(&[Machine::new(4)], 1);
     let mut big: Kernel<4, 2, 64, 1, 1> = Kernel::new(cluster.clone(), Policy::Conservative);
     big.submit(0, Job::new(1, 0, 4, 10), &mut ()).unwrap();
     big.schedule(0, &mut ()).unwrap();
