@@ -248,15 +248,7 @@ impl Policy {
     /// except under [`Policy::reservations_may_move_later`].
     #[must_use]
     pub const fn keeps_reservations(self) -> bool {
-        matches!(
-            self,
-            Self::Conservative
-                | Self::Selective(_)
-                | Self::ConservativeNoCompression
-                | Self::ConservativeRebuild
-                | Self::ConsRs(_)
-                | Self::ConsRsAlea(_)
-        )
+        self.reserves_all() || matches!(self, Self::Selective(_))
     }
 
     /// Whether a reservation may move later than it was, though never past
