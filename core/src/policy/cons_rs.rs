@@ -188,8 +188,8 @@ impl SearchMemory {
         }
     }
 
-    /// Whether an early completion calls for a search, which the caller
-    /// then runs: the call is answered.
+    /// Whether an early completion calls for a search; the flag is
+    /// cleared, as the caller runs that search now.
     pub(crate) fn take_early(&mut self) -> bool {
         core::mem::take(&mut self.early)
     }
