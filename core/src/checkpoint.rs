@@ -633,6 +633,13 @@ impl<'a> Writer<'a> {
         self.u8(u8::from(v));
     }
 
+    /// An optional `u32`: whether it is there, then the value (0 when it
+    /// is not).
+    pub(crate) fn option_u32(&mut self, v: Option<u32>) {
+        self.flag(v.is_some());
+        self.u32(v.unwrap_or(0));
+    }
+
     /// A count that fits in 32 bits (the caller checked).
     pub(crate) fn count(&mut self, n: usize) {
         self.u32(u32::try_from(n).unwrap_or(u32::MAX));
@@ -722,6 +729,21 @@ impl<'a> Reader<'a> {
                 offset: self.at().saturating_sub(1),
                 what: "a flag that is neither 0 nor 1",
             }),
+        }
+    }
+
+    /// An optional `u32` as [`Writer::option_u32`] writes it; an absent
+    /// value that is not 0 is malformed (`what` names it).
+    pub(crate) fn option_u32(&mut self, what: &'static str) -> Result<Option<u32>, RestoreError> {
+        let present = self.flag()?;
+        let offset = self.at();
+        let value = self.u32()?;
+        if present {
+            Ok(Some(value))
+        } else if value == 0 {
+            Ok(None)
+        } else {
+            Err(RestoreError::Malformed { offset, what })
         }
     }
 
@@ -1224,14 +1246,10 @@ pub(crate) fn write_saved(w: &mut Writer<'_>, policy: Policy, saved: &Saved) {
         }
         Policy::ConsRsAlea(_) => {
             w.flag(saved.search_due);
-            w.flag(saved.next_search.is_some());
-            w.u32(saved.next_search.unwrap_or(0));
+            w.option_u32(saved.next_search);
             w.u64(saved.rng);
         }
-        Policy::BfFcfs | Policy::BfUnmod(_) | Policy::BfMod(_) => {
-            w.flag(saved.holder.is_some());
-            w.u32(saved.holder.unwrap_or(0));
-        }
+        Policy::BfFcfs | Policy::BfUnmod(_) | Policy::BfMod(_) => w.option_u32(saved.holder),
         _ => {}
     }
 }
@@ -1279,31 +1297,11 @@ pub(crate) fn read_saved(r: &mut Reader<'_>, policy: Policy) -> Result<Saved, Re
         }
         Policy::ConsRsAlea(_) => {
             saved.search_due = r.flag()?;
-            let present = r.flag()?;
-            let at = r.at();
-            let next: Time = r.u32()?;
-            if present {
-                saved.next_search = Some(next);
-            } else if next != 0 {
-                return Err(RestoreError::Malformed {
-                    offset: at,
-                    what: "an absent periodic search time that is not zero",
-                });
-            }
+            saved.next_search = r.option_u32("an absent periodic search time that is not zero")?;
             saved.rng = r.u64()?;
         }
         Policy::BfFcfs | Policy::BfUnmod(_) | Policy::BfMod(_) => {
-            let present = r.flag()?;
-            let at = r.at();
-            let id: JobId = r.u32()?;
-            if present {
-                saved.holder = Some(id);
-            } else if id != 0 {
-                return Err(RestoreError::Malformed {
-                    offset: at,
-                    what: "an absent holder that is not zero",
-                });
-            }
+            saved.holder = r.option_u32("an absent holder that is not zero")?;
         }
         _ => {}
     }

@@ -607,7 +607,7 @@ impl<const B: usize, const M: usize, const L: usize> Plan<B, M, L> {
 mod tests {
     use super::*;
     use crate::sim::fixtures::{job, AtSpeed};
-    use crate::types::{LicensePool, Machine, MachineSet};
+    use crate::types::Machine;
     use std::format;
 
     /// A used plan renewed for another cluster (fewer machines, a license
@@ -629,11 +629,7 @@ mod tests {
         )
         .unwrap();
         plan.advance(5);
-        let pool = LicensePool {
-            count: 2,
-            machines: MachineSet::ALL,
-        };
-        let two: Cluster<3, 1> = Cluster::new(&[machine(6), machine(1)], &[pool]).unwrap();
+        let two: Cluster<3, 1> = Cluster::with_one_license(&[machine(6), machine(1)], 2);
         plan.renew(&two);
         assert_eq!(
             format!("{plan:?}"),
@@ -697,15 +693,8 @@ mod tests {
     /// counts as free for the processors and for the license alike.
     #[test]
     fn earliest_before_credits_the_jobs_own_license() {
-        use crate::types::{LicensePool, LicenseSet, MachineSet};
-        let cluster: Cluster<1, 1> = Cluster::new(
-            &[Machine::new(4)],
-            &[LicensePool {
-                count: 1,
-                machines: MachineSet::ALL,
-            }],
-        )
-        .unwrap();
+        use crate::types::LicenseSet;
+        let cluster: Cluster<1, 1> = Cluster::with_one_license(&[Machine::new(4)], 1);
         let mut plan: Plan<16, 1, 1> = Plan::new(&cluster);
         let mut job = job(1).procs(4).estimate(100).job();
         job.licenses = LicenseSet(1);
@@ -742,13 +731,9 @@ mod tests {
     /// change nothing.
     #[test]
     fn shift_earlier_takes_only_overlapping_moves() {
-        use crate::types::{LicensePool, LicenseSet, MachineSet};
+        use crate::types::LicenseSet;
         let machine = Machine::new(4);
-        let pool = LicensePool {
-            count: 1,
-            machines: MachineSet::ALL,
-        };
-        let cluster: Cluster<2, 1> = Cluster::new(&[machine, machine], &[pool]).unwrap();
+        let cluster: Cluster<2, 1> = Cluster::with_one_license(&[machine, machine], 1);
         let slot = |start, machine| Slot {
             start,
             machine,

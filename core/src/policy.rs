@@ -248,15 +248,7 @@ impl Policy {
     /// except under [`Policy::reservations_may_move_later`].
     #[must_use]
     pub const fn keeps_reservations(self) -> bool {
-        matches!(
-            self,
-            Self::Conservative
-                | Self::Selective(_)
-                | Self::ConservativeNoCompression
-                | Self::ConservativeRebuild
-                | Self::ConsRs(_)
-                | Self::ConsRsAlea(_)
-        )
+        self.reserves_all() || matches!(self, Self::Selective(_))
     }
 
     /// Whether a reservation may move later than it was, though never past
@@ -457,7 +449,7 @@ impl Engine {
         match self {
             Self::Conservative(c) => c.compression.exhaustive = true,
             Self::Selective(s) => s.compression.exhaustive = true,
-            Self::ConsRs(c) => c.cons.compression.exhaustive = true,
+            Self::ConsRs(c) => c.memory.cons.compression.exhaustive = true,
             _ => {}
         }
     }
@@ -479,7 +471,7 @@ impl Engine {
             Self::Conservative(c) => c.completed(plan, &done.slot, now),
             Self::Selective(s) => s.completed(plan, done, now),
             Self::ConsRs(c) => c.completed(plan, done, now),
-            Self::ConsRsAlea(c) => c.completed(done, now),
+            Self::ConsRsAlea(c) => c.memory.completed(done, now),
         }
     }
 
@@ -496,8 +488,8 @@ impl Engine {
     fn compression(&self) -> Option<&conservative::Compression> {
         match self {
             Self::Conservative(c) => Some(&c.compression),
-            Self::ConsRs(c) => Some(&c.cons.compression),
-            Self::ConsRsAlea(c) => Some(&c.cons.compression),
+            Self::ConsRs(c) => Some(&c.memory.cons.compression),
+            Self::ConsRsAlea(c) => Some(&c.memory.cons.compression),
             Self::Selective(s) => Some(&s.compression),
             Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) | Self::Flexible(_) => None,
         }
@@ -507,8 +499,8 @@ impl Engine {
     fn compression_mut(&mut self) -> Option<&mut conservative::Compression> {
         match self {
             Self::Conservative(c) => Some(&mut c.compression),
-            Self::ConsRs(c) => Some(&mut c.cons.compression),
-            Self::ConsRsAlea(c) => Some(&mut c.cons.compression),
+            Self::ConsRs(c) => Some(&mut c.memory.cons.compression),
+            Self::ConsRsAlea(c) => Some(&mut c.memory.cons.compression),
             Self::Selective(s) => Some(&mut s.compression),
             Self::Fcfs | Self::Easy(_) | Self::Dpsa(_) | Self::Flexible(_) => None,
         }

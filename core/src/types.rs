@@ -329,6 +329,19 @@ impl<const M: usize, const L: usize> Cluster<M, L> {
     }
 }
 
+/// Test clusters.
+#[cfg(test)]
+impl<const M: usize> Cluster<M, 1> {
+    /// `machines` and one license pool of `copies`, usable on every machine.
+    pub(crate) fn with_one_license(machines: &[Machine], copies: u32) -> Self {
+        let pool = LicensePool {
+            count: copies,
+            machines: MachineSet::ALL,
+        };
+        Self::new(machines, &[pool]).unwrap()
+    }
+}
+
 /// The run-time floor of the bounded slowdown, in seconds (`docs/design.md`,
 /// "Metrics").
 pub const SLOWDOWN_BOUND: Duration = 10;

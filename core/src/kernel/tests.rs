@@ -635,16 +635,6 @@ fn cons_rs_touches_only_the_jobs_in_the_window_and_at_most_64() {
     }
 }
 
-/// A cluster of `machines` with one license pool of `copies`, usable on
-/// every machine.
-fn with_one_license<const M: usize>(machines: &[Machine], copies: u32) -> Cluster<M, 1> {
-    let pool = LicensePool {
-        count: copies,
-        machines: MachineSet::ALL,
-    };
-    Cluster::new(machines, &[pool]).unwrap()
-}
-
 /// CONS+RS on a farm: m0 has 2 processors, m1 4; one license copy usable on
 /// both. A (2 procs, m0) ends early at 10; B (4 procs, m1) runs to 50. Y (4
 /// procs, license) is reserved on m1 at [50, 150); J (2 procs, license, 60
@@ -655,7 +645,7 @@ fn with_one_license<const M: usize>(machines: &[Machine], copies: u32) -> Cluste
 /// the move is undone. The plan must stay consistent throughout.
 #[test]
 fn cons_rs_clears_licenses_held_on_other_machines() {
-    let cluster: Cluster<2, 1> = with_one_license(&[Machine::new(2), Machine::new(4)], 1);
+    let cluster: Cluster<2, 1> = Cluster::with_one_license(&[Machine::new(2), Machine::new(4)], 1);
     let jobs = sims(&[
         job(1).procs(2).estimate(100).runs(10),
         job(2).procs(4).estimate(50),
@@ -822,7 +812,7 @@ fn next_wakeup_follows_the_earliest_running_end() {
 #[test]
 fn licenses_and_machines_are_respected() {
     let fast = Machine::new(4).at_speed(2000);
-    let cluster: Cluster<2, 1> = with_one_license(&[Machine::new(4), fast], 1);
+    let cluster: Cluster<2, 1> = Cluster::with_one_license(&[Machine::new(4), fast], 1);
     let mut k: Kernel<8, 8, 32, 2, 1> = Kernel::new(cluster, Policy::Easy);
     submit(&mut k, job(1).estimate(100).licenses(LicenseSet(1)));
     submit(&mut k, job(2).estimate(100).licenses(LicenseSet(1)));
@@ -1455,6 +1445,39 @@ fn alea_search_runs_periodically_and_may_delay_a_job() {
     );
     assert_eq!(c.record(2).guarantee, None);
     assert_eq!(counters.rs_accepted, 1, "{counters:?}");
+}
+
+/// The periodic search is a wake-up strictly after now, like every other:
+/// at the instant it is due, once the clock is there and before the pass
+/// that runs it, `next_wakeup` names what comes after. R1 (all 10
+/// processors) ends on time at 300, the first period after the arrivals at
+/// 0; A and B (10 procs, 100 s each) are reserved at 300 and 400. After R1's
+/// completion at 300 the next wake-up is B's reservation (A's reservation
+/// and the search are due now); the pass at 300 runs the search, starts A
+/// and moves the next search to 600.
+#[test]
+fn alea_search_due_now_is_no_wakeup() {
+    let policy = Policy::ConsRsAlea(RandomSearch::DEFAULT);
+    let mut k: Kernel<8, 8, 32> = Kernel::new(Cluster::single(10).unwrap(), policy);
+    submit(&mut k, job(1).procs(10).estimate(300));
+    submit(&mut k, job(2).procs(10).estimate(100));
+    submit(&mut k, job(3).procs(10).estimate(100));
+    k.schedule(0, &mut ()).unwrap();
+    assert_eq!(
+        (reserved_start(&k, 0), reserved_start(&k, 1)),
+        (Some(300), Some(400))
+    );
+    assert_eq!(k.next_wakeup(), Some(300));
+    k.complete(300, 1).unwrap();
+    assert_eq!(k.next_wakeup(), Some(400), "B next");
+    k.schedule(300, &mut ()).unwrap();
+    assert_eq!(k.counters().rs_searches, 1);
+    assert_eq!(k.running()[0].job.id, 2);
+    assert_eq!(k.next_wakeup(), Some(400));
+    k.complete(400, 2).unwrap();
+    k.schedule(400, &mut ()).unwrap();
+    assert_eq!(k.next_wakeup(), Some(500), "B's end; no job waits");
+    k.validate().unwrap();
 }
 
 /// The Alea flavour refuses a cluster of several machines.

@@ -148,14 +148,51 @@ impl Default for RandomSearch {
     }
 }
 
-/// CONS+RS's memory between calls.
+/// CONS+RS's memory between calls: the random search's, nothing of its
+/// own.
 #[derive(Clone, Debug)]
 pub(crate) struct ConsRs {
+    pub(crate) memory: SearchMemory,
+}
+
+/// What either flavour of CONS+RS keeps between calls for its random
+/// searches: Conservative's bookkeeping under them, the generator, the
+/// budget, and whether an early completion calls for a search.
+#[derive(Clone, Debug)]
+pub(crate) struct SearchMemory {
+    /// Reservations and starts (the Alea flavour never compresses).
     pub(crate) cons: Conservative,
-    rng: SplitMix64,
-    iterations: Iterations,
+    pub(crate) rng: SplitMix64,
+    pub(crate) iterations: Iterations,
     /// An early completion happened since the last search.
     early: bool,
+}
+
+impl SearchMemory {
+    /// The memory of a search with `params` over `cons`, before any
+    /// completion.
+    pub(crate) fn new(params: RandomSearch, cons: Conservative) -> Self {
+        Self {
+            cons,
+            rng: SplitMix64::new(params.seed),
+            iterations: params.iterations,
+            early: false,
+        }
+    }
+
+    /// `done` completed at `now`: a search is due if it ended before its
+    /// estimate.
+    pub(crate) fn completed(&mut self, done: &RunningJob, now: Time) {
+        if done.slot.end() > now {
+            self.early = true;
+        }
+    }
+
+    /// Whether an early completion calls for a search; the flag is
+    /// cleared, as the caller runs that search now.
+    pub(crate) fn take_early(&mut self) -> bool {
+        core::mem::take(&mut self.early)
+    }
 }
 
 /// A search's buffers and caches, set up when it starts, on its stack
@@ -467,10 +504,7 @@ impl ConsRs {
     /// CONS+RS with `params`.
     pub(crate) fn new(params: RandomSearch) -> Self {
         Self {
-            cons: Conservative::default(),
-            rng: SplitMix64::new(params.seed),
-            iterations: params.iterations,
-            early: false,
+            memory: SearchMemory::new(params, Conservative::default()),
         }
     }
 
@@ -478,7 +512,7 @@ impl ConsRs {
     /// exhaustive switch, or [`PLAIN`] on this thread).
     #[cfg(test)]
     fn plain(&self) -> bool {
-        self.cons.compression.exhaustive || PLAIN.with(core::cell::Cell::get)
+        self.memory.cons.compression.exhaustive || PLAIN.with(core::cell::Cell::get)
     }
 
     /// Whether to search without the shortcuts: never, outside tests.
@@ -496,10 +530,8 @@ impl ConsRs {
         done: &RunningJob,
         now: Time,
     ) {
-        if done.slot.end() > now {
-            self.early = true;
-        }
-        self.cons.completed(plan, &done.slot, now);
+        self.memory.completed(done, now);
+        self.memory.cons.completed(plan, &done.slot, now);
     }
 
     /// The random search. Never inlined: its [`Buffers`] (about 33 KiB)
@@ -511,7 +543,7 @@ impl ConsRs {
         st: &mut State<Q, R, B, M, L>,
         observer: &mut impl Observer,
     ) -> Result<(), KernelError> {
-        let budget = self.iterations.budget(st.queue.len());
+        let budget = self.memory.iterations.budget(st.queue.len());
         if budget == 0 || st.queue.is_empty() {
             return Ok(());
         }
@@ -534,6 +566,7 @@ impl ConsRs {
             }
             st.counters.rs_iterations = st.counters.rs_iterations.saturating_add(1);
             let pick = self
+                .memory
                 .rng
                 .below(u64::try_from(draws.eligible).unwrap_or(u64::MAX));
             let pick = usize::try_from(pick).unwrap_or(0);
@@ -727,7 +760,7 @@ impl ConsRs {
         st.counters.rs_accepted = st.counters.rs_accepted.saturating_add(1);
         let moves = &scratch.moves;
         commit(
-            &mut self.cons.compression,
+            &mut self.memory.cons.compression,
             st,
             index,
             &job,
@@ -806,11 +839,11 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     Reserves<State<Q, R, B, M, L>> for ConsRs
 {
     fn compression(&self) -> &Compression {
-        &self.cons.compression
+        &self.memory.cons.compression
     }
 
     fn compression_mut(&mut self) -> &mut Compression {
-        &mut self.cons.compression
+        &mut self.memory.cons.compression
     }
 
     /// Compression, then the random search if an early completion is new.
@@ -819,9 +852,8 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         st: &mut State<Q, R, B, M, L>,
         observer: &mut impl Observer,
     ) -> Result<(), KernelError> {
-        st.compress(&mut self.cons.compression, observer)?;
-        if self.early {
-            self.early = false;
+        st.compress(&mut self.memory.cons.compression, observer)?;
+        if self.memory.take_early() {
             self.search(st, observer)?;
         }
         Ok(())
@@ -2187,16 +2219,12 @@ mod tests {
     /// until 50 by a job on m2 (1 cpu).
     #[test]
     fn the_gap_is_the_first_instant_with_processors_and_licenses_free() {
-        use crate::types::{LicensePool, LicenseSet, Machine, MachineSet};
+        use crate::types::{LicenseSet, Machine};
         let machine = |cpus, speed| Machine { cpus, speed };
-        let cluster: crate::Cluster<3, 1> = crate::Cluster::new(
+        let cluster: crate::Cluster<3, 1> = crate::Cluster::with_one_license(
             &[machine(2, 2000), machine(2, 1000), machine(1, 1000)],
-            &[LicensePool {
-                count: 1,
-                machines: MachineSet::ALL,
-            }],
-        )
-        .unwrap();
+            1,
+        );
         let mut st: State<8, 8, 64, 3, 1> = State::new(cluster, false);
         let licensed = |id, procs, estimate| {
             job(id)

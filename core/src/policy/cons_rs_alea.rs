@@ -17,7 +17,7 @@
 //!   (periodically, a kernel wake-up of its own), when at least two jobs
 //!   wait. It first schedules the current list (jobs move earlier where
 //!   processors came free early), then runs its iteration budget
-//!   ([`Iterations`], 4 per waiting job by default): pick a waiting job
+//!   ([`Iterations`](super::Iterations), 4 per waiting job by default): pick a waiting job
 //!   uniformly and a position in the list without it uniformly (seeded
 //!   PRNG, advanced only here), put it there, schedule the new list, and
 //!   keep the move iff the weighted objective improves (below); a kept list
@@ -46,12 +46,11 @@
 //! (every job reserved; its reservation, which is no promise here, is its
 //! expected start).
 
+use super::cons_rs::SearchMemory;
 use super::conservative::{Compression, Conservative, Earliest, Reserves};
-use super::Iterations;
 use super::RandomSearch;
 use crate::plan::Slot;
-use crate::rng::SplitMix64;
-use crate::state::{KernelError, Observer, RunningJob, State};
+use crate::state::{KernelError, Observer, State};
 use crate::types::Time;
 use heapless::binary_heap::{Min, PeekMut};
 use heapless::{BinaryHeap, Vec};
@@ -62,12 +61,9 @@ pub const PERIOD: Time = 300;
 /// The Alea flavour's memory between calls.
 #[derive(Clone, Debug)]
 pub(crate) struct ConsRsAlea {
-    /// Conservative without its compression pass: reservations and starts.
-    pub(crate) cons: Conservative,
-    rng: SplitMix64,
-    iterations: Iterations,
-    /// An early completion happened since the last search.
-    early: bool,
+    /// The random search's memory, over Conservative without its
+    /// compression pass.
+    pub(crate) memory: SearchMemory,
     /// When the next periodic search is due (`None` before the first
     /// arrival).
     next_periodic: Option<Time>,
@@ -76,14 +72,12 @@ pub(crate) struct ConsRsAlea {
 impl ConsRsAlea {
     /// The Alea flavour with `params`.
     pub(crate) fn new(params: RandomSearch) -> Self {
+        let cons = Conservative {
+            static_plan: true,
+            ..Conservative::default()
+        };
         Self {
-            cons: Conservative {
-                static_plan: true,
-                ..Conservative::default()
-            },
-            rng: SplitMix64::new(params.seed),
-            iterations: params.iterations,
-            early: false,
+            memory: SearchMemory::new(params, cons),
             next_periodic: None,
         }
     }
@@ -94,23 +88,16 @@ impl ConsRsAlea {
     /// compresses, and its bookkeeping of the earliest reservation is work
     /// saved between calls.
     pub(crate) const fn search_state(&self) -> (u64, bool, Option<Time>) {
-        (self.rng.state(), self.early, self.next_periodic)
+        let (rng, early) = self.memory.search_state();
+        (rng, early, self.next_periodic)
     }
 
     /// A restored engine: the generator continues from `rng`, a search is
     /// due at the next settle when `early`, and the periodic searches
     /// continue from `next_periodic`.
     pub(crate) fn restore(&mut self, rng: u64, early: bool, next_periodic: Option<Time>) {
-        self.rng = SplitMix64::new(rng);
-        self.early = early;
+        self.memory.restore(rng, early);
         self.next_periodic = next_periodic;
-    }
-
-    /// `done` completed at `now`: a search is due if it ended early.
-    pub(crate) fn completed(&mut self, done: &RunningJob, now: Time) {
-        if done.slot.end() > now {
-            self.early = true;
-        }
     }
 
     /// One search: schedule the current list, run the iterations, and give
@@ -155,7 +142,7 @@ impl ConsRsAlea {
         schedule(st, &machine, &order, &mut key)?;
         sort_by_start(&mut order, &key);
         let mut score = Objective::of(st, &key);
-        let budget = self.iterations.budget(n);
+        let budget = self.memory.iterations.budget(n);
         let mut candidate: Vec<usize, Q> = Vec::new();
         let mut starts: Vec<Time, Q> = Vec::new();
         for _ in 0..budget {
@@ -163,8 +150,8 @@ impl ConsRsAlea {
                 break;
             }
             st.counters.rs_iterations = st.counters.rs_iterations.saturating_add(1);
-            let pick = usize::try_from(self.rng.below(n as u64)).unwrap_or(0);
-            let to = usize::try_from(self.rng.below(n as u64)).unwrap_or(0);
+            let pick = usize::try_from(self.memory.rng.below(n as u64)).unwrap_or(0);
+            let to = usize::try_from(self.memory.rng.below(n as u64)).unwrap_or(0);
             candidate.clone_from(&order);
             if pick >= candidate.len() || to >= candidate.len() {
                 return Err(KernelError::Internal("search: position out of range"));
@@ -187,7 +174,7 @@ impl ConsRsAlea {
                     st.counters.rs_rejected_objective.saturating_add(1);
             }
         }
-        self.cons.compression.earliest = Earliest::Unknown;
+        self.memory.cons.compression.earliest = Earliest::Unknown;
         apply(st, &key, observer)
     }
 }
@@ -196,11 +183,11 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
     Reserves<State<Q, R, B, M, L>> for ConsRsAlea
 {
     fn compression(&self) -> &Compression {
-        &self.cons.compression
+        &self.memory.cons.compression
     }
 
     fn compression_mut(&mut self) -> &mut Compression {
-        &mut self.cons.compression
+        &mut self.memory.cons.compression
     }
 
     /// The searches due at this instant: one on demand, one periodic.
@@ -210,8 +197,7 @@ impl<const Q: usize, const R: usize, const B: usize, const M: usize, const L: us
         observer: &mut impl Observer,
     ) -> Result<(), KernelError> {
         let now = st.now;
-        if self.early {
-            self.early = false;
+        if self.memory.take_early() {
             self.search(st, observer)?;
         }
         if let Some(due) = self.next_periodic.filter(|&t| t <= now) {

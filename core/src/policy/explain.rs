@@ -364,7 +364,7 @@ mod tests {
     use crate::policy::Threshold;
     use crate::reason::{ExpectedStart, Reason, StartKind, Waiting};
     use crate::sim::fixtures::job;
-    use crate::types::{Cluster, Job, LicensePool, LicenseSet, Machine, MachineSet};
+    use crate::types::{Cluster, Job, LicenseSet, Machine};
     use crate::{Kernel, Observer, Policy, Slot};
     use std::vec::Vec;
 
@@ -560,12 +560,8 @@ mod tests {
     /// for a machine.
     #[test]
     fn farms_name_the_license_or_the_machines() {
-        let pool = LicensePool {
-            count: 1,
-            machines: MachineSet::ALL,
-        };
         let cluster: Cluster<2, 1> =
-            Cluster::new(&[Machine::new(2), Machine::new(2)], &[pool]).unwrap();
+            Cluster::with_one_license(&[Machine::new(2), Machine::new(2)], 1);
         let k = Kernel::new(cluster, Policy::BfFcfs);
         let licensed = |id| job(id).procs(1).estimate(100).licenses(LicenseSet(1)).job();
         let (log, _) = pass(

@@ -65,8 +65,8 @@ impl Engine {
                 saved.average = s.average;
             }
             Self::ConsRs(c) => {
-                saved.compression_due = c.cons.compression.is_due();
-                (saved.rng, saved.search_due) = c.search_state();
+                saved.compression_due = c.memory.cons.compression.is_due();
+                (saved.rng, saved.search_due) = c.memory.search_state();
             }
             Self::ConsRsAlea(c) => {
                 (saved.rng, saved.search_due, saved.next_search) = c.search_state();
@@ -102,12 +102,12 @@ impl Engine {
                 }
             }
             Self::ConsRs(c) => {
-                c.cons.compression =
+                c.memory.cons.compression =
                     super::conservative::Compression::restored(saved.compression_due);
-                c.restore(saved.rng, saved.search_due);
+                c.memory.restore(saved.rng, saved.search_due);
             }
             Self::ConsRsAlea(c) => {
-                c.cons.compression = super::conservative::Compression::restored(false);
+                c.memory.cons.compression = super::conservative::Compression::restored(false);
                 c.restore(saved.rng, saved.search_due, saved.next_search);
             }
             Self::Flexible(f) => f.restore(saved.holder),

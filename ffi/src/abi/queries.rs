@@ -76,6 +76,20 @@ unsafe fn output_array<'a, T>(
     Ok(unsafe { core::slice::from_raw_parts_mut(out, cap) })
 }
 
+/// Writes the number of items, `total`, to `*count`, then refuses with
+/// `BF_ERR_BAD_SIZE` when they were more than the `cap` written.
+///
+/// # Safety
+/// `count` as [`output_array`] accepted it.
+unsafe fn output_total(count: *mut usize, total: usize, cap: usize) -> Result<(), bf_status> {
+    // SAFETY: the caller's promise.
+    unsafe { handle::output(count, total) }?;
+    if total > cap {
+        return Err(bf_status::BF_ERR_BAD_SIZE);
+    }
+    Ok(())
+}
+
 /// The caller's text buffer `buf` of `cap` bytes (empty when `cap` is 0).
 ///
 /// # Safety
@@ -344,11 +358,7 @@ pub unsafe extern "C" fn bf_kernel_waiting(
             })
         }?;
         // SAFETY: `count` was checked by `output_array`.
-        unsafe { handle::output(count, total) }?;
-        if total > cap {
-            return Err(bf_status::BF_ERR_BAD_SIZE);
-        }
-        Ok(())
+        unsafe { output_total(count, total, cap) }
     };
     ok_or(run())
 }
@@ -453,11 +463,7 @@ pub unsafe extern "C" fn bf_kernel_plan_steps(
         }?
         .ok_or(bf_status::BF_ERR_OUT_OF_RANGE)?;
         // SAFETY: `count` was checked by `output_array`.
-        unsafe { handle::output(count, total) }?;
-        if total > cap {
-            return Err(bf_status::BF_ERR_BAD_SIZE);
-        }
-        Ok(())
+        unsafe { output_total(count, total, cap) }
     };
     ok_or(run())
 }

@@ -164,34 +164,32 @@ pub struct bf_policy {
 /// The kernel's policies in kind order.
 const KINDS: [Policy; 16] = Policy::ALL;
 
+/// The heuristics `$h` as a `$to`, field by field: core's `Heuristics` and
+/// `bf_heuristics` have the same fields, listed once here for both ways.
+macro_rules! heuristics_as {
+    ($to:ident, $h:expr) => {
+        $to {
+            aging_weight: $h.aging_weight,
+            age_factor: $h.age_factor,
+            deadline_weight: $h.deadline_weight,
+            deadline_min: $h.deadline_min,
+            deadline_max: $h.deadline_max,
+            deadline_k: $h.deadline_k,
+            license_weight: $h.license_weight,
+            wait_weight: $h.wait_weight,
+            wait_boost: $h.wait_boost,
+        }
+    };
+}
+
 /// The heuristics as C sees them.
 const fn heuristics_c(h: &Heuristics) -> bf_heuristics {
-    bf_heuristics {
-        aging_weight: h.aging_weight,
-        age_factor: h.age_factor,
-        deadline_weight: h.deadline_weight,
-        deadline_min: h.deadline_min,
-        deadline_max: h.deadline_max,
-        deadline_k: h.deadline_k,
-        license_weight: h.license_weight,
-        wait_weight: h.wait_weight,
-        wait_boost: h.wait_boost,
-    }
+    heuristics_as!(bf_heuristics, h)
 }
 
 /// The heuristics from C.
 const fn heuristics_of(h: &bf_heuristics) -> Heuristics {
-    Heuristics {
-        aging_weight: h.aging_weight,
-        age_factor: h.age_factor,
-        deadline_weight: h.deadline_weight,
-        deadline_min: h.deadline_min,
-        deadline_max: h.deadline_max,
-        deadline_k: h.deadline_k,
-        license_weight: h.license_weight,
-        wait_weight: h.wait_weight,
-        wait_boost: h.wait_boost,
-    }
+    heuristics_as!(Heuristics, h)
 }
 
 /// Every option at the default of the kernel's examples (`Policy::ALL`):

@@ -138,6 +138,11 @@ struct Driver {
 }
 
 impl Driver {
+    /// A driver before the first of `jobs`.
+    const fn new(jobs: Vec<(Job, Time)>) -> Self {
+        Self { jobs, next: 0 }
+    }
+
     fn end_of(r: &crate::RunningJob, machines: &[Machine]) -> Time {
         let m = machines[usize::from(r.slot.machine)];
         let run = m.scale(r.job.tag).unwrap_or(Time::MAX);
@@ -219,19 +224,13 @@ fn a_restored_kernel_continues_as_the_original() {
             }
             let jobs = workload(seed, &cluster, 40);
             let mut original = Box::new(K::new(cluster.clone(), policy));
-            let mut driver = Driver {
-                jobs: jobs.clone(),
-                next: 0,
-            };
+            let mut driver = Driver::new(jobs.clone());
             let mut step = 0;
             loop {
                 step += 1;
                 let bytes = bytes_of(&original);
                 let mut restored = Box::new(K::new(farm(), Policy::DPSA_W));
-                let mut warm = Driver {
-                    jobs: workload(9, &farm(), 10),
-                    next: 0,
-                };
+                let mut warm = Driver::new(workload(9, &farm(), 10));
                 for _ in 0..5 {
                     warm.instant(&mut restored, &mut Log::default());
                 }
@@ -291,16 +290,7 @@ fn plan_and_tally_kernels_restore_as_themselves() {
     for policy in [Policy::Fcfs, Policy::Easy, Policy::SjfEasy] {
         let mut counted = Box::new(K::new(single(), policy));
         let mut planned = Box::new(K::new_with_plan(single(), policy));
-        let (mut dc, mut dp) = (
-            Driver {
-                jobs: jobs.clone(),
-                next: 0,
-            },
-            Driver {
-                jobs: jobs.clone(),
-                next: 0,
-            },
-        );
+        let (mut dc, mut dp) = (Driver::new(jobs.clone()), Driver::new(jobs.clone()));
         for _ in 0..15 {
             dc.instant(&mut counted, &mut Log::default());
             dp.instant(&mut planned, &mut Log::default());
@@ -338,7 +328,7 @@ fn a_smaller_kernels_checkpoint_fits_a_larger_kernel() {
         };
         let jobs = workload(11, &cluster, 14);
         let mut small = Box::new(Small::new(cluster.clone(), policy));
-        let mut d = Driver { jobs, next: 0 };
+        let mut d = Driver::new(jobs);
         for _ in 0..6 {
             d.instant(&mut small, &mut Log::default());
         }
@@ -380,10 +370,7 @@ fn reseal(bytes: &mut [u8]) {
 /// first running records begin in its checkpoint.
 fn busy() -> (Box<K>, Vec<u8>, usize, usize) {
     let mut k = Box::new(K::new(farm(), Policy::Conservative));
-    let mut d = Driver {
-        jobs: workload(21, &farm(), 40),
-        next: 0,
-    };
+    let mut d = Driver::new(workload(21, &farm(), 40));
     while k.queued().len() < 3 || k.running().len() < 2 {
         assert!(d.instant(&mut k, &mut Log::default()));
     }
@@ -417,10 +404,7 @@ fn refused_restores_change_nothing() {
     ] {
         for cluster in [single(), farm()] {
             let mut k = Box::new(K::new(cluster.clone(), policy));
-            let mut d = Driver {
-                jobs: workload(31, &cluster, 30),
-                next: 0,
-            };
+            let mut d = Driver::new(workload(31, &cluster, 30));
             for _ in 0..12 {
                 d.instant(&mut k, &mut Log::default());
             }
@@ -626,14 +610,7 @@ fn a_tight_plan_is_rebuilt_by_a_sweep() {
     // One 4-processor machine and one license: a 4-wide job runs over
     // [0, 10); two 2-wide jobs needing the license are reserved back to
     // back, [10, 20) and [20, 30): 0 free, 2 free until 30, all free.
-    let cluster: Cluster<1, 1> = Cluster::new(
-        &[Machine::new(4)],
-        &[LicensePool {
-            count: 1,
-            machines: MachineSet::ALL,
-        }],
-    )
-    .unwrap();
+    let cluster: Cluster<1, 1> = Cluster::with_one_license(&[Machine::new(4)], 1);
     let mut big: Kernel<4, 2, 64, 1, 1> = Kernel::new(cluster.clone(), Policy::Conservative);
     big.submit(0, Job::new(1, 0, 4, 10), &mut ()).unwrap();
     big.schedule(0, &mut ()).unwrap();
@@ -712,10 +689,7 @@ fn option_variants_write_their_state_and_refuse_what_no_writer_writes() {
     let tag_at = HEADER_LEN + 13 + 96 + 4 + 8;
     let rebuild = {
         let mut k = Box::new(K::new(single(), Policy::ConservativeRebuild));
-        let mut d = Driver {
-            jobs: workload(4, &single(), 30),
-            next: 0,
-        };
+        let mut d = Driver::new(workload(4, &single(), 30));
         for _ in 0..10 {
             d.instant(&mut k, &mut Log::default());
         }
@@ -728,10 +702,7 @@ fn option_variants_write_their_state_and_refuse_what_no_writer_writes() {
         iterations: Iterations::Fixed(4),
     });
     let mut k = Box::new(K::new(single(), alea));
-    let mut d = Driver {
-        jobs: workload(4, &single(), 30),
-        next: 0,
-    };
+    let mut d = Driver::new(workload(4, &single(), 30));
     while k.queued().len() < 2 {
         assert!(d.instant(&mut k, &mut Log::default()));
     }

@@ -4,7 +4,7 @@
 use super::*;
 use crate::kernel::Kernel;
 use crate::sim::fixtures::{job, TestJob};
-use crate::types::{LicensePool, Machine, MachineSet};
+use crate::types::Machine;
 use crate::Policy;
 use std::vec;
 use std::vec::Vec;
@@ -247,10 +247,6 @@ fn extra_candidates_are_offered_greedily() {
 #[test]
 fn placement_and_counts_agree_on_one_machine() {
     type P = Kernel<32, 32, 128, 1, 1>;
-    let pool = LicensePool {
-        count: 1,
-        machines: MachineSet::ALL,
-    };
     let mut rng = crate::rng::SplitMix64::new(7);
     let mut next = |n: u32| u32::try_from(rng.below(u64::from(n))).unwrap();
     let mut searches = 0;
@@ -261,7 +257,7 @@ fn placement_and_counts_agree_on_one_machine() {
         let nodes = [0, u32::MAX][next(2) as usize];
         let policy = dpsa(order, nodes);
         let counting = Cluster::<1, 1>::single(16).unwrap();
-        let placing = Cluster::<1, 1>::new(&[Machine::new(16)], &[pool]).unwrap();
+        let placing = Cluster::<1, 1>::with_one_license(&[Machine::new(16)], 1);
         let mut a = P::new(counting, policy);
         let mut b = P::new(placing, policy);
         let mut now = 0;

@@ -7,7 +7,7 @@ use crate::kernel::Kernel;
 use crate::policy::Policy;
 use crate::sim::fixtures::{job, sims, AtSpeed, Collect, TestJob};
 use crate::sim::Simulator;
-use crate::types::{LicensePool, Machine, MachineSet};
+use crate::types::Machine;
 use std::vec::Vec;
 
 const H: Heuristics = Heuristics::DEFAULT;
@@ -153,14 +153,7 @@ fn run<const M: usize>(
     machines: &[Machine],
     jobs: &[TestJob],
 ) -> (Collect, Vec<(JobId, Time, u8)>, u64) {
-    let cluster: Cluster<M, 1> = Cluster::new(
-        machines,
-        &[LicensePool {
-            count: 1,
-            machines: MachineSet::ALL,
-        }],
-    )
-    .unwrap();
+    let cluster: Cluster<M, 1> = Cluster::with_one_license(machines, 1);
     let kernel: Kernel<16, 16, 64, M, 1> = Kernel::new(cluster, policy);
     let mut sim = Simulator::new(kernel);
     let mut sink = Collect::default();
