@@ -1339,8 +1339,8 @@ mod resume_body {
     use crate::rng::{Draws, SplitMix64};
     use arbitrary::{Arbitrary, Unstructured};
     use backfill_cli::error::CliError;
-    use backfill_cli::replay::checkpoint::{check, write_last, Fingerprint};
-    use backfill_cli::replay::{prepare, Estimates, Shaping, Window};
+    use backfill_cli::replay::checkpoint::{check, resume_from, write_last, Fingerprint};
+    use backfill_cli::replay::{prepare, run, Estimates, Prepared, RunResult, Shaping, Window};
     use backfill_cli::swf::load_reader;
     use backfill_core::checkpoint::{crc32, read_header};
     use backfill_core::policy::RandomSearch;
@@ -1357,11 +1357,15 @@ mod resume_body {
     const FINGERPRINT_AT: usize = 28;
 
     /// A replay a file may be resumed by: its fingerprint, the category
-    /// bounds and whether it keeps per-job records.
+    /// bounds and whether it keeps per-job records; its jobs and policy,
+    /// to continue it, and what it gives when it never stops.
     struct Replay {
         fingerprint: Fingerprint,
         bounds: CategoryBounds,
         records: bool,
+        prepared: Prepared,
+        policy: Policy,
+        whole: RunResult,
     }
 
     /// The replays tried on every input, and the files the first ones
@@ -1449,10 +1453,14 @@ mod resume_body {
                 } else {
                     Fingerprint::of(&prepared, policy, bounds, records)
                 };
+                let whole = run(&prepared, policy, bounds, records, None).expect("a replay");
                 world.replays.push(Replay {
                     fingerprint,
                     bounds,
                     records,
+                    prepared,
+                    policy,
+                    whole,
                 });
             }
             let _ = std::fs::remove_dir_all(&dir);
@@ -1582,7 +1590,7 @@ mod resume_body {
 
     /// The reasons a refusal may give, as the module words them (each the
     /// start of one, but the trailing bytes', which starts with a count).
-    const REASONS: [&str; 8] = [
+    const REASONS: [&str; 9] = [
         "not a replay checkpoint of host-cli (wrong magic number)",
         "truncated: ",
         "file layout version ",
@@ -1591,6 +1599,7 @@ mod resume_body {
         "the checkpoint is of another replay: its ",
         "the replay's state: ",
         "the replay's state comes from a kernel of ",
+        "the collected results disagree with the replay's state: ",
     ];
 
     /// Checks a refusal: exit status 2, one line, `--resume FILE: cannot
@@ -1661,6 +1670,7 @@ mod resume_body {
                         (1, 0)
                     );
                     accepted.push(i);
+                    continued(replay, resumed, bytes, genuine == Some(i));
                 }
                 Err(e) => {
                     let why = refusal(&e, bytes);
@@ -1683,6 +1693,58 @@ mod resume_body {
         );
         if let Some(g) = genuine {
             assert_eq!(accepted, [g], "replay {g}'s own file");
+        }
+    }
+
+    /// The replay `replay` continued from the file `bytes` it accepted
+    /// (`resumed`): refused on one line of a known shape (the simulator
+    /// refuses the state, or what the file has collected disagrees with
+    /// it), or it loses no job and counts none twice: every job finished or
+    /// refused, the metrics and the refused jobs counting them, one record
+    /// for each finished job when kept. From an undamaged file, it ends as
+    /// the replay that never stopped.
+    fn continued(
+        replay: &Replay,
+        resumed: backfill_cli::replay::checkpoint::Resumed,
+        bytes: &[u8],
+        undamaged: bool,
+    ) {
+        let Replay {
+            prepared,
+            policy,
+            bounds,
+            records,
+            whole,
+            ..
+        } = replay;
+        let result = match resume_from(prepared, *policy, *bounds, *records, resumed) {
+            Ok(result) => result,
+            Err(e) => {
+                assert!(!undamaged, "an undamaged file not resumed: {e}");
+                refusal(&e, bytes);
+                return;
+            }
+        };
+        let o = result.outcome;
+        let jobs = prepared.jobs.len() as u64;
+        assert_eq!(o.finished + o.rejected, jobs, "jobs lost: {o:?}");
+        assert_eq!(o.submitted, o.finished, "{o:?}");
+        assert_eq!(result.metrics.overall.count, o.finished, "{o:?}");
+        assert_eq!(result.rejected.len() as u64, o.rejected, "{o:?}");
+        if let Some(kept) = result.records() {
+            assert!(*records);
+            let mut ids: Vec<_> = kept.iter().map(|r| r.job.id).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            assert_eq!(ids.len() as u64, o.finished, "records lost or repeated");
+        } else {
+            assert!(!*records);
+        }
+        if undamaged {
+            assert_eq!(result.metrics, whole.metrics);
+            assert_eq!(result.outcome, whole.outcome);
+            assert_eq!(result.records(), whole.records());
+            assert_eq!(result.rejected, whole.rejected);
         }
     }
 
@@ -1731,9 +1793,9 @@ mod resume_body {
     /// The seed corpus of `fuzz/corpus/resume_file/`: each real file
     /// (`real-N`, mode 0) and broken ones: cut short, a bit flipped,
     /// another magic number, a newer layout, a reserved field set, a
-    /// records flag the fingerprint does not say, another replay's
-    /// fingerprint, the fingerprint's lines ended by `\r\n` (mode 2: the
-    /// body makes the length and CRC right).
+    /// records flag the fingerprint does not say, a record left out,
+    /// another replay's fingerprint, the fingerprint's lines ended by
+    /// `\r\n` (mode 2: the body makes the length and CRC right).
     pub fn resume_file_seeds() -> Vec<(String, Vec<u8>)> {
         let world = world();
         let raw = |mode: u8, bytes: &[u8]| [&[mode][..], bytes].concat();
@@ -1757,6 +1819,22 @@ mod resume_body {
         *records.last_mut().expect("a flag") = 1;
         records.extend_from_slice(&[0; 12]);
         let crlf = fingerprint(0).replace('\n', "\r\n");
+        // Replay 0 keeps records: the last one left out and their count
+        // made one less, which the file's checks accept and the restored
+        // state refuses (its jobs finished are one more).
+        let body = &file[..file.len() - 4];
+        let count_at = |n: usize| body.len().checked_sub(55 * n + 8);
+        let n = (1..=body.len() / 55)
+            .find(|&n| {
+                count_at(n).is_some_and(|at| {
+                    body[at - 1] == 1 && body[at..at + 8] == (n as u64).to_le_bytes()
+                })
+            })
+            .expect("replay 0's records");
+        let at = count_at(n).expect("the count");
+        let mut fewer = body[..body.len() - 55].to_vec();
+        fewer[at..at + 8].copy_from_slice(&(n as u64 - 1).to_le_bytes());
+        fewer.extend_from_slice(&[0; 4]);
         seeds.extend([
             ("broken-short".to_owned(), raw(0, &file[..file.len() / 2])),
             (
@@ -1771,6 +1849,7 @@ mod resume_body {
                 raw(2, &with_fingerprint(file, fingerprint(1).as_bytes())),
             ),
             ("broken-records-flag".to_owned(), raw(2, &records)),
+            ("broken-fewer-records".to_owned(), raw(2, &fewer)),
             (
                 "broken-crlf".to_owned(),
                 raw(2, &with_fingerprint(file, crlf.as_bytes())),
