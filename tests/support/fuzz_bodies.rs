@@ -1894,8 +1894,9 @@ mod host_files_body {
 
     /// Checks the shape of a refusal of `text` parsed as `file`: the file
     /// first, a line inside the text when one is named, a field that is
-    /// not empty, a message of one line (names are shown escaped); `file:
-    /// line: field F: message` as displayed, which it returns.
+    /// not empty, a message; `file:line: field F: message` as displayed,
+    /// on one line, field included (names, keys and values from the text
+    /// are shown escaped), which it returns.
     fn refusal(e: &FormatError, file: &str, text: &[u8]) -> String {
         let shown = e.to_string();
         assert_eq!(e.file, file, "{shown}");
@@ -1913,10 +1914,18 @@ mod host_files_body {
         }
         assert!(!e.message.trim().is_empty(), "{shown}: no message");
         assert!(
-            !e.message.contains('\n'),
-            "{shown:?}: a message of several lines"
+            !shown.contains('\n'),
+            "{shown:?}: a refusal of several lines"
         );
         shown
+    }
+
+    /// [`refusal`] of a farm file or job list, which shows no carriage
+    /// return either (every text from the file is escaped, the TOML
+    /// reader's messages included).
+    fn farm_refusal(e: &FormatError, file: &str, text: &[u8]) {
+        let shown = refusal(e, file, text);
+        assert!(!shown.contains('\r'), "{shown:?}: a carriage return");
     }
 
     /// Picks one of `list` (an index taken modulo its length).
@@ -2252,12 +2261,7 @@ mod host_files_body {
         match parse(PLAN_FILE, &text, traces_dir()) {
             Ok(plan) => accepted_plan(&plan, &text),
             Err(e) => {
-                // The field too: it may hold a key as written, escaped.
-                let shown = refusal(&e, PLAN_FILE, text.as_bytes());
-                assert!(
-                    !shown.contains('\n'),
-                    "{shown:?}: a refusal of several lines"
-                );
+                refusal(&e, PLAN_FILE, text.as_bytes());
                 let again = parse(PLAN_FILE, &text, traces_dir()).err();
                 assert_eq!(again.as_ref(), Some(&e), "two parses of one text differ");
             }
@@ -2429,7 +2433,7 @@ mod host_files_body {
         let farm = match parse_farm(FARM_FILE, &farm_text) {
             Ok(farm) => farm,
             Err(e) => {
-                refusal(&e, FARM_FILE, farm_text.as_bytes());
+                farm_refusal(&e, FARM_FILE, farm_text.as_bytes());
                 return;
             }
         };
@@ -2450,11 +2454,7 @@ mod host_files_body {
                     Err(e) => panic!("{written}\ndoes not read back: {e}"),
                 }
             }
-            Err(e) => {
-                // The message only: an unknown column is the field as
-                // written, a line break included.
-                refusal(&e, JOBS_FILE, &jobs);
-            }
+            Err(e) => farm_refusal(&e, JOBS_FILE, &jobs),
         }
     }
 }
