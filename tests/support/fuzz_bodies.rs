@@ -1590,7 +1590,7 @@ mod resume_body {
 
     /// The reasons a refusal may give, as the module words them (each the
     /// start of one, but the trailing bytes', which starts with a count).
-    const REASONS: [&str; 9] = [
+    const REASONS: [&str; 10] = [
         "not a replay checkpoint of host-cli (wrong magic number)",
         "truncated: ",
         "file layout version ",
@@ -1599,6 +1599,7 @@ mod resume_body {
         "the checkpoint is of another replay: its ",
         "the replay's state: ",
         "the replay's state comes from a kernel of ",
+        "the replay's state is of other jobs: ",
         "the collected results disagree with the replay's state: ",
     ];
 

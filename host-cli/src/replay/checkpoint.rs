@@ -401,9 +401,11 @@ pub(crate) struct Restored<'a> {
     pub(crate) unfinished: Vec<JobId>,
 }
 
-/// Checks that what `resumed`'s file has collected agrees with the state
-/// its simulator was restored to, for the replay of `jobs` (index = kernel
-/// id), so that a resumed replay loses no job and counts none twice: one
+/// Checks that the state `resumed`'s simulator was restored to is of the
+/// replay of `jobs` (index = kernel id: it has taken no more jobs than
+/// there are, and those it has taken are the first of them, by their
+/// digest), and that what the file has collected agrees with that state,
+/// so that a resumed replay loses no job and counts none twice: one
 /// refused job listed for each the state refused, each a job it has taken
 /// and listed once; the metrics count the jobs it finished and killed,
 /// the categories' counts add up to the overall count, the first submit
@@ -414,14 +416,40 @@ pub(crate) struct Restored<'a> {
 /// what the file holds.
 ///
 /// # Errors
-/// [`CliError::Usage`] (exit status 2), one line:
-/// `--resume FILE: cannot resume: the collected results disagree with the
-/// replay's state: WHAT`.
+/// [`CliError::Usage`] (exit status 2), one line: `--resume FILE: cannot
+/// resume: the replay's state is of other jobs: WHAT` (a file whose
+/// fingerprint was made by hand to match, say) or `--resume FILE: cannot
+/// resume: the collected results disagree with the replay's state: WHAT`.
 pub(crate) fn agrees(
     resumed: &Resumed,
     restored: &Restored<'_>,
     jobs: &[SimJob],
 ) -> Result<(), CliError> {
+    let progress = restored.progress;
+    let taken = usize::try_from(progress.taken).ok();
+    let Some(taken_jobs) = taken.and_then(|t| jobs.get(..t)) else {
+        return Err(refusal(
+            &resumed.path,
+            &format!(
+                "the replay's state is of other jobs: it has taken {}, this replay has {}",
+                progress.taken,
+                jobs.len()
+            ),
+        ));
+    };
+    let digest = taken_jobs
+        .iter()
+        .fold(Progress::EMPTY_DIGEST, Progress::digest_of);
+    if digest != progress.digest {
+        return Err(refusal(
+            &resumed.path,
+            &format!(
+                "the replay's state is of other jobs: the {} it has taken are not this \
+                 replay's first {} (digest {:016x}, not {digest:016x})",
+                progress.taken, progress.taken, progress.digest
+            ),
+        ));
+    }
     disagreement(&resumed.collected, restored, jobs).map_or(Ok(()), |why| {
         Err(refusal(
             &resumed.path,
@@ -443,7 +471,8 @@ enum Seen {
     Finished,
 }
 
-/// Why `collected` disagrees with `restored` (see [`agrees`]), or `None`.
+/// Why `collected` disagrees with `restored` (see [`agrees`]), or `None`;
+/// the state is of `jobs`.
 fn disagreement(collected: &Collected, restored: &Restored<'_>, jobs: &[SimJob]) -> Option<String> {
     let progress = restored.progress;
     let o = &progress.outcome;

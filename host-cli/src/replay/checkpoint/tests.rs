@@ -623,3 +623,38 @@ fn a_file_without_records_is_checked_by_its_counts() {
         "{text}"
     );
 }
+
+/// A state that is not of this replay's jobs (a file whose fingerprint was
+/// made to match by hand) is refused once restored, before the replay
+/// meets the difference: more jobs taken than the replay has, or other
+/// jobs than its first ones.
+#[test]
+fn a_state_of_other_jobs_is_refused() {
+    let w = written();
+    let policy = Policy::Conservative;
+    let bounds = CategoryBounds::DEFAULT;
+    let refusal_for = |prepared: &Prepared| {
+        let fingerprint = Fingerprint::of(prepared, policy, bounds, true);
+        let path = w.dir.path().join("other-jobs.ckpt");
+        let file = encode(&fingerprint, &w.decoded.simulator, &w.decoded.collected);
+        std::fs::write(&path, file).unwrap();
+        let resumed = read(&path, &fingerprint).unwrap();
+        let error = resume_from(prepared, policy, bounds, true, resumed).unwrap_err();
+        assert!(matches!(error, CliError::Usage(_)), "{error:?}");
+        error.to_string()
+    };
+    let text = refusal_for(&synthetic(10));
+    assert!(
+        text.contains("cannot resume: the replay's state is of other jobs: it has taken ")
+            && text.ends_with(", this replay has 10"),
+        "{text}"
+    );
+    let mut other = synthetic(300);
+    other.jobs[0].runtime += 1;
+    let text = refusal_for(&other);
+    assert!(
+        text.contains("cannot resume: the replay's state is of other jobs: the ")
+            && text.contains(" it has taken are not this replay's first "),
+        "{text}"
+    );
+}
