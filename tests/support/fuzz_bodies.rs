@@ -1339,8 +1339,8 @@ mod resume_body {
     use crate::rng::{Draws, SplitMix64};
     use arbitrary::{Arbitrary, Unstructured};
     use backfill_cli::error::CliError;
-    use backfill_cli::replay::checkpoint::{check, write_last, Fingerprint};
-    use backfill_cli::replay::{prepare, Estimates, Shaping, Window};
+    use backfill_cli::replay::checkpoint::{check, resume_from, write_last, Fingerprint};
+    use backfill_cli::replay::{prepare, run, Estimates, Prepared, RunResult, Shaping, Window};
     use backfill_cli::swf::load_reader;
     use backfill_core::checkpoint::{crc32, read_header};
     use backfill_core::policy::RandomSearch;
@@ -1357,11 +1357,15 @@ mod resume_body {
     const FINGERPRINT_AT: usize = 28;
 
     /// A replay a file may be resumed by: its fingerprint, the category
-    /// bounds and whether it keeps per-job records.
+    /// bounds and whether it keeps per-job records; its jobs and policy,
+    /// to continue it, and what it gives when it never stops.
     struct Replay {
         fingerprint: Fingerprint,
         bounds: CategoryBounds,
         records: bool,
+        prepared: Prepared,
+        policy: Policy,
+        whole: RunResult,
     }
 
     /// The replays tried on every input, and the files the first ones
@@ -1449,10 +1453,14 @@ mod resume_body {
                 } else {
                     Fingerprint::of(&prepared, policy, bounds, records)
                 };
+                let whole = run(&prepared, policy, bounds, records, None).expect("a replay");
                 world.replays.push(Replay {
                     fingerprint,
                     bounds,
                     records,
+                    prepared,
+                    policy,
+                    whole,
                 });
             }
             let _ = std::fs::remove_dir_all(&dir);
@@ -1582,7 +1590,7 @@ mod resume_body {
 
     /// The reasons a refusal may give, as the module words them (each the
     /// start of one, but the trailing bytes', which starts with a count).
-    const REASONS: [&str; 8] = [
+    const REASONS: [&str; 10] = [
         "not a replay checkpoint of host-cli (wrong magic number)",
         "truncated: ",
         "file layout version ",
@@ -1591,6 +1599,8 @@ mod resume_body {
         "the checkpoint is of another replay: its ",
         "the replay's state: ",
         "the replay's state comes from a kernel of ",
+        "the replay's state is of other jobs: ",
+        "the collected results disagree with the replay's state: ",
     ];
 
     /// Checks a refusal: exit status 2, one line, `--resume FILE: cannot
@@ -1661,6 +1671,7 @@ mod resume_body {
                         (1, 0)
                     );
                     accepted.push(i);
+                    continued(replay, resumed, bytes, genuine == Some(i));
                 }
                 Err(e) => {
                     let why = refusal(&e, bytes);
@@ -1683,6 +1694,58 @@ mod resume_body {
         );
         if let Some(g) = genuine {
             assert_eq!(accepted, [g], "replay {g}'s own file");
+        }
+    }
+
+    /// The replay `replay` continued from the file `bytes` it accepted
+    /// (`resumed`): refused on one line of a known shape (the simulator
+    /// refuses the state, or what the file has collected disagrees with
+    /// it), or it loses no job and counts none twice: every job finished or
+    /// refused, the metrics and the refused jobs counting them, one record
+    /// for each finished job when kept. From an undamaged file, it ends as
+    /// the replay that never stopped.
+    fn continued(
+        replay: &Replay,
+        resumed: backfill_cli::replay::checkpoint::Resumed,
+        bytes: &[u8],
+        undamaged: bool,
+    ) {
+        let Replay {
+            prepared,
+            policy,
+            bounds,
+            records,
+            whole,
+            ..
+        } = replay;
+        let result = match resume_from(prepared, *policy, *bounds, *records, resumed) {
+            Ok(result) => result,
+            Err(e) => {
+                assert!(!undamaged, "an undamaged file not resumed: {e}");
+                refusal(&e, bytes);
+                return;
+            }
+        };
+        let o = result.outcome;
+        let jobs = prepared.jobs.len() as u64;
+        assert_eq!(o.finished + o.rejected, jobs, "jobs lost: {o:?}");
+        assert_eq!(o.submitted, o.finished, "{o:?}");
+        assert_eq!(result.metrics.overall.count, o.finished, "{o:?}");
+        assert_eq!(result.rejected.len() as u64, o.rejected, "{o:?}");
+        if let Some(kept) = result.records() {
+            assert!(*records);
+            let mut ids: Vec<_> = kept.iter().map(|r| r.job.id).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            assert_eq!(ids.len() as u64, o.finished, "records lost or repeated");
+        } else {
+            assert!(!*records);
+        }
+        if undamaged {
+            assert_eq!(result.metrics, whole.metrics);
+            assert_eq!(result.outcome, whole.outcome);
+            assert_eq!(result.records(), whole.records());
+            assert_eq!(result.rejected, whole.rejected);
         }
     }
 
@@ -1731,9 +1794,9 @@ mod resume_body {
     /// The seed corpus of `fuzz/corpus/resume_file/`: each real file
     /// (`real-N`, mode 0) and broken ones: cut short, a bit flipped,
     /// another magic number, a newer layout, a reserved field set, a
-    /// records flag the fingerprint does not say, another replay's
-    /// fingerprint, the fingerprint's lines ended by `\r\n` (mode 2: the
-    /// body makes the length and CRC right).
+    /// records flag the fingerprint does not say, a record left out,
+    /// another replay's fingerprint, the fingerprint's lines ended by
+    /// `\r\n` (mode 2: the body makes the length and CRC right).
     pub fn resume_file_seeds() -> Vec<(String, Vec<u8>)> {
         let world = world();
         let raw = |mode: u8, bytes: &[u8]| [&[mode][..], bytes].concat();
@@ -1757,6 +1820,22 @@ mod resume_body {
         *records.last_mut().expect("a flag") = 1;
         records.extend_from_slice(&[0; 12]);
         let crlf = fingerprint(0).replace('\n', "\r\n");
+        // Replay 0 keeps records: the last one left out and their count
+        // made one less, which the file's checks accept and the restored
+        // state refuses (its jobs finished are one more).
+        let body = &file[..file.len() - 4];
+        let count_at = |n: usize| body.len().checked_sub(55 * n + 8);
+        let n = (1..=body.len() / 55)
+            .find(|&n| {
+                count_at(n).is_some_and(|at| {
+                    body[at - 1] == 1 && body[at..at + 8] == (n as u64).to_le_bytes()
+                })
+            })
+            .expect("replay 0's records");
+        let at = count_at(n).expect("the count");
+        let mut fewer = body[..body.len() - 55].to_vec();
+        fewer[at..at + 8].copy_from_slice(&(n as u64 - 1).to_le_bytes());
+        fewer.extend_from_slice(&[0; 4]);
         seeds.extend([
             ("broken-short".to_owned(), raw(0, &file[..file.len() / 2])),
             (
@@ -1771,6 +1850,7 @@ mod resume_body {
                 raw(2, &with_fingerprint(file, fingerprint(1).as_bytes())),
             ),
             ("broken-records-flag".to_owned(), raw(2, &records)),
+            ("broken-fewer-records".to_owned(), raw(2, &fewer)),
             (
                 "broken-crlf".to_owned(),
                 raw(2, &with_fingerprint(file, crlf.as_bytes())),
@@ -1815,8 +1895,9 @@ mod host_files_body {
 
     /// Checks the shape of a refusal of `text` parsed as `file`: the file
     /// first, a line inside the text when one is named, a field that is
-    /// not empty, a message of one line (names are shown escaped); `file:
-    /// line: field F: message` as displayed, which it returns.
+    /// not empty, a message; `file:line: field F: message` as displayed,
+    /// on one line, field included (names, keys and values from the text
+    /// are shown escaped), which it returns.
     fn refusal(e: &FormatError, file: &str, text: &[u8]) -> String {
         let shown = e.to_string();
         assert_eq!(e.file, file, "{shown}");
@@ -1834,10 +1915,18 @@ mod host_files_body {
         }
         assert!(!e.message.trim().is_empty(), "{shown}: no message");
         assert!(
-            !e.message.contains('\n'),
-            "{shown:?}: a message of several lines"
+            !shown.contains('\n'),
+            "{shown:?}: a refusal of several lines"
         );
         shown
+    }
+
+    /// [`refusal`] of a farm file or job list, which shows no carriage
+    /// return either (every text from the file is escaped, the TOML
+    /// reader's messages included).
+    fn farm_refusal(e: &FormatError, file: &str, text: &[u8]) {
+        let shown = refusal(e, file, text);
+        assert!(!shown.contains('\r'), "{shown:?}: a carriage return");
     }
 
     /// Picks one of `list` (an index taken modulo its length).
@@ -2173,12 +2262,7 @@ mod host_files_body {
         match parse(PLAN_FILE, &text, traces_dir()) {
             Ok(plan) => accepted_plan(&plan, &text),
             Err(e) => {
-                // The field too: it may hold a key as written, escaped.
-                let shown = refusal(&e, PLAN_FILE, text.as_bytes());
-                assert!(
-                    !shown.contains('\n'),
-                    "{shown:?}: a refusal of several lines"
-                );
+                refusal(&e, PLAN_FILE, text.as_bytes());
                 let again = parse(PLAN_FILE, &text, traces_dir()).err();
                 assert_eq!(again.as_ref(), Some(&e), "two parses of one text differ");
             }
@@ -2350,7 +2434,7 @@ mod host_files_body {
         let farm = match parse_farm(FARM_FILE, &farm_text) {
             Ok(farm) => farm,
             Err(e) => {
-                refusal(&e, FARM_FILE, farm_text.as_bytes());
+                farm_refusal(&e, FARM_FILE, farm_text.as_bytes());
                 return;
             }
         };
@@ -2371,11 +2455,7 @@ mod host_files_body {
                     Err(e) => panic!("{written}\ndoes not read back: {e}"),
                 }
             }
-            Err(e) => {
-                // The message only: an unknown column is the field as
-                // written, a line break included.
-                refusal(&e, JOBS_FILE, &jobs);
-            }
+            Err(e) => farm_refusal(&e, JOBS_FILE, &jobs),
         }
     }
 }

@@ -37,7 +37,9 @@
 //! 1; times in seconds). `runtime` (default: the estimate) is the actual run
 //! time on a reference-speed machine, `deadline` is empty for none (else at
 //! least `submit`), and `licenses` lists pool names separated by spaces. Ids
-//! are unique. Every error names the file, the line and the field.
+//! are unique. Every error names the file, the line and the field, on one
+//! line: text from the files (names, columns, values, what the TOML reader
+//! quotes) is shown escaped.
 
 use super::{Farm, FarmJob, FarmLicense, FarmMachine, FarmWorkload};
 use serde::Deserialize;
@@ -81,6 +83,27 @@ impl std::fmt::Display for FormatError {
 }
 
 impl std::error::Error for FormatError {}
+
+/// `message` (the TOML reader's, which may quote the file's text) on one
+/// line: its lines joined by `; `, other control characters escaped.
+fn one_line(message: &str) -> String {
+    message
+        .trim_end()
+        .lines()
+        .map(|l| {
+            l.chars()
+                .map(|c| {
+                    if c.is_control() {
+                        c.escape_debug().to_string()
+                    } else {
+                        c.to_string()
+                    }
+                })
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
 
 /// The 1-based line of byte `offset` in `text`.
 pub(crate) fn line_of(text: &str, offset: usize) -> u64 {
@@ -152,8 +175,8 @@ pub fn parse_farm(file: &str, text: &str) -> Result<Farm, FormatError> {
             field: field.map(str::to_owned),
             message,
         };
-    let raw: RawFarm = toml::from_str(text)
-        .map_err(|e| error(e.span(), None, e.message().trim_end().replace('\n', "; ")))?;
+    let raw: RawFarm =
+        toml::from_str(text).map_err(|e| error(e.span(), None, one_line(e.message())))?;
     if raw.machine.is_empty() {
         return Err(error(
             None,
@@ -186,22 +209,21 @@ pub fn parse_farm(file: &str, text: &str) -> Result<Farm, FormatError> {
             .as_ref()
             .map_or_else(|| format!("m{index}"), |n| n.get_ref().clone());
         let name_span = m.name.as_ref().map_or_else(|| m.cpus.span(), Spanned::span);
+        // Shown escaped: the name may hold a line break or other control
+        // characters.
+        let shown = name.escape_debug();
         if name.trim().is_empty() || name.contains(char::is_whitespace) {
             return Err(error(
                 Some(name_span),
                 Some("name"),
-                // Escaped: the name may hold a line break.
-                format!(
-                    "machine name '{}' must be non-empty without spaces",
-                    name.escape_debug()
-                ),
+                format!("machine name '{shown}' must be non-empty without spaces"),
             ));
         }
         if by_name.insert(name.clone(), index).is_some() {
             return Err(error(
                 Some(name_span),
                 Some("name"),
-                format!("machine name '{name}' is used twice"),
+                format!("machine name '{shown}' is used twice"),
             ));
         }
         let cpus = *m.cpus.get_ref();
@@ -213,7 +235,7 @@ pub fn parse_farm(file: &str, text: &str) -> Result<Farm, FormatError> {
                     Some(m.cpus.span()),
                     Some("cpus"),
                     format!(
-                        "machine '{name}': expected a whole number from 1 to {}, found {cpus}",
+                        "machine '{shown}': expected a whole number from 1 to {}, found {cpus}",
                         u32::MAX
                     ),
                 )
@@ -227,7 +249,7 @@ pub fn parse_farm(file: &str, text: &str) -> Result<Farm, FormatError> {
                     return Err(error(
                         Some(s.span()),
                         Some("speed"),
-                        format!("machine '{name}': expected a speed from 0.001 to 1000000 (1.0 = the reference machine), found {v}"),
+                        format!("machine '{shown}': expected a speed from 0.001 to 1000000 (1.0 = the reference machine), found {v}"),
                     ));
                 }
                 // In range: 1 to 1e9.
@@ -242,21 +264,19 @@ pub fn parse_farm(file: &str, text: &str) -> Result<Farm, FormatError> {
     for l in &raw.license {
         let l = l.get_ref();
         let name = l.name.get_ref().clone();
+        let shown = name.escape_debug();
         if name.trim().is_empty() || name.contains(char::is_whitespace) {
             return Err(error(
                 Some(l.name.span()),
                 Some("name"),
-                format!(
-                    "license name '{}' must be non-empty without spaces",
-                    name.escape_debug()
-                ),
+                format!("license name '{shown}' must be non-empty without spaces"),
             ));
         }
         if !license_names.insert(name.clone()) {
             return Err(error(
                 Some(l.name.span()),
                 Some("name"),
-                format!("license name '{name}' is used twice"),
+                format!("license name '{shown}' is used twice"),
             ));
         }
         let copies = *l.copies.get_ref();
@@ -265,7 +285,7 @@ pub fn parse_farm(file: &str, text: &str) -> Result<Farm, FormatError> {
                 Some(l.copies.span()),
                 Some("copies"),
                 format!(
-                    "license '{name}': expected a whole number from 0 to {}, found {copies}",
+                    "license '{shown}': expected a whole number from 0 to {}, found {copies}",
                     u32::MAX
                 ),
             )
@@ -281,7 +301,7 @@ pub fn parse_farm(file: &str, text: &str) -> Result<Farm, FormatError> {
                                     Some(n.span()),
                                     Some(field),
                                     format!(
-                                        "license '{name}': no machine is named '{}'",
+                                        "license '{shown}': no machine is named '{}'",
                                         n.get_ref().escape_debug()
                                     ),
                                 )
@@ -511,12 +531,14 @@ pub fn parse_jobs(file: &str, bytes: &[u8], farm: &Farm) -> Result<Vec<FarmJob>,
             ));
         }
         if !COLUMNS.contains(&h) {
+            // Shown escaped: a quoted name may hold a line break.
             return Err(error(
                 header_line,
-                Some(h),
+                Some(&h.escape_debug().to_string()),
                 format!("unknown column (expected some of {})", COLUMNS.join(",")),
             ));
         }
+        // One of `COLUMNS`: shown as it is.
         if column.insert(h, i).is_some() {
             return Err(error(header_line, Some(h), "column named twice".into()));
         }
@@ -565,8 +587,9 @@ pub fn parse_jobs(file: &str, bytes: &[u8], farm: &Farm) -> Result<Vec<FarmJob>,
                     line,
                     Some(name),
                     format!(
-                        "expected a whole number from {min} to {}, found '{v}'",
-                        u32::MAX
+                        "expected a whole number from {min} to {}, found '{}'",
+                        u32::MAX,
+                        v.escape_debug()
                     ),
                 )
             })
@@ -602,18 +625,19 @@ pub fn parse_jobs(file: &str, bytes: &[u8], farm: &Farm) -> Result<Vec<FarmJob>,
         };
         let mut licenses = Vec::new();
         for name in text("licenses").split_whitespace() {
+            let shown = name.escape_debug();
             let Some(&l) = license_index.get(name) else {
                 return Err(error(
                     line,
                     Some("licenses"),
-                    format!("no license pool is named '{name}' in the farm"),
+                    format!("no license pool is named '{shown}' in the farm"),
                 ));
             };
             if licenses.contains(&l) {
                 return Err(error(
                     line,
                     Some("licenses"),
-                    format!("license '{name}' is listed twice"),
+                    format!("license '{shown}' is listed twice"),
                 ));
             }
             licenses.push(l);

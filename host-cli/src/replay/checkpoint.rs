@@ -18,9 +18,12 @@
 //! A file is resumed only by the replay whose fingerprint it holds, byte
 //! for byte: what [`check`] accepts is written back the same by
 //! [`Resumed::file`]. Every refusal is one line, `--resume FILE: cannot
-//! resume: REASON`, with what the file holds shown escaped. Public for the
+//! resume: REASON`, with what the file holds shown escaped. Once the
+//! simulator is restored, what the file has collected must agree with its
+//! state ([`agrees`]): a file resealed by hand with fewer per-job records
+//! than the jobs finished would otherwise lose those jobs. Public for the
 //! tests and the `resume_file` fuzz target, which also write real files
-//! with [`write_last`].
+//! with [`write_last`] and continue from them with [`resume_from`].
 
 use super::kernels::{
     DEEP_QUEUE_CAPACITY, DEEP_RUNNING_CAPACITY, DEEP_STEP_CAPACITY, LARGE_QUEUE_CAPACITY,
@@ -28,13 +31,13 @@ use super::kernels::{
     MEDIUM_STEP_CAPACITY, QUEUE_CAPACITY, RUNNING_CAPACITY, STEP_CAPACITY,
 };
 use super::prepare::Prepared;
-use super::run::{run_checkpointed, RunOptions};
+use super::run::{run_checkpointed, RunOptions, RunResult};
 use crate::error::CliError;
 use backfill_core::checkpoint::{crc32, read_header, Capacities};
 use backfill_core::metrics::{Spread, Spreads};
 use backfill_core::{
-    Accumulator, CategoryBounds, Job, JobId, JobRecord, KernelError, LicenseSet, Metrics, Outcome,
-    Policy, Progress, Slot,
+    Accumulator, Category, CategoryBounds, Job, JobId, JobRecord, KernelError, LicenseSet, Metrics,
+    Outcome, Policy, Progress, SimJob, Slot,
 };
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -295,6 +298,37 @@ pub fn write_last(
     Ok(checkpointing.fingerprint)
 }
 
+/// Continues the replay of `prepared` under `policy` with `bounds`,
+/// keeping per-job records or not, from `resumed` (a file [`check`]
+/// accepted for that replay's fingerprint), writing no checkpoint, as
+/// `host-cli replay --resume FILE` does.
+///
+/// # Errors
+/// As the replay: [`CliError::Usage`] (exit status 2) when the simulator
+/// refuses the file's state or what the file has collected disagrees with
+/// it ([`agrees`]).
+pub fn resume_from(
+    prepared: &Prepared,
+    policy: Policy,
+    bounds: CategoryBounds,
+    records: bool,
+    resumed: Resumed,
+) -> Result<RunResult, CliError> {
+    let checkpointing = Checkpointing {
+        path: None,
+        every: u64::MAX,
+        fingerprint: Fingerprint::of(prepared, policy, bounds, records),
+        resume: Some(resumed),
+    };
+    let options = RunOptions {
+        keep_records: records,
+        latency: false,
+        first_kernel_filled: false,
+        reasons: None,
+    };
+    run_checkpointed(prepared, policy, bounds, options, None, &checkpointing)
+}
+
 /// Reads the checkpoint at `path` for the replay of `fingerprint`.
 ///
 /// # Errors
@@ -306,7 +340,7 @@ pub(crate) fn read(path: &Path, fingerprint: &Fingerprint) -> Result<Resumed, Cl
 }
 
 /// The refusal of `--resume path`: one line.
-fn refusal(path: &Path, why: &str) -> CliError {
+pub(crate) fn refusal(path: &Path, why: &str) -> CliError {
     CliError::Usage(format!("--resume {}: cannot resume: {why}", path.display()))
 }
 
@@ -355,6 +389,227 @@ pub fn check(path: &Path, bytes: &[u8], fingerprint: &Fingerprint) -> Result<Res
         capacities: c,
         collected: decoded.collected,
     })
+}
+
+/// What a resumed replay needs to know of its simulator once restored,
+/// to check what the file has collected against it: where the replay
+/// stands, and the jobs submitted but not finished (queued or running).
+pub(crate) struct Restored<'a> {
+    /// The restored simulator's progress.
+    pub(crate) progress: &'a Progress,
+    /// The ids of its queued and running jobs.
+    pub(crate) unfinished: Vec<JobId>,
+}
+
+/// Checks that the state `resumed`'s simulator was restored to is of the
+/// replay of `jobs` (index = kernel id: it has taken no more jobs than
+/// there are, and those it has taken are the first of them, by their
+/// digest), and that what the file has collected agrees with that state,
+/// so that a resumed replay loses no job and counts none twice: one
+/// refused job listed for each the state refused, each a job it has taken
+/// and listed once; the metrics count the jobs it finished and killed,
+/// the categories' counts add up to the overall count, the first submit
+/// and the last end are within what it has taken and done; and, when
+/// per-job records are kept, one for each job it finished (each listed
+/// once, in completion order, the job as the trace gives it), the metrics
+/// being exactly the sums of those records. Every check is a pass over
+/// what the file holds.
+///
+/// # Errors
+/// [`CliError::Usage`] (exit status 2), one line: `--resume FILE: cannot
+/// resume: the replay's state is of other jobs: WHAT` (a file whose
+/// fingerprint was made by hand to match, say) or `--resume FILE: cannot
+/// resume: the collected results disagree with the replay's state: WHAT`.
+pub(crate) fn agrees(
+    resumed: &Resumed,
+    restored: &Restored<'_>,
+    jobs: &[SimJob],
+) -> Result<(), CliError> {
+    let progress = restored.progress;
+    let taken = usize::try_from(progress.taken).ok();
+    let Some(taken_jobs) = taken.and_then(|t| jobs.get(..t)) else {
+        return Err(refusal(
+            &resumed.path,
+            &format!(
+                "the replay's state is of other jobs: it has taken {}, this replay has {}",
+                progress.taken,
+                jobs.len()
+            ),
+        ));
+    };
+    let digest = taken_jobs
+        .iter()
+        .fold(Progress::EMPTY_DIGEST, Progress::digest_of);
+    if digest != progress.digest {
+        return Err(refusal(
+            &resumed.path,
+            &format!(
+                "the replay's state is of other jobs: the {} it has taken are not this \
+                 replay's first {} (digest {:016x}, not {digest:016x})",
+                progress.taken, progress.taken, progress.digest
+            ),
+        ));
+    }
+    disagreement(&resumed.collected, restored, jobs).map_or(Ok(()), |why| {
+        Err(refusal(
+            &resumed.path,
+            &format!("the collected results disagree with the replay's state: {why}"),
+        ))
+    })
+}
+
+/// What a job is to the restored state, for [`disagreement`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Seen {
+    /// Not taken yet, or taken and not yet met in the file.
+    Open,
+    /// Queued or running.
+    Unfinished,
+    /// Listed as refused.
+    Refused,
+    /// Has a per-job record.
+    Finished,
+}
+
+/// Why `collected` disagrees with `restored` (see [`agrees`]), or `None`;
+/// the state is of `jobs`.
+fn disagreement(collected: &Collected, restored: &Restored<'_>, jobs: &[SimJob]) -> Option<String> {
+    let progress = restored.progress;
+    let o = &progress.outcome;
+    let m = &collected.metrics;
+    let rejected = collected.rejected.len() as u64;
+    if rejected != o.rejected {
+        return Some(format!(
+            "{rejected} refused jobs listed, the state has refused {}",
+            o.rejected
+        ));
+    }
+    if m.overall.count != o.finished {
+        return Some(format!(
+            "the metrics count {} finished jobs, the state has finished {}",
+            m.overall.count, o.finished
+        ));
+    }
+    if m.overall.killed != o.killed {
+        return Some(format!(
+            "the metrics count {} killed jobs, the state has killed {}",
+            m.overall.killed, o.killed
+        ));
+    }
+    let in_categories = m
+        .by_category
+        .iter()
+        .fold(0u64, |n, acc| n.saturating_add(acc.count));
+    if in_categories != m.overall.count {
+        return Some(format!(
+            "the categories' metrics count {in_categories} jobs, the overall metrics {}",
+            m.overall.count
+        ));
+    }
+    let (first, last) = (m.overall.first_submit, m.overall.last_end);
+    if first.is_some() != (o.finished > 0) || last.is_some() != (o.finished > 0) {
+        return Some(format!(
+            "the metrics' first submit and last end are {} with {} finished jobs",
+            if first.is_some() { "set" } else { "absent" },
+            o.finished
+        ));
+    }
+    if let Some(first) = first.filter(|&t| t > progress.last_submit) {
+        return Some(format!(
+            "the metrics' first submit {first} is after the last job taken ({})",
+            progress.last_submit
+        ));
+    }
+    if let Some(last) = last.filter(|&t| t > o.last_time) {
+        return Some(format!(
+            "the metrics' last end {last} is after the state's last instant ({})",
+            o.last_time
+        ));
+    }
+    // Every job the state has taken is queued, running, refused or
+    // finished, once: mark each as the file and the state say.
+    let taken = usize::try_from(progress.taken).map_or(jobs.len(), |t| t.min(jobs.len()));
+    let mut seen = vec![Seen::Open; taken];
+    let mut mark = |id: JobId, as_: Seen| -> Result<(), Seen> {
+        match seen.get_mut(id as usize) {
+            Some(s) if *s == Seen::Open => {
+                *s = as_;
+                Ok(())
+            }
+            Some(s) => Err(*s),
+            None => Err(Seen::Open),
+        }
+    };
+    for &id in &restored.unfinished {
+        if mark(id, Seen::Unfinished).is_err() {
+            return Some(format!(
+                "the state holds job {id} twice or past the jobs taken"
+            ));
+        }
+    }
+    let why = |id: JobId, was: Seen| match was {
+        Seen::Open => format!("job {id} is not one of the {taken} jobs the state has taken"),
+        Seen::Unfinished => format!("job {id} is still queued or running in the state"),
+        Seen::Refused => format!("job {id} is listed as refused"),
+        Seen::Finished => format!("job {id} already has a per-job record"),
+    };
+    for &(id, _) in &collected.rejected {
+        if let Err(was) = mark(id, Seen::Refused) {
+            return Some(format!("a refused job: {}", why(id, was)));
+        }
+    }
+    let Some(records) = &collected.records else {
+        return None;
+    };
+    let kept = records.len() as u64;
+    if kept != o.finished {
+        return Some(format!(
+            "{kept} per-job records, the state has finished {} jobs",
+            o.finished
+        ));
+    }
+    let mut sums = Metrics::new(m.bounds);
+    let mut end = 0;
+    for (k, r) in records.iter().enumerate() {
+        if let Err(was) = mark(r.job.id, Seen::Finished) {
+            return Some(format!("per-job record {k}: {}", why(r.job.id, was)));
+        }
+        let traced = jobs.get(r.job.id as usize).map(|j| {
+            (
+                Job {
+                    tag: j.runtime,
+                    ..j.job
+                },
+                j.runtime,
+            )
+        });
+        if traced != Some((r.job, r.runtime)) {
+            return Some(format!(
+                "per-job record {k} (job {}) is not that job as the trace gives it",
+                r.job.id
+            ));
+        }
+        if r.end < end {
+            return Some(format!(
+                "per-job record {k} (job {}) ends at {}, before the one before it ({end})",
+                r.job.id, r.end
+            ));
+        }
+        end = r.end;
+        sums.add(r);
+    }
+    let bits = |acc: &Accumulator| {
+        let mut w = Vec::with_capacity(130);
+        put_accumulator(&mut w, acc);
+        w
+    };
+    let names = std::iter::once("overall").chain(Category::ALL.map(Category::label));
+    let ours = std::iter::once(&sums.overall).chain(&sums.by_category);
+    let theirs = std::iter::once(&m.overall).chain(&m.by_category);
+    names
+        .zip(ours.zip(theirs))
+        .find(|(_, (a, b))| bits(a) != bits(b))
+        .map(|(name, _)| format!("the {name} metrics are not the sums of the per-job records"))
 }
 
 /// A file's parts, its checksum checked, with where the category bounds

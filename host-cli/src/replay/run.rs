@@ -598,12 +598,16 @@ fn replay_checkpointed<const Q: usize, const R: usize, const B: usize>(
     let mut sink = HostSink::new(setup, prepared.jobs.len());
     let resume = checkpoints.resume.as_ref();
     if let Some(resumed) = resume.filter(|r| checkpoint::is_size(&r.capacities, (Q, R, B))) {
-        sim.restore(&resumed.simulator).map_err(|e| {
-            CliError::Usage(format!(
-                "--resume {}: cannot resume: the replay's state: {e}",
-                resumed.path.display()
-            ))
-        })?;
+        sim.restore(&resumed.simulator)
+            .map_err(|e| checkpoint::refusal(&resumed.path, &format!("the replay's state: {e}")))?;
+        let kernel = sim.kernel();
+        let restored = checkpoint::Restored {
+            progress: sim.progress(),
+            unfinished: (kernel.queued().iter().map(|q| q.job.id))
+                .chain(kernel.running().iter().map(|r| r.job.id))
+                .collect(),
+        };
+        checkpoint::agrees(resumed, &restored, &prepared.jobs)?;
         sink.collected = resumed.collected.clone();
         let outcome = &sim.progress().outcome;
         sink.done = outcome.finished.saturating_add(outcome.rejected);

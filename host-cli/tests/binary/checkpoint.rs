@@ -1,7 +1,8 @@
 //! `replay --checkpoint FILE --checkpoint-every N` and `--resume FILE`: a
 //! replay killed at a random moment and resumed from its last checkpoint
 //! writes what the replay that never stopped writes; checkpoints of other
-//! replays, and damaged ones, are refused with exit status 2.
+//! replays, damaged ones, and ones whose collected results disagree with
+//! the state they restore, are refused with exit status 2.
 
 use super::{fails_with, run, scratch, stderr, stdout, BIN};
 use backfill_core::rng::SplitMix64;
@@ -225,6 +226,18 @@ fn foreign_and_damaged_checkpoints_are_refused() {
         2,
         &[bad_s, "another replay: its trace is"],
     );
+    // The last per-job record left out, the record count, the length
+    // and the CRC made right: the file's checks accept it, the restored
+    // state (one more job finished) does not.
+    fails_with(
+        &resume(&without_last_record(&bytes), &[]),
+        2,
+        &[
+            bad_s,
+            "cannot resume: the collected results disagree with the replay's state: ",
+            "per-job records, the state has finished ",
+        ],
+    );
     let missing = dir.path().join("missing.ckpt");
     let out = run(&strs(&with(
         replay(&dir.path().join("x.csv")),
@@ -232,6 +245,30 @@ fn foreign_and_damaged_checkpoints_are_refused() {
     )));
     fails_with(&out, 2, &["missing.ckpt: cannot resume"]);
     assert!(!dir.path().join("x.csv").exists());
+}
+
+/// `file` (a checkpoint with per-job records) without its last record,
+/// resealed: the record count one less, the length and the CRC-32 made
+/// right (layout in docs/checkpoint-format.md, "Replay files of
+/// host-cli": the records, 55 bytes each, and their count end the file
+/// before its CRC).
+fn without_last_record(file: &[u8]) -> Vec<u8> {
+    let body = &file[..file.len() - 4];
+    let count_at = |n: usize| body.len().checked_sub(55 * n + 8);
+    let n = (1..=body.len() / 55)
+        .find(|&n| {
+            count_at(n)
+                .is_some_and(|at| body[at - 1] == 1 && body[at..at + 8] == (n as u64).to_le_bytes())
+        })
+        .expect("per-job records");
+    let at = count_at(n).expect("their count");
+    let mut out = body[..body.len() - 55].to_vec();
+    out[at..at + 8].copy_from_slice(&(n as u64 - 1).to_le_bytes());
+    let len = out.len() as u64 + 4;
+    out[12..20].copy_from_slice(&len.to_le_bytes());
+    let crc = backfill_core::checkpoint::crc32(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    out
 }
 
 /// Options that cannot go with checkpoints are refused before anything

@@ -254,3 +254,74 @@ fn job_list_errors_name_line_and_field() {
         parse_jobs("j.csv", b"id,submit,cpus,estimate\n1,0,1,\xff\n", &farm()).unwrap_err();
     assert_eq!(bad_utf8.line, Some(2));
 }
+
+/// Whatever the files hold is shown escaped in a refusal, field and
+/// message, so that every refusal is one line: before, a quoted header
+/// name with a line break was the field as written, over two lines.
+#[test]
+fn text_from_the_files_is_shown_escaped() {
+    let head = "id,submit,cpus,estimate\n";
+    for (jobs, expected) in [
+        (
+            "\"sub\nmit\",id,cpus,estimate\n".to_owned(),
+            "jobs.csv:1: field sub\\nmit: unknown column (expected some of \
+             id,submit,cpus,estimate,runtime,deadline,licenses)",
+        ),
+        (
+            format!("{head}\"1\r\n2\",0,1,10\n"),
+            "jobs.csv:2: field id: expected a whole number from 0 to 4294967295, found '1\\r\\n2'",
+        ),
+        (
+            "id,submit,cpus,estimate,licenses\n1,0,1,10,ma\u{7}tlab\n".to_owned(),
+            "jobs.csv:2: field licenses: no license pool is named 'ma\\u{7}tlab' in the farm",
+        ),
+        (
+            "id,submit,cpus,estimate,licenses\n1,0,1,10,matlab matlab\n".to_owned(),
+            "jobs.csv:2: field licenses: license 'matlab' is listed twice",
+        ),
+    ] {
+        assert_eq!(jobs_error(&jobs), expected);
+    }
+    // Machine and license names without spaces may still hold control
+    // characters; a TOML key with a carriage return reaches the TOML
+    // reader's message.
+    for (farm, expected) in [
+        (
+            "machine = [{ name = \"a\\u0007\", cpus = 0 }]\n",
+            "farm.toml:1: field cpus: machine 'a\\u{7}': expected a whole number from 1 to \
+             4294967295, found 0",
+        ),
+        (
+            "machine = [{ name = \"a\\u0000\", cpus = 1 }, { name = \"a\\u0000\", cpus = 1 }]\n",
+            "farm.toml:1: field name: machine name 'a\\0' is used twice",
+        ),
+        (
+            "machine = [{ name = \"b\\u0001\", cpus = 1, speed = 0.0 }]\n",
+            "farm.toml:1: field speed: machine 'b\\u{1}': expected a speed from 0.001 to 1000000 \
+             (1.0 = the reference machine), found 0",
+        ),
+        (
+            "machine = [{ cpus = 1 }]\nlicense = [{ name = \"l\\u0007\", copies = 1 }, \
+             { name = \"l\\u0007\", copies = 1 }]\n",
+            "farm.toml:2: field name: license name 'l\\u{7}' is used twice",
+        ),
+        (
+            "machine = [{ cpus = 1 }]\nlicense = [{ name = \"l\\u0007\", copies = -1 }]\n",
+            "farm.toml:2: field copies: license 'l\\u{7}': expected a whole number from 0 to \
+             4294967295, found -1",
+        ),
+        (
+            "machine = [{ cpus = 1 }]\nlicense = [{ name = \"l\\u0007\", copies = 1, machines = \
+             [\"x\"] }]\n",
+            "farm.toml:2: field machines: license 'l\\u{7}': no machine is named 'x'",
+        ),
+    ] {
+        assert_eq!(farm_error(farm), expected);
+    }
+    let key = farm_error("machine = [{ cpus = 1, \"col\\rour\" = 1 }]\n");
+    assert!(
+        key.starts_with("farm.toml:1: unknown field `col\\rour`"),
+        "{key}"
+    );
+    assert!(!key.contains(['\n', '\r']), "{key:?}");
+}

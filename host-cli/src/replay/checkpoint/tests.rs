@@ -453,3 +453,208 @@ fn an_absent_value_that_is_not_zero_is_refused() {
         "{text}"
     );
 }
+
+impl Written {
+    /// Why the replay that wrote it refuses to continue from its
+    /// checkpoint with `collected` instead of what it had collected: the
+    /// file, written by this build's writer (its CRC right), passes
+    /// [`check`]; the refusal comes once the simulator is restored.
+    fn resume_refusal(&self, collected: &Collected) -> String {
+        let fingerprint = self.fingerprint();
+        let path = self.dir.path().join("inconsistent.ckpt");
+        let file = encode(&fingerprint, &self.decoded.simulator, collected);
+        std::fs::write(&path, file).unwrap();
+        let resumed = read(&path, &fingerprint).unwrap();
+        let policy = Policy::Conservative;
+        let out = self.dir.path().join("again.ckpt");
+        let ck = checkpointing(&self.prepared, policy, 400, &out, Some(resumed));
+        let bounds = CategoryBounds::DEFAULT;
+        let error =
+            run_checkpointed(&self.prepared, policy, bounds, OPTIONS, None, &ck).unwrap_err();
+        assert!(matches!(error, CliError::Usage(_)), "{error:?}");
+        assert!(!out.exists(), "a refused resume wrote a checkpoint");
+        let text = error.to_string();
+        assert!(!text.contains('\n'), "{text}");
+        let prefix = format!(
+            "--resume {}: cannot resume: the collected results disagree with the replay's \
+             state: ",
+            path.display()
+        );
+        text.strip_prefix(&prefix)
+            .unwrap_or_else(|| panic!("{text}"))
+            .to_owned()
+    }
+}
+
+/// A change to what a file has collected.
+type Edit<'a> = dyn Fn(&mut Collected) + 'a;
+
+/// A file whose collected part does not match the simulator state it
+/// restores, resealed with a right CRC, is refused once restored, naming
+/// what disagrees: before, one with fewer records than the jobs the state
+/// had finished was resumed, and its per-job CSV missed those jobs.
+#[test]
+fn collected_results_must_agree_with_the_restored_state() {
+    let w = written();
+    let c = &w.decoded.collected;
+    let records = c.records.as_ref().unwrap();
+    let finished = records.len();
+    assert!(finished > 2, "{finished}");
+    assert_eq!(c.metrics.overall.count, finished as u64);
+    let edited = |edit: &Edit<'_>| {
+        let mut collected = c.clone();
+        edit(&mut collected);
+        w.resume_refusal(&collected)
+    };
+    let first = records[0].job.id;
+    let cases: [(&Edit<'_>, String); 9] = [
+        (
+            &|c| {
+                c.records.as_mut().unwrap().pop();
+            },
+            format!(
+                "{} per-job records, the state has finished {finished} jobs",
+                finished - 1
+            ),
+        ),
+        (
+            &|c| c.metrics.overall.count += 1,
+            format!(
+                "the metrics count {} finished jobs, the state has finished {finished}",
+                finished + 1
+            ),
+        ),
+        (
+            &|c| c.metrics.overall.killed += 1,
+            "the metrics count 1 killed jobs, the state has killed 0".into(),
+        ),
+        (
+            &|c| c.metrics.by_category[2].count += 1,
+            format!(
+                "the categories' metrics count {} jobs, the overall metrics {finished}",
+                finished + 1
+            ),
+        ),
+        (
+            &|c| c.rejected.push((0, KernelError::Unrunnable(0))),
+            "1 refused jobs listed, the state has refused 0".into(),
+        ),
+        (
+            &|c| {
+                let r = c.records.as_mut().unwrap();
+                r[1] = r[0];
+            },
+            format!("per-job record 1: job {first} already has a per-job record"),
+        ),
+        (
+            &|c| c.records.as_mut().unwrap()[0].runtime += 1,
+            format!("per-job record 0 (job {first}) is not that job as the trace gives it"),
+        ),
+        (
+            &|c| c.metrics.overall.slowdown += 1.0,
+            "the overall metrics are not the sums of the per-job records".into(),
+        ),
+        (
+            &|c| c.metrics.overall.last_end = Some(u32::MAX),
+            format!(
+                "the metrics' last end {} is after the state's last instant (",
+                u32::MAX
+            ),
+        ),
+    ];
+    for (edit, why) in cases {
+        let text = edited(edit);
+        assert!(text.starts_with(&why), "{text}\nnot {why}");
+    }
+    // A job the state still runs or queues, in place of a finished one:
+    // one it has taken (the replay's part's first field, 72 bytes before
+    // the inner CRC, docs/checkpoint-format.md) that the file does not
+    // list.
+    let sim = &w.decoded.simulator;
+    let at = sim.len() - 4 - 72;
+    let taken = u64::from_le_bytes(sim[at..at + 8].try_into().unwrap());
+    let listed: Vec<JobId> = (records.iter().map(|r| r.job.id))
+        .chain(c.rejected.iter().map(|&(id, _)| id))
+        .collect();
+    let held = (0..u32::try_from(taken).unwrap())
+        .find(|id| !listed.contains(id))
+        .unwrap();
+    let text = edited(&|c| c.records.as_mut().unwrap()[0].job.id = held);
+    assert_eq!(
+        text,
+        format!("per-job record 0: job {held} is still queued or running in the state")
+    );
+}
+
+/// A file without per-job records is held to the counts it has, and still
+/// resumes as the replay that never stopped.
+#[test]
+fn a_file_without_records_is_checked_by_its_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let prepared = synthetic(300);
+    let policy = Policy::Easy;
+    let bounds = CategoryBounds::DEFAULT;
+    let path = dir.path().join("counts.ckpt");
+    let fingerprint = write_last(&prepared, policy, bounds, false, 300, &path).unwrap();
+    let options = RunOptions {
+        keep_records: false,
+        ..OPTIONS
+    };
+    let resume = |bytes: &[u8]| {
+        std::fs::write(&path, bytes).unwrap();
+        let resumed = read(&path, &fingerprint).unwrap();
+        let ck = Checkpointing {
+            path: None,
+            every: u64::MAX,
+            fingerprint: fingerprint.clone(),
+            resume: Some(resumed),
+        };
+        run_checkpointed(&prepared, policy, bounds, options, None, &ck)
+    };
+    let bytes = std::fs::read(&path).unwrap();
+    let whole = run(&prepared, policy, bounds, false, None).unwrap();
+    assert_eq!(outputs(&resume(&bytes).unwrap()), outputs(&whole));
+    let mut decoded = decode(&bytes).unwrap();
+    decoded.collected.metrics.overall.count -= 1;
+    let fewer = encode(&fingerprint, &decoded.simulator, &decoded.collected);
+    let text = resume(&fewer).unwrap_err().to_string();
+    assert!(
+        text.contains("cannot resume: the collected results disagree with the replay's state: the metrics count"),
+        "{text}"
+    );
+}
+
+/// A state that is not of this replay's jobs (a file whose fingerprint was
+/// made to match by hand) is refused once restored, before the replay
+/// meets the difference: more jobs taken than the replay has, or other
+/// jobs than its first ones.
+#[test]
+fn a_state_of_other_jobs_is_refused() {
+    let w = written();
+    let policy = Policy::Conservative;
+    let bounds = CategoryBounds::DEFAULT;
+    let refusal_for = |prepared: &Prepared| {
+        let fingerprint = Fingerprint::of(prepared, policy, bounds, true);
+        let path = w.dir.path().join("other-jobs.ckpt");
+        let file = encode(&fingerprint, &w.decoded.simulator, &w.decoded.collected);
+        std::fs::write(&path, file).unwrap();
+        let resumed = read(&path, &fingerprint).unwrap();
+        let error = resume_from(prepared, policy, bounds, true, resumed).unwrap_err();
+        assert!(matches!(error, CliError::Usage(_)), "{error:?}");
+        error.to_string()
+    };
+    let text = refusal_for(&synthetic(10));
+    assert!(
+        text.contains("cannot resume: the replay's state is of other jobs: it has taken ")
+            && text.ends_with(", this replay has 10"),
+        "{text}"
+    );
+    let mut other = synthetic(300);
+    other.jobs[0].runtime += 1;
+    let text = refusal_for(&other);
+    assert!(
+        text.contains("cannot resume: the replay's state is of other jobs: the ")
+            && text.contains(" it has taken are not this replay's first "),
+        "{text}"
+    );
+}
